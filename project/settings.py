@@ -1,0 +1,182 @@
+"""Redline settings. Every knob is an environment variable; README lists them all."""
+
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from project.env import envbool, envint, envlist, envstr
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(envstr("REDLINE_VAR_DIR", str(BASE_DIR / "var")))
+
+DEBUG = envbool("REDLINE_DEBUG", False)
+
+SECRET_KEY = envstr("REDLINE_SECRET_KEY")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("REDLINE_SECRET_KEY must be set when REDLINE_DEBUG is off")
+    SECRET_KEY = "django-insecure-local-development-only-key-redline-0000000000"
+
+ALLOWED_HOSTS = envlist("REDLINE_ALLOWED_HOSTS", "localhost,127.0.0.1" if DEBUG else "")
+CSRF_TRUSTED_ORIGINS = envlist("REDLINE_CSRF_TRUSTED_ORIGINS")
+
+# Behind TLS in production: redirect, secure cookies, HSTS. Off for the local run and tests.
+HTTPS = envbool("REDLINE_HTTPS", not DEBUG)
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = envint("REDLINE_HSTS_SECONDS", 31536000) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
+SECURE_HSTS_PRELOAD = HTTPS
+if envbool("REDLINE_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "analyses",
+    "validation",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+    "project.middleware.LoginRequiredMiddleware",
+]
+
+ROOT_URLCONF = "project.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "project.wsgi.application"
+ASGI_APPLICATION = "project.asgi.application"
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        envstr("DATABASE_URL", f"sqlite:///{VAR_DIR / 'redline.sqlite3'}"),
+        conn_max_age=envint("REDLINE_DB_CONN_MAX_AGE", 60),
+        conn_health_checks=True,
+    )
+}
+_test_db_name = envstr("REDLINE_TEST_DB_NAME")
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not :memory:, so that a worker process started by the tests sees the same data.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(VAR_DIR / f"{_test_db_name or 'test-redline'}.sqlite3")
+    }
+    DATABASES["default"]["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE"}
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+elif _test_db_name:
+    DATABASES["default"]["TEST"] = {"NAME": _test_db_name}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "queue"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(envstr("REDLINE_STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if not DEBUG and envbool("REDLINE_MANIFEST_STATIC", True)
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# Ingest limits.
+REDLINE_MAX_BODY_BYTES = envint("REDLINE_MAX_BODY_BYTES", 200_000)
+REDLINE_MAX_EVIDENCE_BYTES = envint("REDLINE_MAX_EVIDENCE_BYTES", 5_000_000)
+
+# Jobs. The database is the source of truth; the broker only carries wake-ups.
+REDLINE_TASKS_EAGER = envbool("REDLINE_TASKS_EAGER", False)
+REDLINE_ATTEMPT_LEASE_SECONDS = envint("REDLINE_ATTEMPT_LEASE_SECONDS", 300)
+REDLINE_SWEEP_INTERVAL_SECONDS = envint("REDLINE_SWEEP_INTERVAL_SECONDS", 60)
+# Test seam for the crash-recovery integration test only: sleep inside the task.
+REDLINE_TASK_DEBUG_DELAY_SECONDS = envint("REDLINE_TASK_DEBUG_DELAY_SECONDS", 0)
+
+CELERY_BROKER_URL = envstr("CELERY_BROKER_URL", "filesystem://")
+CELERY_TASK_DEFAULT_QUEUE = envstr("REDLINE_QUEUE", "redline")
+CELERY_TASK_ALWAYS_EAGER = REDLINE_TASKS_EAGER
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+    # Redis redelivers an unacknowledged message after this long; keep it beyond the lease.
+    "visibility_timeout": REDLINE_ATTEMPT_LEASE_SECONDS + 60,
+}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    _broker_dir = VAR_DIR / "broker"
+    for _sub in ("queue", "processed"):
+        (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+
+LOG_FORMAT = envstr("REDLINE_LOG_FORMAT", "json")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {"()": "project.logging.JsonFormatter"},
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT},
+    },
+    "root": {"handlers": ["console"], "level": envstr("REDLINE_LOG_LEVEL", "INFO")},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+    },
+}

@@ -1,0 +1,1 @@
+"""Business logic of validation and review: every write goes through here."""
