@@ -37,6 +37,8 @@ class Analysis(models.Model):
         related_name="submitted_analyses",
     )
     external_id = models.CharField(max_length=200, blank=True)
+    # sha256 of the bundle as ingested: a re-sent external_id is only a no-op if the content matches.
+    bundle_sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     claimed_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,

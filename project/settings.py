@@ -155,14 +155,25 @@ CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
 }
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
-    for _sub in ("queue", "processed"):
+    for _sub in ("queue", "processed", "control"):
         (_broker_dir / _sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
         "store_processed": False,
+        # Exchange tables; kombu's default is ./control in whatever directory the worker runs.
+        "control_folder": str(_broker_dir / "control"),
     }
+# The sweeper re-sends validation whose broker message was lost (a worker killed mid-task).
+# `expires`: a sweep no worker ran within one interval is superseded by the next one.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-attempts": {
+        "task": "validation.tasks.sweep_stale_attempts",
+        "schedule": float(REDLINE_SWEEP_INTERVAL_SECONDS),
+        "options": {"expires": float(REDLINE_SWEEP_INTERVAL_SECONDS)},
+    },
+}
 
 LOG_FORMAT = envstr("REDLINE_LOG_FORMAT", "json")
 LOGGING = {

@@ -47,3 +47,72 @@ class RevisionFactory(factory.django.DjangoModelFactory):
     analysis = factory.SubFactory(AnalysisFactory)
     number = 1
     body = "Owner Earnings: Operating Cash Flow $15.5B - CapEx $0.7B = $14.8B.\n"
+
+
+# ---------------------------------------------------------------- validation models
+
+
+class AttemptFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "validation.Attempt"
+
+    revision = factory.SubFactory(RevisionFactory)
+    analysis = factory.SelfAttribute("revision.analysis")
+    number = factory.SelfAttribute("revision.number")
+
+
+class FindingFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "validation.Finding"
+
+    attempt = factory.SubFactory(AttemptFactory)
+    check_name = "no_hallucinations"
+    kind = "arithmetic"
+    severity = "major"
+    message = "15.5 - 0.7 is 14.8, not 15.8."
+    start = 52
+    end = 58
+    text = "$15.8B"
+
+
+class FixFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "validation.Fix"
+
+    attempt = factory.SubFactory(AttemptFactory)
+    revision = factory.SelfAttribute("attempt.revision")
+    kind = "arithmetic"
+    find = "= $15.8B"
+    replace = "= $14.8B"
+    proposed_replace = "= $14.8B"
+    verified_with = "calculator: 15.5 - 0.7 = 14.8"
+    confidence = 0.95
+
+
+class ToolCallFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "validation.ToolCall"
+
+    attempt = factory.SubFactory(AttemptFactory)
+    tool = "calculator"
+    input = factory.LazyFunction(lambda: {"expression": "15.5 - 0.7"})
+    output = "14.8"
+
+
+class LLMCallFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "validation.LLMCall"
+
+    attempt = factory.SubFactory(AttemptFactory)
+    purpose = "judge"
+    model = "qwen3-coder-30b"
+    prompt = factory.LazyFunction(lambda: [{"role": "user", "content": "Validate."}])
+    response = '{"decision": "REVISE"}'
+
+
+class AuditEventFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "validation.AuditEvent"
+
+    analysis = factory.SubFactory(AnalysisFactory)
+    action = "ingested"
