@@ -1,10 +1,57 @@
 """Celery tasks: thin, take ids, call a service, safe to run twice."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from celery import shared_task
+from celery.signals import worker_ready
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
 
 from validation import services
 
+_LEASE = float(settings.REDLINE_ATTEMPT_LEASE_SECONDS)
+# Both limits end a run before its lease does, so a lease never expires under a live run and
+# the sweeper never hands an attempt that is still running to a second worker.
+HARD_TIME_LIMIT = max(_LEASE * 0.9, 2.0)
+SOFT_TIME_LIMIT = max(_LEASE * 0.8, 1.0)
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+# A database that is briefly away (restart, failover, SQLite busy) is worth waiting for.
+_TRANSIENT = (OperationalError, InterfaceError)
+
+
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    soft_time_limit=SOFT_TIME_LIMIT,
+    time_limit=HARD_TIME_LIMIT,
+    autoretry_for=_TRANSIENT,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+    max_retries=5,
+)
 def validate_revision(revision_id: int) -> None:
     services.attempt_run(revision_id=revision_id)
+
+
+@shared_task(
+    ignore_result=True,
+    autoretry_for=_TRANSIENT,
+    retry_backoff=2,
+    max_retries=3,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def sweep_stale_attempts() -> None:
+    services.sweep_stale_attempts()
+
+
+@worker_ready.connect
+def sweep_when_a_worker_starts(**kwargs: Any) -> None:
+    # A worker killed outright takes its in-flight and prefetched messages with it (the
+    # filesystem broker never redelivers them): sweep as soon as a worker is back, rather
+    # than one beat interval later.
+    sweep_stale_attempts.delay()

@@ -1,0 +1,135 @@
+"""Loop control (seed §7, Policy limits): where a done attempt sends its analysis.
+
+REVISE at most 2, RETRY at most 1, 3 in all by default; past a limit the analysis fails.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from analyses.models import Analysis
+from tests.support.review_data import analysis_in_review, verdict
+from validation import services
+from validation.models import Attempt, AuditEvent, Policy
+
+pytestmark = pytest.mark.django_db
+
+
+def _validate(  # type: ignore[no-untyped-def]
+    decision: str, confidence: float, status: str = Analysis.Status.VALIDATING, **analysis_fields
+) -> Analysis:
+    analysis = analysis_in_review(
+        status=status, attempt_status=Attempt.Status.QUEUED, **analysis_fields
+    )
+    attempt = Attempt.objects.get(analysis=analysis)
+    Attempt.objects.filter(pk=attempt.pk).update(status="running", run_token="t")
+    services.attempt_record_verdict(
+        attempt_id=attempt.pk, run_token="t", verdict=verdict(decision, confidence)
+    )
+    analysis.refresh_from_db()
+    return analysis
+
+
+def _audit(analysis: Analysis) -> list[tuple[str, str]]:
+    return [
+        (event.action, event.comment)
+        for event in AuditEvent.objects.filter(analysis=analysis).order_by("id")
+    ]
+
+
+def test_approve_waits_for_a_persons_sign_off():
+    analysis = _validate("APPROVE", 0.9)
+
+    assert analysis.status == Analysis.Status.IN_REVIEW
+    assert (analysis.revise_loops, analysis.retry_loops, analysis.needs_new_input) == (0, 0, False)
+    assert _audit(analysis) == [("validated", "")]
+    assert AuditEvent.objects.get(action="validated").data["status"] == "in_review"
+
+
+def test_approve_approves_at_once_when_the_policy_allows_validator_only_approval():
+    Policy.objects.filter(pk=1).update(allow_validator_only_approval=True)
+
+    analysis = _validate("APPROVE", 0.9)
+
+    assert analysis.status == Analysis.Status.APPROVED
+    assert [action for action, _ in _audit(analysis)] == ["validated", "approved"]
+
+
+def test_revise_goes_to_review_and_counts_a_revise_loop():
+    analysis = _validate("REVISE", 0.6)
+
+    assert analysis.status == Analysis.Status.IN_REVIEW
+    assert (analysis.revise_loops, analysis.retry_loops) == (1, 0)
+
+
+def test_revise_past_the_revise_limit_fails():
+    analysis = _validate("REVISE", 0.6, revise_loops=2)
+
+    assert analysis.status == Analysis.Status.FAILED
+    assert analysis.revise_loops == 2
+    assert _audit(analysis)[-1] == (
+        "failed",
+        "REVISE loop limit reached (2 of 2); the validator still asks for revision.",
+    )
+
+
+def test_revise_past_the_total_limit_fails():
+    Policy.objects.filter(pk=1).update(max_revise_loops=3, max_total_loops=3)
+
+    analysis = _validate("REVISE", 0.6, revise_loops=2, retry_loops=1)
+
+    assert analysis.status == Analysis.Status.FAILED
+    assert _audit(analysis)[-1] == ("failed", "Total loop limit reached (3 of 3).")
+
+
+def test_retry_goes_to_review_asking_the_pipeline_for_new_input():
+    analysis = _validate("RETRY", 0.4)
+
+    assert analysis.status == Analysis.Status.IN_REVIEW
+    assert analysis.needs_new_input is True
+    assert (analysis.revise_loops, analysis.retry_loops) == (0, 1)
+
+
+def test_retry_past_the_retry_limit_fails():
+    analysis = _validate("RETRY", 0.4, retry_loops=1)
+
+    assert analysis.status == Analysis.Status.FAILED
+    assert analysis.needs_new_input is False
+    assert _audit(analysis)[-1] == (
+        "failed",
+        "RETRY loop limit reached (1 of 1); the evidence or approach is still wrong.",
+    )
+
+
+def test_retry_within_its_own_limit_still_fails_past_the_total_limit():
+    within_total = _validate("RETRY", 0.4, revise_loops=2)
+    Policy.objects.filter(pk=1).update(max_total_loops=2)
+    past_total = _validate("RETRY", 0.4, revise_loops=2)
+
+    assert within_total.status == Analysis.Status.IN_REVIEW
+    assert past_total.status == Analysis.Status.FAILED
+    assert _audit(past_total)[-1] == ("failed", "Total loop limit reached (2 of 2).")
+
+
+def test_fail_fails():
+    analysis = _validate("FAIL", 0.2)
+
+    assert analysis.status == Analysis.Status.FAILED
+    assert _audit(analysis)[-1] == ("failed", "The validator decided FAIL (confidence 0.20).")
+
+
+def test_a_failed_analysis_is_released_from_its_claim(reviewer):
+    until = timezone.now() + timedelta(minutes=5)
+    analysis = _validate("FAIL", 0.2, claimed_by=reviewer, claimed_until=until)
+
+    assert (analysis.claimed_by, analysis.claimed_until) == (None, None)
+
+
+def test_an_analysis_rejected_while_validating_keeps_its_status():
+    analysis = _validate("APPROVE", 0.9, status=Analysis.Status.REJECTED)
+
+    assert analysis.status == Analysis.Status.REJECTED
+    assert _audit(analysis) == [("validated", "")]
