@@ -1,11 +1,422 @@
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+"""The queue and the review screen. Thin: read through selectors, write through services.
+
+Every page works without JavaScript (forms POST and redirect back with a message); with
+htmx the same views return only the fragment that changed, rendered from the same
+template (``"validation/review.html#fix-card"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseStopPolling, reswap, retarget
+from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
+from validation import selectors, services
+from validation.errors import DomainError
+from validation.models import Attempt, Fix, Policy
+from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
+
+REVIEW_TEMPLATE = "validation/review.html"
+QUEUE_TEMPLATE = "validation/queue.html"
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+def _is_fragment_request(request: HtmxHttpRequest) -> bool:
+    """An htmx request that wants a fragment (a history restore wants the whole page)."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def _vary(response: HttpResponse) -> HttpResponse:
+    # The same URL answers with a page or a fragment: caches must tell them apart.
+    patch_vary_headers(response, ("HX-Request", "HX-Target"))
+    return response
+
+
+def _nav_count(request: HttpRequest) -> int:
+    if not is_reviewer(request.user):
+        return 0
+    return Analysis.objects.filter(status=Analysis.Status.IN_REVIEW).count()
+
+
+# ---------------------------------------------------------------- queue
 
 
 @require_GET
-def queue(request: HttpRequest) -> HttpResponse:
-    analyses = Analysis.objects.order_by("-created_at")[:50]
-    return render(request, "validation/queue.html", {"analyses": analyses})
+@login_required
+def queue(request: HtmxHttpRequest) -> HttpResponse:
+    filters = selectors.QueueFilters.from_query(request.GET)
+    analyses = selectors.queue_analyses(user=request.user, filters=filters)
+    page = Paginator(analyses, selectors.QUEUE_PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "filters": filters,
+        "page_obj": page,
+        "status_counts": selectors.queue_status_counts(user=request.user, filters=filters),
+        "decision_choices": Attempt.Decision.choices,
+        "reviewer": is_reviewer(request.user),
+        "nav_queue_count": _nav_count(request),
+        "now": timezone.now(),
+    }
+    template = QUEUE_TEMPLATE
+    if _is_fragment_request(request) and request.htmx.target == "queue-results":
+        template = f"{QUEUE_TEMPLATE}#queue-results"
+    return _vary(render(request, template, context))
+
+
+@require_GET
+@login_required
+def queue_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """One queue row, polled while its analysis validates; polling stops once it is done."""
+    analysis = selectors.analysis_queue_row(analysis_id=pk, user=request.user)
+    if analysis is None:
+        _get_analysis_for_user(request, pk)  # raises the 404
+    if not _is_fragment_request(request):
+        return redirect("analysis_review", pk=pk)
+    response = render(
+        request,
+        f"{QUEUE_TEMPLATE}#queue-row",
+        {"analysis": analysis, "now": timezone.now()},
+    )
+    if analysis is not None and analysis.status != Analysis.Status.VALIDATING:
+        # 286 tells htmx to stop polling; the row it swaps in carries no trigger either.
+        response.status_code = HttpResponseStopPolling.status_code
+    return response
+
+
+@require_POST
+@login_required
+def queue_next(request: HtmxHttpRequest) -> HttpResponse:
+    """Claim the oldest unclaimed analysis in review and open it."""
+    require_reviewer(request)
+    try:
+        analysis = services.analysis_claim_next(user=request.user)
+    except DomainError as error:
+        messages.error(request, str(error))
+        return redirect("queue")
+    if analysis is None:
+        messages.info(request, "Nothing left to review: no unclaimed analysis is waiting.")
+        return redirect("queue")
+    return redirect("analysis_review", pk=analysis.pk)
+
+
+# ---------------------------------------------------------------- review page
+
+
+def _review_context(request: HtmxHttpRequest, analysis: Analysis, **extra: Any) -> dict[str, Any]:
+    page = selectors.review_page(
+        analysis=analysis,
+        user=request.user,
+        reviewer=is_reviewer(request.user),
+        tab=request.GET.get("tab", "report"),
+        diff_a=request.GET.get("a"),
+        diff_b=request.GET.get("b"),
+    )
+    return {"page": page, "nav_queue_count": _nav_count(request), **extra}
+
+
+def _load_analysis(request: HtmxHttpRequest, pk: int) -> Analysis:
+    return _get_analysis_for_user(request, pk, selectors.review_analysis_queryset())
+
+
+@require_GET
+@login_required
+def analysis_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    analysis = _load_analysis(request, pk)
+    context = _review_context(request, analysis)
+    template = REVIEW_TEMPLATE
+    if _is_fragment_request(request):
+        target = request.htmx.target
+        template += "#tab-panel" if target == "tab-panel" else "#review-main"
+    return _vary(render(request, template, context))
+
+
+@require_GET
+@login_required
+def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """The live validation status, polled every 1.5 s while an attempt is queued or
+    running. Once it is done the whole review region is swapped in and polling stops."""
+    analysis = _load_analysis(request, pk)
+    if not _is_fragment_request(request):
+        return redirect("analysis_review", pk=pk)
+    state = selectors.review_state(
+        analysis=analysis, user=request.user, reviewer=is_reviewer(request.user)
+    )
+    if state.validating:  # the cheap answer, every 1.5 s
+        return render(request, f"{REVIEW_TEMPLATE}#validation-status", {"page": state})
+    context = _review_context(request, analysis)
+    page = context["page"]
+    attempt = page.current_attempt
+    if attempt is not None and attempt.status == Attempt.Status.DONE:
+        messages.info(
+            request,
+            f"Validation of revision {page.current_revision.number} finished: "
+            f"{attempt.decision} · {attempt.confidence or 0:.2f}.",
+        )
+    elif attempt is not None and attempt.status == Attempt.Status.ERRORED:
+        messages.error(request, f"Validation of revision {page.current_revision.number} errored.")
+    response = render(request, f"{REVIEW_TEMPLATE}#main-response", context)
+    response.status_code = HttpResponseStopPolling.status_code
+    retarget(response, "#review-main")
+    return reswap(response, "outerHTML")
+
+
+# ---------------------------------------------------------------- fix actions
+
+
+def _fix_action(
+    request: HtmxHttpRequest,
+    pk: int,
+    fix_id: int,
+    act: Callable[[Fix], object],
+    done: str,
+) -> HttpResponse:
+    analysis = _load_analysis(request, pk)
+    require_reviewer(request)
+    fix = selectors.get_fix_for_analysis(analysis=analysis, fix_id=fix_id)
+    if fix is None:
+        raise Http404("No such fix on this analysis.")
+    error = ""
+    try:
+        act(fix)
+    except DomainError as exc:
+        error = str(exc)
+    if not _is_fragment_request(request):
+        if error:
+            messages.error(request, f"Fix {fix_id}: {error}")
+        else:
+            messages.success(request, done)
+        return HttpResponseRedirect(reverse("analysis_review", args=[pk]) + f"#fix-{fix_id}")
+    return _fix_card_response(request, analysis, fix_id, error=error)
+
+
+def _fix_card_response(
+    request: HtmxHttpRequest, analysis: Analysis, fix_id: int, *, error: str = ""
+) -> HttpResponse:
+    """The changed card, plus the footer and bulk-accept form out of band (counts moved)."""
+    analysis.refresh_from_db(fields=["status", "claimed_by", "claimed_until"])
+    state = selectors.review_state(analysis=analysis, user=request.user, reviewer=True)
+    card = selectors.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
+    context = {"page": state, "card": card}
+    response = render(request, f"{REVIEW_TEMPLATE}#fix-card-response", context)
+    if error:
+        response.status_code = 409
+    return response
+
+
+@require_POST
+@login_required
+def fix_accept(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
+    return _fix_action(
+        request,
+        pk,
+        fix_id,
+        lambda fix: services.fix_accept(fix=fix, user=request.user),
+        f"Fix {fix_id} accepted.",
+    )
+
+
+@require_POST
+@login_required
+def fix_reject(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
+    reason = request.POST.get("reason", "").strip()
+    return _fix_action(
+        request,
+        pk,
+        fix_id,
+        lambda fix: services.fix_reject(fix=fix, user=request.user, reason=reason),
+        f"Fix {fix_id} rejected.",
+    )
+
+
+@require_POST
+@login_required
+def fix_edit(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
+    replace = request.POST.get("replace", "")
+    return _fix_action(
+        request,
+        pk,
+        fix_id,
+        lambda fix: services.fix_edit(fix=fix, user=request.user, replace=replace),
+        f"Fix {fix_id} edited.",
+    )
+
+
+@require_POST
+@login_required
+def fix_undo(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
+    return _fix_action(
+        request,
+        pk,
+        fix_id,
+        lambda fix: services.fix_undo(fix=fix, user=request.user),
+        f"Review of fix {fix_id} undone.",
+    )
+
+
+@require_POST
+@login_required
+def fixes_bulk_accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    analysis = _load_analysis(request, pk)
+    require_reviewer(request)
+    status = 200
+    try:
+        threshold = _parse_threshold(request.POST.get("min_confidence"))
+        accepted = services.fixes_bulk_accept(
+            analysis=analysis, user=request.user, min_confidence=threshold
+        )
+    except (DomainError, InvalidThreshold) as exc:
+        messages.error(request, str(exc))
+        status = 409 if isinstance(exc, DomainError) else 400
+    else:
+        n = len(accepted)
+        messages.success(
+            request, f"Accepted {n} fix{'es' if n != 1 else ''} with confidence ≥ {threshold:.2f}."
+        )
+    if not _is_fragment_request(request):
+        return redirect("analysis_review", pk=pk)
+    response = render(
+        request, f"{REVIEW_TEMPLATE}#fixes-response", _review_context(request, analysis)
+    )
+    response.status_code = status
+    return response
+
+
+class InvalidThreshold(ValueError):
+    """A bulk-accept threshold that is not a number in [0, 1]."""
+
+
+def _parse_threshold(raw: str | None) -> float:
+    if raw is None or raw.strip() == "":
+        return Policy.load().fix_confidence_threshold
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InvalidThreshold(
+            f"The confidence threshold must be a number, got {raw[:20]!r}."
+        ) from None
+    if not 0.0 <= value <= 1.0:  # also false for NaN
+        raise InvalidThreshold(f"The confidence threshold must be between 0 and 1, got {raw[:20]}.")
+    return value
+
+
+# ---------------------------------------------------------------- analysis actions
+
+
+def _analysis_action(
+    request: HtmxHttpRequest,
+    pk: int,
+    act: Callable[[Analysis], str],
+) -> HttpResponse:
+    """Run `act` (returns the success message); answer with the whole review region
+    for htmx, or redirect back for a plain form."""
+    analysis = _load_analysis(request, pk)
+    require_reviewer(request)
+    status = 200
+    try:
+        messages.success(request, act(analysis))
+    except DomainError as exc:
+        messages.error(request, str(exc))
+        status = 409
+    if not _is_fragment_request(request):
+        return redirect("analysis_review", pk=pk)
+    analysis = _load_analysis(request, pk)
+    response = render(
+        request, f"{REVIEW_TEMPLATE}#main-response", _review_context(request, analysis)
+    )
+    response.status_code = status
+    return response
+
+
+@require_POST
+@login_required
+def fixes_apply(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    def act(analysis: Analysis) -> str:
+        outcome = services.fixes_apply(analysis_id=analysis.pk, user=request.user)
+        return _apply_message(outcome)
+
+    return _analysis_action(request, pk, act)
+
+
+def _apply_message(outcome: Any) -> str:
+    applied, conflicts, stale = len(outcome.applied), len(outcome.conflicts), len(outcome.stale)
+    parts = []
+    if outcome.revision is not None:
+        parts.append(
+            f"Applied {applied} fix{'es' if applied != 1 else ''} into revision "
+            f"{outcome.revision.number}; re-validating."
+        )
+    else:
+        parts.append("No revision was created.")
+    if conflicts:
+        parts.append(f"{conflicts} conflict{'s' if conflicts != 1 else ''}: see the cards.")
+    if stale:
+        parts.append(f"{stale} stale fix{'es' if stale != 1 else ''}.")
+    return " ".join(parts)
+
+
+@require_POST
+@login_required
+def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    comment = request.POST.get("comment", "").strip()
+
+    def act(analysis: Analysis) -> str:
+        services.analysis_sign_off(analysis=analysis, user=request.user, comment=comment)
+        return "Signed off: the analysis is approved."
+
+    return _analysis_action(request, pk, act)
+
+
+@require_POST
+@login_required
+def analysis_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    comment = request.POST.get("comment", "").strip()
+
+    def act(analysis: Analysis) -> str:
+        services.analysis_reject(analysis=analysis, user=request.user, comment=comment)
+        return "The analysis was rejected."
+
+    return _analysis_action(request, pk, act)
+
+
+@require_POST
+@login_required
+def analysis_claim(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    def act(analysis: Analysis) -> str:
+        services.analysis_claim(analysis=analysis, user=request.user)
+        return "You claimed this analysis."
+
+    return _analysis_action(request, pk, act)
+
+
+@require_POST
+@login_required
+def analysis_release(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    def act(analysis: Analysis) -> str:
+        services.analysis_release(analysis=analysis, user=request.user)
+        return "You released your claim."
+
+    return _analysis_action(request, pk, act)
+
+
+@require_POST
+@login_required
+def analysis_revalidate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    def act(analysis: Analysis) -> str:
+        services.analysis_revalidate(analysis=analysis, user=request.user)
+        return "Re-validation queued."
+
+    return _analysis_action(request, pk, act)

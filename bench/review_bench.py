@@ -1,0 +1,212 @@
+"""Review-screen benchmark: server time of the review page and of an accept, and the number
+of SQL queries for 10 versus 100 fixes.
+
+Run from the repository root:  .venv/bin/python bench/review_bench.py [--runs N]
+
+It uses a throwaway SQLite database (var/bench.sqlite3, recreated each run) and Django's test
+client, so the figures are server time without network or browser. Targets: page <= 80 ms,
+accept <= 20 ms, <= 15 queries per page, not growing with the number of fixes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DB = ROOT / "var" / "bench.sqlite3"
+
+PAGE_TARGET_MS = 80.0
+ACCEPT_TARGET_MS = 20.0
+QUERY_TARGET = 15
+
+
+def setup_django() -> None:
+    sys.path.insert(0, str(ROOT))
+    DB.parent.mkdir(exist_ok=True)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{DB}{suffix}").unlink(missing_ok=True)
+    os.environ["REDLINE_DEBUG"] = "1"
+    os.environ["DATABASE_URL"] = f"sqlite:///{DB}"
+    os.environ.setdefault("REDLINE_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+    os.environ.setdefault("REDLINE_LOG_LEVEL", "WARNING")
+    os.environ["REDLINE_TASKS_EAGER"] = "0"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "project.settings"
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def build(fix_count: int, reviewer: Any) -> Any:
+    """An analysis in review: one validated revision with `fix_count` findings and fixes,
+    two tool calls and one evidence excerpt per fix."""
+    from analyses.models import Analysis, Evidence, Revision
+    from validation.models import Attempt, Finding, Fix, ToolCall
+
+    lines = ["# Segment review\n"]
+    lines += [f"Segment {i} revenue was ${i + 1000}.5M in the year.\n" for i in range(fix_count)]
+    body = "\n".join(lines)
+    analysis = Analysis.objects.create(
+        title=f"Bench {fix_count} fixes", query="Segment revenue?", status="in_review"
+    )
+    Evidence.objects.create(
+        analysis=analysis,
+        source_ref="segments",
+        content_json={f"segment_{i}": i + 1000.7 for i in range(fix_count)},
+    )
+    revision = Revision.objects.create(analysis=analysis, number=1, body=body)
+    attempt = Attempt.objects.create(
+        analysis=analysis,
+        revision=revision,
+        number=1,
+        status="done",
+        decision="REVISE",
+        confidence=0.6,
+        checks={"claims_supported": False, "no_hallucinations": True},
+        timings={"total_ms": 12.0},
+        markdown="## 7. Validation (Attempt 1)\n\n**Decision:** REVISE\n",
+    )
+    for i in range(fix_count):
+        find = f"${i + 1000}.5M"
+        start = body.index(find)
+        finding = Finding.objects.create(
+            attempt=attempt,
+            check_name="claims_supported",
+            kind="close_but_wrong",
+            severity="major",
+            message=f"{find} is close to segment_{i} but not equal.",
+            start=start,
+            end=start + len(find),
+            text=find,
+        )
+        fix = Fix.objects.create(
+            attempt=attempt,
+            revision=revision,
+            finding=finding,
+            kind="close_but_wrong",
+            find=find,
+            replace=f"${i + 1000}.7M",
+            proposed_replace=f"${i + 1000}.7M",
+            verified_with=f"evidence: segment_{i} = {i + 1000}.7",
+            confidence=0.5 + (i % 50) / 100,
+            offset=start,
+            evidence=[{"source_ref": "segments", "label": f"segment_{i}", "excerpt": "…"}],
+        )
+        ToolCall.objects.create(
+            attempt=attempt,
+            fix=fix,
+            tool="evidence_search",
+            input={"query": f"segment {i}"},
+            output=f"segment_{i}: {i + 1000}.7",
+        )
+        ToolCall.objects.create(
+            attempt=attempt,
+            fix=fix,
+            tool="calculator",
+            input={"expression": f"{i + 1000}.7 * 1"},
+            output=f"{i + 1000}.7",
+        )
+    return analysis
+
+
+def timed(call: Any) -> tuple[float, Any]:
+    start = time.perf_counter()
+    result = call()
+    return (time.perf_counter() - start) * 1000, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30, help="timed requests per measure")
+    args = parser.parse_args()
+    setup_django()
+
+    from django.contrib.auth.models import Group, User
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+    from django.urls import reverse
+
+    from validation.models import Fix
+
+    reviewer = User.objects.create_user("bench-reviewer", password=None)
+    reviewer.groups.add(Group.objects.get(name="reviewer"))
+    client = Client()
+    client.force_login(reviewer)
+    hx = {"HTTP_HX_REQUEST": "true"}
+
+    results: dict[int, dict[str, float]] = {}
+    for fix_count in (10, 100):
+        analysis = build(fix_count, reviewer)
+        page_url = reverse("analysis_review", args=[analysis.pk])
+        fix = Fix.objects.filter(revision__analysis=analysis).order_by("offset").first()
+        assert fix is not None
+        accept_url = reverse("fix_accept", args=[analysis.pk, fix.pk])
+        undo_url = reverse("fix_undo", args=[analysis.pk, fix.pk])
+
+        for _ in range(3):  # warm up: templates, content types, policy row
+            client.get(page_url)
+        with CaptureQueriesContext(connection) as page_queries:
+            response = client.get(page_url)
+        assert response.status_code == 200, response.status_code
+        assert response.content.count(b'class="fix-card ') == fix_count
+
+        page_ms = []
+        for _ in range(args.runs):
+            ms, response = timed(lambda url=page_url: client.get(url))
+            assert response.status_code == 200
+            page_ms.append(ms)
+
+        accept_ms = []
+        accept_query_count = 0
+        for run in range(args.runs + 1):
+            if run == 0:
+                with CaptureQueriesContext(connection) as accept_queries:
+                    response = client.post(accept_url, **hx)
+                accept_query_count = len(accept_queries.captured_queries)
+            else:
+                ms, response = timed(lambda url=accept_url: client.post(url, **hx))
+                accept_ms.append(ms)
+            assert response.status_code == 200, response.content[:300]
+            assert client.post(undo_url, **hx).status_code == 200
+
+        results[fix_count] = {
+            "page_ms": statistics.median(page_ms),
+            "page_queries": len(page_queries.captured_queries),
+            "accept_ms": statistics.median(accept_ms),
+            "accept_queries": accept_query_count,
+        }
+
+    print(f"review page benchmark ({args.runs} runs each, SQLite, django.test.Client)")
+    header = ("fixes", "page median", "page queries", "accept median", "accept queries")
+    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (6, 12, 13, 14, 15), strict=True)))
+    for fix_count, row in results.items():
+        print(
+            f"{fix_count:>6} {row['page_ms']:>9.1f} ms {row['page_queries']:>13} "
+            f"{row['accept_ms']:>11.1f} ms {row['accept_queries']:>15}"
+        )
+    small, large = results[10], results[100]
+    print(
+        f"page time ratio 100/10 fixes: {large['page_ms'] / small['page_ms']:.2f}; "
+        f"page queries 10 vs 100: {small['page_queries']} vs {large['page_queries']} "
+        f"({'constant' if small['page_queries'] == large['page_queries'] else 'GROWS'})"
+    )
+    verdicts = [
+        ("page (100 fixes)", large["page_ms"], PAGE_TARGET_MS, "ms"),
+        ("accept (100 fixes)", large["accept_ms"], ACCEPT_TARGET_MS, "ms"),
+        ("queries per page", large["page_queries"], QUERY_TARGET, ""),
+    ]
+    for label, value, target, unit in verdicts:
+        ok = "ok" if value <= target else "OVER TARGET"
+        print(f"target {label}: {value:.1f}{unit} <= {target:g}{unit}: {ok}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,195 @@
+/* Review screen keyboard shortcuts and small conveniences.
+ *
+ * j / k  move between fix cards      a  accept      r  reject (focus the reason)
+ * e      edit the replacement        u  undo        ?  toggle the help overlay
+ * Esc    close the open panel or the help
+ *
+ * Everything here is optional: without JavaScript every action is a plain form.
+ */
+(function () {
+  "use strict";
+
+  var currentId = null;
+  var bulkThreshold = null;
+
+  function cards() {
+    return Array.prototype.slice.call(document.querySelectorAll(".fix-card"));
+  }
+
+  function currentCard() {
+    if (currentId) {
+      var card = document.getElementById(currentId);
+      if (card) return card;
+    }
+    return null;
+  }
+
+  function setCurrent(card, focus) {
+    cards().forEach(function (c) { c.classList.remove("is-current"); });
+    if (!card) { currentId = null; return; }
+    currentId = card.id;
+    card.classList.add("is-current");
+    if (focus) {
+      card.focus({ preventScroll: true });
+      card.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function move(step) {
+    var list = cards();
+    if (!list.length) return;
+    var index = list.indexOf(currentCard());
+    var next = index < 0 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, index + step));
+    setCurrent(list[next], true);
+  }
+
+  function ensureCurrent() {
+    var card = currentCard();
+    if (!card) {
+      var list = cards();
+      card = list.filter(function (c) { return c.dataset.status === "proposed"; })[0] || list[0];
+      if (card) setCurrent(card, true);
+    }
+    return card;
+  }
+
+  function openPanel(card, action) {
+    var panel = card.querySelector('details[data-action="' + action + '"]');
+    if (!panel) return false;
+    panel.open = true;
+    var field = panel.querySelector("textarea, input:not([type=hidden])");
+    if (field) {
+      field.focus();
+      if (action === "edit" && field.select) field.select();
+    }
+    return true;
+  }
+
+  function clickAction(card, action) {
+    var button = card.querySelector('button[data-action="' + action + '"]');
+    if (button && !button.disabled) {
+      button.click();
+      return true;
+    }
+    return false;
+  }
+
+  function help() { return document.getElementById("shortcut-help"); }
+
+  function toggleHelp(show) {
+    var overlay = help();
+    if (!overlay) return;
+    var visible = typeof show === "boolean" ? show : overlay.hidden;
+    overlay.hidden = !visible;
+    if (visible) {
+      var close = overlay.querySelector("button");
+      if (close) close.focus();
+    } else if (currentCard()) {
+      currentCard().focus({ preventScroll: true });
+    }
+  }
+
+  function isTyping(target) {
+    if (!target || !target.tagName) return false;
+    var tag = target.tagName.toLowerCase();
+    return tag === "input" || tag === "textarea" || tag === "select" || target.isContentEditable;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+
+    // Enter sends a reject reason; Ctrl/Cmd+Enter sends any panel form.
+    if (event.key === "Enter" && target.tagName && target.tagName.toLowerCase() === "textarea") {
+      var form = target.form;
+      var send = (event.ctrlKey || event.metaKey) ||
+        (target.hasAttribute("data-submit-on-enter") && !event.shiftKey);
+      if (form && send) {
+        event.preventDefault();
+        if (form.requestSubmit) form.requestSubmit(); else form.submit();
+      }
+      return;
+    }
+    if (event.key === "Escape") {
+      if (help() && !help().hidden) { toggleHelp(false); event.preventDefault(); return; }
+      var open = target.closest && target.closest("details[open]");
+      if (open) {
+        open.open = false;
+        var owner = open.closest(".fix-card");
+        if (owner) owner.focus({ preventScroll: true });
+        else open.querySelector("summary").focus();
+        event.preventDefault();
+      }
+      return;
+    }
+    if (isTyping(target) || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!document.querySelector(".review")) return;
+
+    var handled = true;
+    switch (event.key) {
+      case "j": move(1); break;
+      case "k": move(-1); break;
+      case "?": toggleHelp(); break;
+      case "a": { var c1 = ensureCurrent(); handled = !!c1 && clickAction(c1, "accept"); break; }
+      case "u": { var c2 = ensureCurrent(); handled = !!c2 && clickAction(c2, "undo"); break; }
+      case "r": { var c3 = ensureCurrent(); handled = !!c3 && openPanel(c3, "reject"); break; }
+      case "e": { var c4 = ensureCurrent(); handled = !!c4 && openPanel(c4, "edit"); break; }
+      default: handled = false;
+    }
+    if (handled) event.preventDefault();
+  });
+
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("[data-toggle-help]");
+    if (toggle) { toggleHelp(); return; }
+    var overlay = help();
+    if (overlay && event.target === overlay) { toggleHelp(false); return; }
+    // A click on a highlighted span selects the fix that addresses it.
+    var mark = event.target.closest && event.target.closest("mark.finding");
+    if (mark) {
+      var ids = (mark.dataset.finding || "").split(" ");
+      var card = cards().filter(function (c) { return ids.indexOf(c.dataset.finding) >= 0; })[0];
+      if (card) setCurrent(card, true);
+      return;
+    }
+    var clicked = event.target.closest && event.target.closest(".fix-card");
+    if (clicked) setCurrent(clicked, false);
+  });
+
+  // Bulk accept: show how many proposed fixes the threshold in the box would accept.
+  function updateBulkCount() {
+    var input = document.getElementById("bulk-threshold");
+    var counter = document.querySelector("[data-bulk-count]");
+    if (!input || !counter) return;
+    if (bulkThreshold !== null && input.value !== bulkThreshold) input.value = bulkThreshold;
+    var threshold = parseFloat(input.value);
+    var count = 0;
+    if (!isNaN(threshold)) {
+      cards().forEach(function (card) {
+        if (card.dataset.status === "proposed" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
+      });
+    }
+    counter.textContent = String(count);
+    var button = document.querySelector("[data-bulk-button]");
+    if (button) button.disabled = count === 0 || isNaN(threshold) || threshold < 0 || threshold > 1;
+  }
+
+  document.addEventListener("input", function (event) {
+    if (event.target && event.target.id === "bulk-threshold") {
+      bulkThreshold = event.target.value;
+      updateBulkCount();
+    }
+  });
+
+  // After htmx swaps a card (or the whole region) keep the reviewer's place.
+  document.addEventListener("htmx:afterSettle", function () {
+    var card = currentCard();
+    if (card) {
+      card.classList.add("is-current");
+      var active = document.activeElement;
+      if (!active || active === document.body) card.focus({ preventScroll: true });
+    }
+    updateBulkCount();
+  });
+
+  document.addEventListener("DOMContentLoaded", updateBulkCount);
+})();

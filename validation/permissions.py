@@ -1,0 +1,65 @@
+"""Who may see and act on an analysis.
+
+Reviewers (group ``reviewer`` or ``admin``, or a superuser) see every analysis and may act
+on it. Anyone else sees only the analyses they submitted, read-only. An analysis a user
+may not see does not exist for them (404), so ids reveal nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest
+
+from analyses.models import Analysis
+
+REVIEWER_GROUPS = ("reviewer", "admin")
+
+_CACHE_ATTR = "_redline_is_reviewer"
+
+
+def is_reviewer(user: AbstractBaseUser | AnonymousUser | Any) -> bool:
+    """True for superusers and members of the reviewer or admin group (cached per user
+    object, so a request asks the database once)."""
+    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    cached = getattr(user, _CACHE_ATTR, None)
+    if cached is None:
+        cached = user.groups.filter(name__in=REVIEWER_GROUPS).exists()
+        setattr(user, _CACHE_ATTR, cached)
+    return bool(cached)
+
+
+def analyses_for_user(
+    user: AbstractBaseUser | AnonymousUser | Any, queryset: QuerySet[Analysis] | None = None
+) -> QuerySet[Analysis]:
+    """The analyses `user` may see (out of `queryset`): all for reviewers, their own
+    submissions otherwise."""
+    analyses = Analysis.objects.all() if queryset is None else queryset
+    if not getattr(user, "is_authenticated", False):
+        return analyses.none()
+    if is_reviewer(user):
+        return analyses
+    return analyses.filter(submitter=user)
+
+
+def _get_analysis_for_user(
+    request: HttpRequest, pk: int, queryset: QuerySet[Analysis] | None = None
+) -> Analysis:
+    """The analysis `pk` if `request.user` may see it, else 404 (never 403: an outsider
+    must not learn that the id exists)."""
+    analysis = analyses_for_user(request.user, queryset).filter(pk=pk).first()
+    if analysis is None:
+        raise Http404("No such analysis.")
+    return analysis
+
+
+def require_reviewer(request: HttpRequest) -> None:
+    """Mutations are for reviewers only; a submitter who can see an analysis gets 403."""
+    if not is_reviewer(request.user):
+        raise PermissionDenied("Only reviewers can do this.")
