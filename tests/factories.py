@@ -10,9 +10,15 @@ class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = User
         django_get_or_create = ("username",)
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
-    password = factory.PostGenerationMethodCall("set_password", "pw-for-tests-only")
+
+    @factory.post_generation
+    def password(self, create, extracted, **kwargs):  # type: ignore[no-untyped-def]
+        self.set_password(extracted or "pw-for-tests-only")
+        if create:
+            self.save(update_fields=["password"])
 
     @factory.post_generation
     def groups(self, create, extracted, **kwargs):  # type: ignore[no-untyped-def]

@@ -330,6 +330,7 @@ def attempt_record_verdict(
             for item in verdict.findings
         ]
     )
+    rejected_before = _rejected_fixes_by_text(analysis, attempt.revision)
     fixes = Fix.objects.bulk_create(
         [
             Fix(
@@ -350,6 +351,7 @@ def attempt_record_verdict(
                 confidence=proposal.confidence,
                 offset=proposal.offset,
                 evidence=[excerpt.model_dump(mode="json") for excerpt in proposal.evidence],
+                **_carried_rejection(rejected_before.get((proposal.find, proposal.replace)), now),
             )
             for proposal in verdict.fixes
         ]
@@ -374,6 +376,33 @@ def attempt_record_verdict(
         analysis.save(update_fields=[*changed, "updated_at"])
     _after_attempt(analysis=analysis, attempt=attempt)
     return True
+
+
+def _rejected_fixes_by_text(analysis: Analysis, revision: Revision) -> dict[tuple[str, str], Fix]:
+    """Fixes a reviewer rejected on an earlier revision, by (FIND, proposed REPLACE)."""
+    earlier = (
+        Fix.objects.filter(
+            revision__analysis_id=analysis.pk,
+            revision__number__lt=revision.number,
+            status=Fix.Status.REJECTED,
+        )
+        .select_related("revision")
+        .order_by("revision__number", "id")
+    )
+    return {(fix.find, fix.proposed_replace): fix for fix in earlier}
+
+
+def _carried_rejection(earlier: Fix | None, now: datetime) -> dict[str, Any]:
+    """A proposal a person already rejected arrives rejected, with the earlier reason, so the
+    reviewer does not judge the same change twice; undo brings it back like any rejection."""
+    if earlier is None:
+        return {}
+    return {
+        "status": Fix.Status.REJECTED,
+        "reviewer_id": earlier.reviewer_id,
+        "reviewed_at": now,
+        "reason": f"Rejected on revision {earlier.revision.number}: {earlier.reason}".strip(),
+    }
 
 
 def _lock_attempts_analysis(attempt_id: int) -> Analysis | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from analyses.models import Analysis
-from tests.support.review_data import BODY, analysis_in_review, verdict
+from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review, verdict
 from validation import services
 from validation.engine.types import ExtractedFields
 from validation.models import Attempt, Finding, Fix, ToolCall
@@ -134,3 +134,33 @@ def test_a_verdict_without_any_fields_empties_nothing():
     analysis = Analysis.objects.get(pk=attempt.analysis_id)
     assert (analysis.decision, analysis.conviction) == ("WATCH", "MODERATE")
     assert analysis.numeric_fields == {"intrinsic_value": "152.4", "roic": "0.225"}
+
+
+def test_a_fix_rejected_on_an_earlier_revision_arrives_rejected_with_the_earlier_reason(reviewer):
+    analysis = analysis_in_review()
+    rejected = add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.REJECTED)
+    Fix.objects.filter(pk=rejected.pk).update(reviewer=reviewer, reason="The filing says 15.8.")
+    revision = add_revision(analysis, BODY, status=Attempt.Status.RUNNING, decision="")
+    attempt = Attempt.objects.get(revision=revision)
+    Attempt.objects.filter(pk=attempt.pk).update(run_token="run-2", confidence=None)
+    proposal = verdict().fixes[0]
+    assert (proposal.find, proposal.replace) == ("= $15.8B", "= $14.8B")
+
+    services.attempt_record_verdict(attempt_id=attempt.pk, run_token="run-2", verdict=verdict())
+
+    carried = Fix.objects.get(revision=revision)
+    assert carried.status == Fix.Status.REJECTED
+    assert carried.reviewer == reviewer
+    assert carried.reason == "Rejected on revision 1: The filing says 15.8."
+
+
+def test_a_different_replacement_for_the_same_text_is_proposed_afresh():
+    analysis = analysis_in_review()
+    add_fix(analysis, "= $15.8B", "= $14.9B", status=Fix.Status.REJECTED)
+    revision = add_revision(analysis, BODY, status=Attempt.Status.RUNNING, decision="")
+    attempt = Attempt.objects.get(revision=revision)
+    Attempt.objects.filter(pk=attempt.pk).update(run_token="run-2", confidence=None)
+
+    services.attempt_record_verdict(attempt_id=attempt.pk, run_token="run-2", verdict=verdict())
+
+    assert Fix.objects.get(revision=revision).status == Fix.Status.PROPOSED
