@@ -33,15 +33,21 @@ class Analysis(models.Model):
     retry_loops = models.PositiveSmallIntegerField(default=0)
 
     submitter = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="submitted_analyses",
     )
     external_id = models.CharField(max_length=200, blank=True)
-    # sha256 of the bundle as ingested: a re-sent external_id is only a no-op if the content matches.
+    # sha256 of the bundle as ingested: a re-sent external_id is a no-op only for equal content.
     bundle_sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     claimed_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="claimed_analyses",
     )
     claimed_until = models.DateTimeField(null=True, blank=True)
@@ -59,7 +65,9 @@ class Analysis(models.Model):
                 name="analyses_analysis_external_id_unique_per_submitter",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["validating", "in_review", "approved", "failed", "rejected"]),
+                condition=Q(
+                    status__in=["validating", "in_review", "approved", "failed", "rejected"]
+                ),
                 name="analyses_analysis_status_valid",
             ),
             models.CheckConstraint(
@@ -136,7 +144,10 @@ class Revision(models.Model):
     number = models.PositiveIntegerField()
     body = models.TextField()
     author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
         related_name="+",
     )
     reason = models.CharField(max_length=20, choices=Reason.choices, default=Reason.DRAFT)
@@ -148,7 +159,9 @@ class Revision(models.Model):
             models.UniqueConstraint(
                 fields=["analysis", "number"], name="analyses_revision_number_unique"
             ),
-            models.CheckConstraint(condition=Q(number__gte=1), name="analyses_revision_number_positive"),
+            models.CheckConstraint(
+                condition=Q(number__gte=1), name="analyses_revision_number_positive"
+            ),
         ]
 
     def __str__(self) -> str:

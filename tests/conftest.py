@@ -16,7 +16,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
         and any(item.get_closest_marker(name) for name in REQUIRED_MARKERS)
     ):
         report.outcome = "failed"
-        report.longrepr = f"{item.nodeid} was skipped, but CI requires browser and integration tests."
+        report.longrepr = (
+            f"{item.nodeid} was skipped, but CI requires browser and integration tests."
+        )
 
 
 @pytest.fixture

@@ -22,7 +22,9 @@ class Policy(models.Model):
     max_retry_loops = models.PositiveSmallIntegerField(default=1)
     max_total_loops = models.PositiveSmallIntegerField(default=3)
 
-    retry_enabled = models.BooleanField(default=True, help_text="Re-ask the LLM judge with its errors.")
+    retry_enabled = models.BooleanField(
+        default=True, help_text="Re-ask the LLM judge with its errors."
+    )
     retry_max_attempts = models.PositiveSmallIntegerField(
         default=3, validators=[MinValueValidator(1), MaxValueValidator(10)]
     )
@@ -30,7 +32,8 @@ class Policy(models.Model):
     retry_abort_on_identical_errors = models.BooleanField(default=True)
 
     relative_tolerance = models.FloatField(
-        default=0.05, validators=_UNIT,
+        default=0.05,
+        validators=_UNIT,
         help_text="A number this close (relative) to an evidence number, but not equal at the "
         "precision shown, is close-but-wrong rather than orphan.",
     )
@@ -67,10 +70,19 @@ class Policy(models.Model):
     def __str__(self) -> str:
         return "Validation policy"
 
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.pk = 1
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
     def clean(self) -> None:
         errors: dict[str, str] = {}
-        for name in ("approve_threshold", "revise_threshold", "retry_threshold",
-                     "relative_tolerance", "fix_confidence_threshold"):
+        for name in (
+            "approve_threshold",
+            "revise_threshold",
+            "retry_threshold",
+            "relative_tolerance",
+            "fix_confidence_threshold",
+        ):
             value = getattr(self, name)
             if value is not None and not 0.0 <= value <= 1.0:
                 errors[name] = f"Must be between 0 and 1 (got {value})."
@@ -91,10 +103,6 @@ class Policy(models.Model):
             )
         if errors:
             raise ValidationError(errors)
-
-    def save(self, *args: object, **kwargs: object) -> None:
-        self.pk = 1
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     @classmethod
     def load(cls) -> Policy:
@@ -154,12 +162,15 @@ class Attempt(models.Model):
     class Meta:
         ordering = ["analysis_id", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["revision"], name="validation_attempt_one_per_revision"),
+            models.UniqueConstraint(
+                fields=["revision"], name="validation_attempt_one_per_revision"
+            ),
             models.UniqueConstraint(
                 fields=["analysis", "number"], name="validation_attempt_number_unique"
             ),
             models.CheckConstraint(
-                condition=Q(confidence__isnull=True) | (Q(confidence__gte=0) & Q(confidence__lte=1)),
+                condition=Q(confidence__isnull=True)
+                | (Q(confidence__gte=0) & Q(confidence__lte=1)),
                 name="validation_attempt_confidence_range",
             ),
             models.CheckConstraint(
@@ -207,7 +218,9 @@ class Finding(models.Model):
     class Meta:
         ordering = ["attempt_id", "start", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(end__gte=F("start")), name="validation_finding_span_ordered"),
+            models.CheckConstraint(
+                condition=Q(end__gte=F("start")), name="validation_finding_span_ordered"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -285,7 +298,9 @@ class ToolCall(models.Model):
     """A recorded call of calculator, evidence_search or another tool: the proof a reviewer sees."""
 
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="tool_calls")
-    fix = models.ForeignKey(Fix, null=True, blank=True, on_delete=models.CASCADE, related_name="tool_calls")
+    fix = models.ForeignKey(
+        Fix, null=True, blank=True, on_delete=models.CASCADE, related_name="tool_calls"
+    )
     tool = models.CharField(max_length=60)
     input = models.JSONField(default=dict)
     output = models.TextField(blank=True)
@@ -355,7 +370,9 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["created_at", "id"]
-        indexes = [models.Index(fields=["analysis", "created_at"], name="validation_audit_analysis_idx")]
+        indexes = [
+            models.Index(fields=["analysis", "created_at"], name="validation_audit_analysis_idx")
+        ]
 
     def __str__(self) -> str:
         return f"{self.get_action_display()} by {self.actor or 'system'}"
