@@ -1,0 +1,195 @@
+"""Admin for validation. Attempts, findings, fixes, tool and LLM calls and the audit trail are
+records of what happened: view only. Reviews happen on the review screen. The Policy is the
+one thing an admin edits here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
+
+from analyses.admin import ViewOnlyAdminMixin
+from validation.models import Attempt, AuditEvent, Finding, Fix, LLMCall, Policy, ToolCall
+
+
+def _all_fields(model: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in model._meta.concrete_fields if f.name != "id")
+
+
+class FindingInline(ViewOnlyAdminMixin, admin.TabularInline):
+    model = Finding
+    fields = ("check_name", "kind", "severity", "message", "start", "end")
+    readonly_fields = fields
+    show_change_link = True
+    extra = 0
+
+
+class FixInline(ViewOnlyAdminMixin, admin.TabularInline):
+    model = Fix
+    fk_name = "attempt"
+    fields = ("kind", "origin", "find", "replace", "confidence", "status")
+    readonly_fields = fields
+    show_change_link = True
+    extra = 0
+
+
+class ToolCallInline(ViewOnlyAdminMixin, admin.TabularInline):
+    model = ToolCall
+    fields = ("tool", "input", "output", "error", "duration_ms")
+    readonly_fields = fields
+    extra = 0
+
+
+class LLMCallInline(ViewOnlyAdminMixin, admin.TabularInline):
+    model = LLMCall
+    fields = ("purpose", "model", "prompt_tokens", "completion_tokens", "latency_ms", "error")
+    readonly_fields = fields
+    show_change_link = True
+    extra = 0
+
+
+@admin.register(Attempt)
+class AttemptAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "analysis",
+        "number",
+        "loop_kind",
+        "status",
+        "decision",
+        "confidence",
+        "tool_call_count",
+        "llm_call_count",
+        "queued_at",
+        "finished_at",
+    )
+    list_filter = ("status", "decision", "loop_kind")
+    search_fields = ("analysis__title", "error", "revision_hints", "suggested_fixes")
+    date_hierarchy = "queued_at"
+    list_select_related = ("analysis",)
+    readonly_fields = _all_fields(Attempt)
+    inlines = (FindingInline, FixInline, ToolCallInline, LLMCallInline)
+
+
+@admin.register(Finding)
+class FindingAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("id", "attempt", "check_name", "kind", "severity", "message")
+    list_filter = ("check_name", "severity", "kind")
+    search_fields = ("message", "text", "attempt__analysis__title")
+    list_select_related = ("attempt__analysis",)
+    readonly_fields = _all_fields(Finding)
+
+
+@admin.register(Fix)
+class FixAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+    """Fixes are accepted, rejected and edited on the review screen, which keeps the audit trail."""
+
+    list_display = ("id", "revision", "kind", "origin", "status", "confidence", "reviewer")
+    list_filter = ("status", "origin", "kind")
+    search_fields = ("find", "replace", "verified_with", "revision__analysis__title")
+    date_hierarchy = "reviewed_at"
+    list_select_related = ("revision__analysis", "reviewer")
+    readonly_fields = _all_fields(Fix)
+    inlines = (ToolCallInline,)
+
+
+@admin.register(ToolCall)
+class ToolCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("id", "tool", "attempt", "fix", "duration_ms", "has_error", "created_at")
+    list_filter = ("tool",)
+    search_fields = ("tool", "output", "error")
+    date_hierarchy = "created_at"
+    list_select_related = ("attempt__analysis",)
+    readonly_fields = _all_fields(ToolCall)
+
+    @admin.display(boolean=True, description="error")
+    def has_error(self, obj: ToolCall) -> bool:
+        return bool(obj.error)
+
+
+@admin.register(LLMCall)
+class LLMCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+    list_display = (
+        "id",
+        "purpose",
+        "model",
+        "attempt",
+        "prompt_tokens",
+        "completion_tokens",
+        "latency_ms",
+        "created_at",
+    )
+    list_filter = ("purpose", "model")
+    search_fields = ("model", "response", "error")
+    date_hierarchy = "created_at"
+    list_select_related = ("attempt__analysis",)
+    readonly_fields = _all_fields(LLMCall)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ("created_at", "analysis", "action", "actor", "comment")
+    list_filter = ("action",)
+    search_fields = ("analysis__title", "actor__username", "comment")
+    date_hierarchy = "created_at"
+    list_select_related = ("analysis", "actor")
+    readonly_fields = _all_fields(AuditEvent)
+
+
+@admin.register(Policy)
+class PolicyAdmin(admin.ModelAdmin):
+    """A singleton: the list is the one row. Changing it needs `validation.change_policy`
+    (the admin group); a reviewer with `view_policy` sees it read-only."""
+
+    fieldsets = (
+        (
+            "Decision thresholds",
+            {
+                "fields": ("approve_threshold", "revise_threshold", "retry_threshold"),
+                "description": "APPROVE ≥ approve, REVISE ≥ revise, RETRY ≥ retry, else FAIL. "
+                "Each between 0 and 1, in that order.",
+            },
+        ),
+        ("Loop limits", {"fields": ("max_revise_loops", "max_retry_loops", "max_total_loops")}),
+        (
+            "LLM judge retry",
+            {
+                "fields": (
+                    "retry_enabled",
+                    "retry_max_attempts",
+                    "retry_delay_seconds",
+                    "retry_abort_on_identical_errors",
+                )
+            },
+        ),
+        ("Numbers and fixes", {"fields": ("relative_tolerance", "fix_confidence_threshold")}),
+        (
+            "Review",
+            {
+                "fields": (
+                    "require_reject_reason",
+                    "allow_validator_only_approval",
+                    "claim_minutes",
+                    "updated_at",
+                )
+            },
+        ),
+    )
+    readonly_fields = ("updated_at",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return super().has_add_permission(request) and not Policy.objects.exists()
+
+    def has_delete_permission(self, request: HttpRequest, obj: Policy | None = None) -> bool:
+        return False
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        policy = Policy.load()
+        return HttpResponseRedirect(reverse("admin:validation_policy_change", args=[policy.pk]))
