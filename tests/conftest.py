@@ -1,6 +1,13 @@
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
+
+# CI explores the same examples every run, so a red build is reproducible; locally, each run
+# explores new ones.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    hypothesis_settings.load_profile("ci")
 
 REQUIRED_MARKERS = ("integration", "browser")
 

@@ -1,0 +1,320 @@
+"""Sources (seed §4.2, §4.5): URLs come from the evidence, cited refs exist, numeric
+claims carry a source reference."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from validation.engine.checks.sources import check_sources, reference_spans
+from validation.engine.fixes import FixToApply, apply_fixes
+from validation.engine.types import EvidenceItem, Finding, NumberMatch
+
+EVIDENCE = [
+    EvidenceItem(
+        source_ref="quote-NVO",
+        kind="workflow_result",
+        url="https://finance.example.com/quote/NVO",
+        content={"price": 104.2},
+    ),
+    EvidenceItem(
+        source_ref="§4.2 gurufocus-NVO-cashflow",
+        kind="workflow_result",
+        content="Operating cash flow 15.5 billion; see https://www.gurufocus.com/stock/NVO/cf",
+    ),
+    EvidenceItem(source_ref="memory-nvo: prior note", kind="context", content="Sales +16%."),
+]
+
+
+def _claims(body: str) -> list[tuple[int, int]]:
+    """Stand-in for the numbers engine's claim spans: every $-amount and percentage."""
+    return [m.span() for m in re.finditer(r"\$\d[\d,]*(?:\.\d+)?[BM]?|\d+(?:\.\d+)?%", body)]
+
+
+def _check(body: str, evidence: list[EvidenceItem] = EVIDENCE) -> list[Finding]:
+    findings, _ = check_sources(body, evidence, _claims(body))
+    return findings
+
+
+def _summary(body: str, evidence: list[EvidenceItem] = EVIDENCE) -> list[tuple[str, str, str]]:
+    return [(f.check, f.kind, f.text) for f in _check(body, evidence)]
+
+
+# ---------------------------------------------------------------- URLs
+
+
+def test_a_link_to_an_evidence_url_is_fine_in_any_spelling() -> None:
+    body = (
+        "Price $104.20 ([quote](https://finance.example.com/quote/NVO)). "
+        "Cash flow $15.5B (<http://www.gurufocus.com/stock/NVO/cf/>)."
+    )
+
+    assert _check(body) == []
+
+
+def test_a_link_no_evidence_returned_is_an_invented_url() -> None:
+    body = "Price $104.20 ([quote](https://made-up.example.com/NVO))."
+
+    (finding,) = _check(body)
+
+    assert (finding.check, finding.kind, finding.severity) == (
+        "no_hallucinations",
+        "unknown_url",
+        "major",
+    )
+    assert finding.text == "[quote](https://made-up.example.com/NVO)"
+    assert finding.message == "URL https://made-up.example.com/NVO does not appear in any evidence"
+
+
+def test_raw_and_reference_urls_are_checked_against_the_evidence_too() -> None:
+    body = "See https://nowhere.example.com/x and [ref][r].\n\n[r]: https://else.example.com/y\n"
+
+    assert [f.kind for f in _check(body)] == ["unknown_url", "unknown_url"]
+
+
+def test_a_url_merely_mentioned_inside_evidence_content_counts() -> None:
+    assert _check("Cash flow [GF](https://www.gurufocus.com/stock/NVO/cf).") == []
+
+
+def test_a_different_page_on_an_evidence_host_is_still_unknown() -> None:
+    assert [f.kind for f in _check("[q](https://finance.example.com/quote/NVO/history)")] == [
+        "unknown_url"
+    ]
+
+
+# ---------------------------------------------------------------- cited refs
+
+
+def test_recognised_citation_syntaxes_that_resolve() -> None:
+    for cited in (
+        "Price $104.20 [quote-NVO].",
+        "Price $104.20 [Quote-NVO].",
+        "Price $104.20 [§4.2].",
+        "Price $104.20 [§4.2 gurufocus-NVO-cashflow].",
+        "Price $104.20 [quote-NVO; §4.2].",
+        "Price $104.20 [source: quote-NVO].",
+        "Price $104.20 (source: quote-NVO).",
+        "Price $104.20 (Sources: quote-NVO, memory-nvo).",
+        "Price $104.20. Source: quote-NVO",
+        "Price $104.20 (ref: gurufocus-NVO-cashflow).",
+        "Price $104.20 per §4.2 data.",
+        "Price $104.20 [^1].\n\n[^1]: quote-NVO",
+        "Price $104.20 [1].\n\n[1] Yahoo quote",
+        "Price $104.20 ([quote](https://finance.example.com/quote/NVO)).",
+    ):
+        assert _check(cited) == [], cited
+
+
+def test_a_cited_ref_that_no_evidence_has_is_an_unknown_ref() -> None:
+    for cited, text in (
+        ("Price $104.20 [tool-7].", "[tool-7]"),
+        ("Price $104.20. Source: quote-XYZ", "Source: quote-XYZ"),
+        ("Price $104.20 (source: bloomberg).", "(source: bloomberg)"),
+        ("Price $104.20 per §9.1 data.", "§9.1"),
+        ("Price $104.20 [^2].", "[^2]"),
+        ("Price $104.20 [3].", "[3]"),
+    ):
+        findings = _check(cited)
+        assert [(f.check, f.kind, f.severity, f.text) for f in findings] == [
+            ("source_metadata_present", "unknown_ref", "major", text)
+        ], cited
+
+
+def test_an_unknown_ref_message_lists_the_known_refs() -> None:
+    (finding,) = _check("Price $104.20 [tool-7].")
+
+    assert finding.message == (
+        '"tool-7" is not a source_ref of any evidence (known refs: quote-NVO, '
+        "§4.2 gurufocus-NVO-cashflow, memory-nvo: prior note)"
+    )
+
+
+def test_only_the_unknown_part_of_a_ref_list_is_named() -> None:
+    (finding,) = _check("Price $104.20 [quote-NVO; tool-7].")
+
+    assert finding.message.startswith('"tool-7" is not a source_ref')
+
+
+def test_prose_in_brackets_is_not_a_citation() -> None:
+    assert _summary("Price $104.20 [sic].") == [
+        ("source_metadata_present", "missing_source", "Price $104.20 [sic].")
+    ]
+    assert _check("- [ ] todo item\n- [x] done item") == []
+
+
+def test_section_marks_are_citations_only_when_the_evidence_uses_them() -> None:
+    plain = [EvidenceItem(source_ref="quote-NVO", content="price 104.2")]
+
+    assert _check("As §3 below explains, the price is fair.", plain) == []
+    assert [f.kind for f in _check("As §3 below explains, the price is fair.")] == ["unknown_ref"]
+
+
+# ---------------------------------------------------------------- missing sources
+
+
+def test_each_uncited_sentence_with_a_numeric_claim_is_one_minor_finding() -> None:
+    body = "Novo trades at $104.20 today. Margins are 41%. The moat is wide."
+
+    findings = _check(body)
+
+    assert [(f.kind, f.severity, f.text) for f in findings] == [
+        ("missing_source", "minor", "Novo trades at $104.20 today."),
+        ("missing_source", "minor", "Margins are 41%."),
+    ]
+    assert findings[0].message == 'sentence with numeric claim "$104.20" has no source reference'
+    assert (findings[0].start, findings[0].end) == (0, 29)
+
+
+def test_several_claims_in_one_sentence_give_one_finding() -> None:
+    findings = _check("Price $104.20 and margin 41% and growth 16%.")
+
+    assert len(findings) == 1
+    assert findings[0].message == (
+        'sentence with numeric claims "$104.20", "41%", "16%" has no source reference'
+    )
+
+
+def test_a_source_line_cites_its_whole_paragraph() -> None:
+    body = "Owner Earnings: $14.8B\nOCF $15.5B less capex $0.7B.\nSource: §4.2\n\nMargin 41%."
+
+    assert [f.text for f in _check(body)] == ["Margin 41%."]
+
+
+def test_a_table_is_one_unit_cited_by_a_caption_line() -> None:
+    table = "| Metric | Value |\n|---|---|\n| Price | $104.20 |\n| Margin | 41% |"
+
+    uncited = _check(table + "\n\nThe end.")
+    assert [(f.kind, f.text) for f in uncited] == [("missing_source", table)]
+    assert uncited[0].message.startswith("table with numeric claims")
+    assert _check(table + "\n\n*Source: quote-NVO*\n") == []
+    assert _check("Source: quote-NVO\n\n" + table) == []
+    assert _check(table.replace("| Price |", "| Price [quote-NVO] |")) == []
+
+
+def test_sentence_splitting_respects_decimals_and_abbreviations() -> None:
+    body = "Novo Nordisk Inc. trades at $104.20, e.g. below peers [quote-NVO]. Growth 16%."
+
+    assert [f.text for f in _check(body)] == ["Growth 16%."]
+
+
+def test_a_wrapped_sentence_is_one_sentence() -> None:
+    body = "The company trades at $104.20, which is\nwell below value [quote-NVO]."
+
+    assert _check(body) == []
+
+
+def test_without_evidence_nothing_can_be_cited_so_nothing_is_missing() -> None:
+    assert _check("Price $104.20.", []) == []
+
+
+def test_an_unresolved_citation_is_reported_once_not_also_as_missing() -> None:
+    assert [f.kind for f in _check("Price $104.20 [tool-7].")] == ["unknown_ref"]
+
+
+def test_code_is_never_read_for_citations() -> None:
+    assert _check("Run `curl https://x.example.com [tool-9]` to refresh.") == []
+
+
+# ---------------------------------------------------------------- fixes
+
+
+def _match(body: str, text: str, ref: str, status: str = "exact") -> NumberMatch:
+    start = body.index(text)
+    return NumberMatch(
+        text=text,
+        value=Decimal("104.20"),
+        start=start,
+        end=start + len(text),
+        label="price",
+        status=status,  # type: ignore[arg-type]
+        evidence_value=Decimal("104.2"),
+        source_ref=ref,
+        evidence_label="price",
+    )
+
+
+def test_an_uncited_sentence_whose_numbers_match_one_item_gets_a_citation_fix() -> None:
+    body = "Novo trades at $104.20 today. The moat is wide."
+    match = _match(body, "$104.20", "quote-NVO")
+
+    findings, fixes = check_sources(body, EVIDENCE, [(match.start, match.end)], [match])
+
+    (fix,) = fixes
+    assert fix.kind == "missing_source"
+    assert fix.finding_index == 0 and findings[0].kind == "missing_source"
+    assert fix.confidence == 0.85
+    assert fix.verified_with == "evidence: $104.20 = 104.2 (quote-NVO, price)"
+    assert fix.evidence[0].source_ref == "quote-NVO"
+    assert fix.evidence[0].url == "https://finance.example.com/quote/NVO"
+    result = apply_fixes(body, [FixToApply(1, fix.find, fix.replace)])
+    assert result.body == "Novo trades at $104.20 today [quote-NVO]. The moat is wide."
+    assert check_sources(result.body, EVIDENCE, [(15, 22)]) == ([], [])
+
+
+def test_no_citation_fix_when_a_number_of_the_sentence_is_unsupported() -> None:
+    body = "Novo trades at $104.20 with 97,271 options."
+    match = _match(body, "$104.20", "quote-NVO")
+    other = body.index("97,271")
+
+    _, fixes = check_sources(
+        body, EVIDENCE, [(match.start, match.end), (other, other + 6)], [match]
+    )
+
+    assert fixes == []
+
+
+def test_a_derived_number_gives_a_less_confident_citation_fix() -> None:
+    body = "Margin of safety 25%."
+    match = _match(body, "25%", "quote-NVO", status="derived")
+
+    _, (fix,) = check_sources(body, EVIDENCE, [(match.start, match.end)], [match])
+
+    assert fix.confidence == 0.80
+    assert fix.replace == "Margin of safety 25% [quote-NVO]."
+
+
+def test_reference_spans_are_the_parts_that_only_name_a_source() -> None:
+    body = (
+        "Price $104.20 [§4.2] and [q](https://finance.example.com/quote/NVO), see §4.2, "
+        "[^1].\n\nSource: quote-NVO shows 104.2\n\n[^1]: note"
+    )
+
+    spans = [body[start:end] for start, end in reference_spans(body, EVIDENCE)]
+
+    assert spans == ["[§4.2]", "https://finance.example.com/quote/NVO", "§4.2", "[^1]"]
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "a",
+                " ",
+                ".",
+                "\n",
+                "$5",
+                "[",
+                "]",
+                "(",
+                ")",
+                "§4.2",
+                "[tool-7]",
+                "Source: ",
+                "^1",
+                "https://finance.example.com/quote/NVO",
+                "|",
+                "`",
+            ]
+        ),
+        max_size=40,
+    ).map("".join)
+)
+def test_any_text_gives_findings_inside_the_body(body: str) -> None:
+    findings, fixes = check_sources(body, EVIDENCE, _claims(body))
+
+    for finding in findings:
+        assert 0 <= finding.start <= finding.end <= len(body)
+    assert fixes == []  # no number matches given, so no citation can be proven

@@ -1,0 +1,259 @@
+"""`redline check` (python -m validation.engine): runs without Django or a database, and
+turns every unreadable input into a clear message and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from validation.engine.types import Verdict, VerdictError
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).parent / "data"
+
+
+def redline(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO", "REDLINE"))}
+    completed = subprocess.run(
+        [sys.executable, "-m", "validation.engine", *args],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    return subprocess.CompletedProcess(
+        completed.args,
+        completed.returncode,
+        completed.stdout.decode("utf-8"),
+        completed.stderr.decode("utf-8"),
+    )
+
+
+def _without_timings(verdict: Verdict) -> dict[str, object]:
+    return verdict.model_dump(mode="json", exclude={"timings_ms"})
+
+
+def test_check_prints_the_verdict_json() -> None:
+    result = redline("check", str(DATA / "bundle_flawed.json"))
+
+    assert result.returncode == 0, result.stderr
+    verdict = Verdict.model_validate_json(result.stdout)
+    assert verdict.decision in ("REVISE", "RETRY", "FAIL")
+    kinds = {finding.kind for finding in verdict.findings}
+    assert {"raw_url", "unknown_url", "unknown_ref", "heading"} <= kinds
+    assert not verdict.checks.no_hallucinations
+    assert not verdict.checks.coherent_format
+    assert verdict.fields.decision == "BUY"
+    assert result.stderr == ""
+
+
+def test_standard_input_gives_the_same_verdict_as_the_file() -> None:
+    from_file = redline("check", str(DATA / "bundle_flawed.json"))
+    from_stdin = redline("check", "-", stdin=(DATA / "bundle_flawed.json").read_bytes())
+
+    assert from_stdin.returncode == 0, from_stdin.stderr
+    assert _without_timings(Verdict.model_validate_json(from_stdin.stdout)) == _without_timings(
+        Verdict.model_validate_json(from_file.stdout)
+    )
+
+
+def test_markdown_format_is_the_seed_section_plus_findings_and_fixes() -> None:
+    result = redline("check", str(DATA / "bundle_flawed.json"), "--format", "markdown")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("## 7. Validation\n\n**Decision:** ")
+    assert "### Checks\n| Check | Result |" in result.stdout
+    assert "| Coherent Format | FAIL |" in result.stdout
+    assert "### Findings\n1. " in result.stdout
+    assert "### Proposed Fixes\n1. " in result.stdout
+    assert "VERIFIED_WITH: format: raw URL wrapped as a markdown link" in result.stdout
+
+
+def test_jsonl_gives_one_line_per_bundle_in_order_and_survives_a_broken_line() -> None:
+    result = redline("check", "--jsonl", str(DATA / "bundles.jsonl"))
+
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 4  # five lines in, one of them blank
+    first = Verdict.model_validate_json(lines[0])
+    broken = VerdictError.model_validate_json(lines[1])
+    third = Verdict.model_validate_json(lines[2])
+    invalid = VerdictError.model_validate_json(lines[3])
+    assert broken.line == 2
+    assert broken.error.startswith("line 2 is not valid JSON")
+    assert first.fields.decision == "BUY" and third.fields.decision == "BUY"
+    assert {f.kind for f in third.findings} >= {"unknown_url"}
+    assert invalid.line == 5
+    assert invalid.details == ["evidence.0.source_ref: Field required"]
+    assert json.loads(lines[1]) == {
+        "error": broken.error,
+        "line": 2,
+        "details": [],
+    }
+
+
+def test_jsonl_reads_a_non_utf8_line_as_an_error_line(tmp_path: Path) -> None:
+    good = (DATA / "bundle_nvo.json").read_text("utf-8").replace("\n", " ")
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b'{"query": "caf\xe9"}\n' + good.encode() + b"\n")
+
+    result = redline("check", "--jsonl", str(path))
+
+    assert result.returncode == 0
+    first, second = result.stdout.splitlines()
+    assert VerdictError.model_validate_json(first).error == (
+        "line 1 is not valid UTF-8 (byte 0xe9 at offset 14)"
+    )
+    assert Verdict.model_validate_json(second).decision
+
+
+def test_seed_context_and_response_files() -> None:
+    result = redline(
+        "check",
+        "--context",
+        str(DATA / "seed" / "context.md"),
+        "--response",
+        str(DATA / "seed" / "response.md"),
+    )
+
+    assert result.returncode == 0, result.stderr
+    verdict = Verdict.model_validate_json(result.stdout)
+    assert verdict.fields.decision == "BUY"
+    assert verdict.fields.conviction == "MODERATE"
+    assert [goal.goal for goal in verdict.goals] == [
+        "Owner earnings from operating cash flow and capex",
+        "Intrinsic value and margin of safety versus the current price",
+    ]
+
+
+def test_settings_file_changes_the_thresholds() -> None:
+    default = Verdict.model_validate_json(redline("check", str(DATA / "bundle_flawed.json")).stdout)
+    strict = redline(
+        "check", str(DATA / "bundle_flawed.json"), "--settings", str(DATA / "settings_strict.json")
+    )
+
+    assert strict.returncode == 0, strict.stderr
+    verdict = Verdict.model_validate_json(strict.stdout)
+    assert verdict.confidence == default.confidence
+    assert verdict.decision == "FAIL"  # 0.9 is the strict retry threshold
+
+
+# ---------------------------------------------------------------- unreadable input
+
+
+def _assert_clean_failure(result: subprocess.CompletedProcess[str], *expected: str) -> None:
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Traceback" not in result.stderr
+    for text in expected:
+        assert text in result.stderr, result.stderr
+
+
+def test_a_bundle_breaking_the_schema_names_the_field() -> None:
+    result = redline("check", str(DATA / "bundle_invalid.json"))
+
+    _assert_clean_failure(
+        result,
+        "bundle_invalid.json is not a valid bundle:",
+        "evidence.0.source_ref: Field required",
+    )
+
+
+def test_a_non_utf8_bundle_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes('{"query": "café", "body": "x"}'.encode("latin-1"))
+
+    _assert_clean_failure(redline("check", str(path)), "is not valid UTF-8 (byte 0xe9")
+
+
+def test_bad_json_is_refused_with_its_position(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('{"query": "q",\n "body": }', "utf-8")
+
+    _assert_clean_failure(redline("check", str(path)), "is not valid JSON", "(line 2, column")
+
+
+def test_json_that_is_not_an_object_is_refused() -> None:
+    _assert_clean_failure(redline("check", "-", stdin=b"[1, 2]"), "standard input is not a bundle")
+
+
+def test_a_missing_file_is_refused() -> None:
+    _assert_clean_failure(redline("check", "/nonexistent/bundle.json"), "cannot open")
+    _assert_clean_failure(redline("check", "--jsonl", "/nonexistent/b.jsonl"), "cannot open")
+
+
+def test_invalid_settings_name_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"approve_threshold": 2, "colour": "red"}', "utf-8")
+
+    _assert_clean_failure(
+        redline("check", str(DATA / "bundle_nvo.json"), "--settings", str(path)),
+        "approve_threshold: Input should be less than or equal to 1",
+        "colour: Extra inputs are not permitted",
+    )
+
+
+def test_a_seed_without_a_query_is_refused(tmp_path: Path) -> None:
+    context = tmp_path / "context.md"
+    context.write_text("## 4. Execution Progress\nprice 1\n", "utf-8")
+
+    _assert_clean_failure(
+        redline("check", "--context", str(context), "--response", str(context)),
+        "no §0 user query section",
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check"],
+        ["check", "a.json", "--jsonl", "b.jsonl"],
+        ["check", "--context", "c.md"],
+        ["check", "--jsonl", "b.jsonl", "--format", "markdown"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    result = redline(*args)
+
+    assert result.returncode == 2
+    assert "usage: redline" in result.stderr
+
+
+def test_the_command_line_never_imports_django() -> None:
+    code = (
+        "import sys\n"
+        "from validation.engine.cli import main\n"
+        f"code = main(['check', {str(DATA / 'bundle_nvo.json')!r}])\n"
+        "assert 'django' not in sys.modules, 'django was imported'\n"
+        "sys.exit(code)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=120, check=False
+    )
+
+    assert completed.returncode == 0, completed.stderr.decode()
+
+
+def test_jsonl_verdicts_equal_single_checks(tmp_path: Path) -> None:
+    nvo = json.loads((DATA / "bundle_nvo.json").read_text("utf-8"))
+    edited = dict(nvo, body=nvo["body"].replace("[dcf-NVO]", "[tool-9]"))
+    path = tmp_path / "same-evidence.jsonl"
+    path.write_text(json.dumps(nvo) + "\n" + json.dumps(edited) + "\n", "utf-8")
+    single = tmp_path / "edited.json"
+    single.write_text(json.dumps(edited), "utf-8")
+
+    batch = redline("check", "--jsonl", str(path)).stdout.splitlines()
+    alone = redline("check", str(single)).stdout
+
+    assert len(batch) == 2
+    assert _without_timings(Verdict.model_validate_json(batch[1])) == _without_timings(
+        Verdict.model_validate_json(alone)
+    )
+    assert Verdict.model_validate_json(batch[1]).findings[0].kind == "unknown_ref"

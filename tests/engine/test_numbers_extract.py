@@ -1,0 +1,329 @@
+"""numbers.extract: every numeric claim with span, value, unit, scale, sign,
+precision and label - and nothing that is not a claim."""
+
+from decimal import Decimal
+
+import pytest
+
+from validation.engine.numbers import NumberMention, extract
+
+
+def only(text: str) -> NumberMention:
+    mentions = extract(text)
+    assert len(mentions) == 1, [mention.text for mention in mentions]
+    return mentions[0]
+
+
+def texts(text: str) -> list[str]:
+    return [mention.text for mention in extract(text)]
+
+
+# ------------------------------------------------------------------ values and units
+
+
+def test_currency_with_scale_suffix() -> None:
+    mention = only("Owner earnings were $14.8B.")
+    assert mention.text == "$14.8B"  # the sentence-final period is not part of it
+    assert mention.written == Decimal("14.8")
+    assert mention.value == Decimal("14800000000")
+    assert mention.unit == "$"
+    assert mention.scale == 10**9
+    assert mention.decimals == 1
+    assert mention.quantum == Decimal("0.1") * 10**9
+
+
+def test_span_points_at_the_text() -> None:
+    text = "Revenue rose to $40.1 billion in the year."
+    mention = only(text)
+    assert text[mention.start : mention.end] == "$40.1 billion"
+    assert text[mention.num_start : mention.num_end] == "40.1"
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "scale"),
+    [
+        ("1.2B", "1200000000", 10**9),
+        ("5bn", "5000000000", 10**9),
+        ("$3.5 billion", "3500000000", 10**9),
+        ("700M", "700000000", 10**6),
+        ("700mm", "700000000", 10**6),
+        ("700 MM", "700000000", 10**6),
+        ("7 mn", "7000000", 10**6),
+        ("12 million", "12000000", 10**6),
+        ("$250K", "250000", 1000),
+        ("250 thousand", "250000", 1000),
+        ("2T", "2000000000000", 10**12),
+        ("1.5 trillion", "1500000000000", 10**12),
+    ],
+)
+def test_scale_words_and_suffixes(text: str, value: str, scale: int) -> None:
+    mention = only(f"The figure was {text} last year.")
+    assert mention.value == Decimal(value)
+    assert mention.scale == scale
+    assert not mention.scale_from_context
+
+
+@pytest.mark.parametrize(
+    ("text", "unit"),
+    [
+        ("$5", "$"),
+        ("€5", "€"),
+        ("£5", "£"),
+        ("¥5", "¥"),
+        ("US$5", "US$"),
+        ("USD 5", "USD"),
+        ("EUR 15.5 billion", "EUR"),
+        ("15.5 billion USD", "USD"),
+        ("5 dollars", "$"),
+        ("22.5%", "%"),
+        ("22.5 percent", "%"),
+        ("5 per cent", "%"),
+        ("3 percentage points", "pp"),
+        ("25bps", "bp"),
+        ("25 basis points", "bp"),
+        ("1.5x", "x"),
+    ],
+)
+def test_units(text: str, unit: str) -> None:
+    assert only(f"It was {text} in the end.").unit == unit
+
+
+def test_thousands_separators_and_precision() -> None:
+    mention = only("Volume was 1,234,567.89 shares")
+    assert mention.written == Decimal("1234567.89")
+    assert mention.separators
+    assert mention.decimals == 2
+
+
+def test_a_leading_point_is_read_as_a_fraction() -> None:
+    assert only("a yield of .5% on cash").written == Decimal("0.5")
+
+
+def test_a_dotted_run_after_a_point_is_not_a_number() -> None:
+    assert [m.written for m in extract(".0.0")] == []
+
+
+def test_fraction_of_a_percent() -> None:
+    mention = only("Rates rose 0.25% today")
+    assert mention.written == Decimal("0.25")
+    assert mention.unit == "%"
+    assert mention.decimals == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("net loss of (1,234)", "-1234"),
+        ("a change of -3.2%", "-3.2"),
+        ("a change of \u22125%", "-5"),
+        ("a move of -$5.2B", "-5.2"),
+        ("a move of $-5", "-5"),
+        ("a gain of +4%", "4"),
+    ],
+)
+def test_signs_and_parenthesised_negatives(text: str, written: str) -> None:
+    mention = only(text)
+    assert mention.written == Decimal(written)
+    assert mention.negative == written.startswith("-")
+
+
+def test_a_percentage_in_parentheses_in_prose_is_an_aside_not_a_negative() -> None:
+    mentions = extract("10,899 of 20,875 contracts (52.2%) were calls")
+    assert mentions[-1].written == Decimal("52.2")
+    assert not mentions[-1].negative
+
+
+def test_subtraction_is_not_a_negative_sign() -> None:
+    _, second = extract("$15.5B - $0.7B")
+    assert second.written == Decimal("0.7")
+    assert not second.negative
+
+
+# ------------------------------------------------------------------ ranges
+
+
+@pytest.mark.parametrize("text", ["10\u201312%", "10-12%", "10 \u2013 12%"])
+def test_a_percentage_range_gives_both_ends_the_unit(text: str) -> None:
+    low, high = extract(f"Growth of {text} is expected")
+    assert (low.written, high.written) == (10, 12)
+    assert low.unit == high.unit == "%"
+    assert low.in_range and high.in_range
+
+
+def test_a_currency_range_with_a_shared_scale() -> None:
+    low, high = extract("guidance of $1.2-1.5B")
+    assert low.value == Decimal("1200000000")
+    assert high.value == Decimal("1500000000")
+
+
+def test_to_ranges_keep_both_ends() -> None:
+    low, high = extract("a target of $5 to $7")
+    assert (low.written, high.written) == (5, 7)
+    assert low.in_range
+
+
+def test_from_to_is_a_change_not_a_range() -> None:
+    old, new = extract("rose from $188.33 to $190.68")
+    assert not old.in_range and not new.in_range
+
+
+# ------------------------------------------------------------------ context scale
+
+
+def test_a_scale_stated_once_applies_to_the_block() -> None:
+    text = "Key figures (in millions)\n\nRevenue was 15,500 and margin 44.2%.\n"
+    revenue, margin = extract(text)
+    assert revenue.value == Decimal("15500000000")
+    assert revenue.scale_from_context
+    assert revenue.scale_text == "(in millions)"
+    assert margin.value == Decimal("44.2")  # percentages never take a block scale
+
+
+@pytest.mark.parametrize(
+    "phrase", ["(in millions)", "in $ millions", "($ in millions)", "(USD millions)", "($M)"]
+)
+def test_scale_phrases(phrase: str) -> None:
+    mention = only(f"All amounts {phrase}.\n\nRevenue: 15,500")
+    assert mention.value == Decimal("15500000000")
+
+
+def test_the_stated_scale_ends_at_the_next_heading() -> None:
+    text = "## Results (in thousands)\nSales 1,200\n## Other\nStores 1,200\n"
+    scaled, plain = extract(text)
+    assert scaled.value == 1_200_000
+    assert plain.value == 1200
+
+
+def test_a_number_own_scale_is_not_a_stated_scale() -> None:
+    _, second = extract("Revenue was $5.1 billion. Stores: 1,200")
+    assert second.value == 1200
+
+
+# ------------------------------------------------------------------ tables
+
+
+TABLE = """\
+| Metric (in millions) | 2023 | 2024 |
+|---|---:|---:|
+| Revenue | 15,500 | 16,200 |
+| Margin | (5.2%) | 3.1% |
+"""
+
+
+def test_table_cells_are_labelled_by_row_and_column() -> None:
+    mentions = extract(TABLE)
+    assert [mention.text for mention in mentions] == ["15,500", "16,200", "5.2%", "3.1%"]
+    assert mentions[0].label == "Revenue 2023"
+    assert mentions[1].label == "Revenue 2024"
+    assert mentions[0].in_table
+    assert {"revenue", "2023"} <= mentions[0].tokens
+
+
+def test_table_scale_and_accounting_negatives() -> None:
+    revenue, _, margin, _ = extract(TABLE)
+    assert revenue.value == Decimal("15500000000")
+    assert margin.written == Decimal("-5.2")  # "(5.2%)" in a table is negative
+
+
+def test_a_column_header_scale_applies_to_its_column_only() -> None:
+    table = "| Ticker | Price | Revenue ($M) |\n| --- | --- | --- |\n| NVO | 190.68 | 40,100 |\n"
+    price, revenue = extract(table)
+    assert price.value == Decimal("190.68")
+    assert revenue.value == Decimal("40100000000")
+    assert revenue.label == "NVO Revenue ($M)"
+
+
+# ------------------------------------------------------------------ labels
+
+
+def test_labels_are_the_words_before_the_number() -> None:
+    mention = only("NVO closed at $190.66 today")
+    assert mention.label == "NVO closed at"
+    assert {"nvo", "price"} <= mention.tokens  # "closed" reads as a price
+
+
+def test_a_label_stops_at_the_previous_number() -> None:
+    ocf, capex, result = extract("Operating Cash Flow $15.5B - CapEx $0.7B = $14.8B")
+    assert ocf.label == "Operating Cash Flow"
+    assert {"ocf", "capex"} <= result.tokens  # nothing but "=" before it: the clause labels it
+    assert "ocf" in ocf.tokens
+    assert capex.label == "CapEx"
+    assert "capex" in capex.tokens
+
+
+def test_words_after_the_number_join_its_tokens() -> None:
+    mention = only("There were 10,899 calls")
+    assert "call" in mention.tokens
+
+
+def test_hedged_numbers_are_marked_approximate() -> None:
+    assert only("about 1,200 stores").approx
+    assert only("more than 40% of sales").approx
+    assert only("~$5B in cash").approx
+    assert not only("exactly 1,200 stores").approx
+
+
+# ------------------------------------------------------------------ not claims
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In 2024 the company grew.",
+        "FY2024 results",
+        "FY 24 results",
+        "the '24 vintage",
+        "from 2019-20 onwards",
+        "on 2024-03-31 it closed",
+        "on 3/31/2024 it closed",
+        "on 31.03.2024 it closed",
+        "on March 31, 2024 it closed",
+        "on 31 March it closed",
+        "by Mar. 5 it closed",
+        "at 10:30 AM it closed",
+        "in Q3 2024 and 3Q24 and H1",
+        "the 1st and 2nd quarter",
+        "## 4. Financial Analysis",
+        "1. Revenue grew\n2) Margins held",
+        "### 2.3 Risks",
+        "see note [1] and [^2] and ^3",
+        "the source<sup>4</sup>",
+        "see https://example.com/report/2024/123 for details",
+        "see [the filing](https://sec.gov/doc/123456) for details",
+        "www.example.com/5",
+        "GPT-4 and COVID-19 and F-150",
+        "the 3D and 4G and v2 models",
+        "the 5-year plan and the 52-week high and the 10-K",
+        "the S&P 500 and the Russell 2000 and the FTSE 100",
+        "version 1.2.3 and 10.0.0.1",
+        "open 24/7 and 3/4 of them",
+        "see page 67 and Table 2 and Step 3 and Tier 1",
+        "the top 3 reasons",
+        "No. 1 in its market and #1 overall",
+        "a 3:1 split",
+        "over the last 12 months and the past 3 trading days",
+    ],
+)
+def test_non_claims_are_skipped(text: str) -> None:
+    assert extract(text) == [], texts(text)
+
+
+def test_a_year_like_amount_with_a_unit_is_a_claim() -> None:
+    assert texts("It cost $2,024 and 2019 units sold 2,019") == ["$2,024", "2,019"]
+
+
+def test_an_amount_over_a_period_is_a_claim_but_the_period_is_not() -> None:
+    assert texts("Sales rose 40% over 12 months to $5.2B in 3 years") == ["40%", "$5.2B"]
+
+
+def test_an_index_level_is_a_claim_but_its_name_is_not() -> None:
+    assert texts("The S&P 500 closed at 4,500") == ["4,500"]
+
+
+def test_numbers_in_link_text_count_but_not_in_the_target() -> None:
+    assert texts("[revenue of $5B](https://example.com/5)") == ["$5B"]
+
+
+def test_empty_and_numberless_text() -> None:
+    assert extract("") == []
+    assert extract("No numbers here at all.") == []

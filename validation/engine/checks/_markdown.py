@@ -1,0 +1,306 @@
+"""Just enough Markdown structure for the checks, with offsets into the original body.
+
+Nothing here renders Markdown. Code (fenced blocks and inline code spans) is *masked*:
+replaced by spaces of the same length, newlines kept, so every offset found in the
+masked text is an offset in the body and nothing inside code is ever judged.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import urlsplit
+
+from validation.engine.spans import occurs_once, widen_to_unique
+
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+URL = re.compile(r"https?://[^\s<>\[\]\"'`{}|\\^]+", re.IGNORECASE)
+_INLINE_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?"
+    r"(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?\s*\)"
+)
+_AUTOLINK = re.compile(r"<(https?://[^\s<>]+)>", re.IGNORECASE)
+_REFERENCE_DEF = re.compile(r"^ {0,3}\[(?!\^)([^\]\n]+)\]:[ \t]*<?(\S+?)>?(?:[ \t]+.*)?$", re.M)
+_TRAILING = ".,;:!?*_~'\""
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+TABLE_ROW = re.compile(r"^[ \t]*\|")
+THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+
+
+def mask_code(body: str) -> str:
+    """``body`` with fenced code blocks (fence lines included) and inline code spans
+    replaced by spaces. An unclosed fence masks to the end, as Markdown renders it."""
+    out = list(body)
+    offset = 0
+    fence: str | None = None
+    for line in body.splitlines(keepends=True):
+        match = _FENCE_LINE.match(line.rstrip("\r\n"))
+        if fence is None and match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            fence = match.group(1)
+            _blank(out, offset, offset + len(line))
+        elif fence is not None:
+            _blank(out, offset, offset + len(line))
+            if closes_fence(match, fence):
+                fence = None
+        offset += len(line)
+    masked = "".join(out)
+    for span in _INLINE_CODE.finditer(masked):
+        if "\n\n" not in span.group(0):  # a code span never crosses a paragraph
+            _blank(out, span.start(), span.end())
+    return "".join(out)
+
+
+def closes_fence(match: re.Match[str] | None, fence: str) -> bool:
+    """A closing fence: same character, at least as long, nothing after it."""
+    return (
+        match is not None
+        and match.group(1)[0] == fence[0]
+        and len(match.group(1)) >= len(fence)
+        and not match.group(2).strip()
+    )
+
+
+def _blank(chars: list[str], start: int, end: int) -> None:
+    for i in range(start, end):
+        if chars[i] not in "\r\n":
+            chars[i] = " "
+
+
+@dataclass(frozen=True)
+class Link:
+    """A clickable link: ``[text](url)``, ``![alt](url)``, ``<url>`` or ``[ref]: url``."""
+
+    start: int
+    end: int
+    url: str
+    kind: Literal["inline", "image", "autolink", "reference"]
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class UrlMention:
+    start: int
+    end: int
+    url: str
+
+
+def find_links(masked: str) -> list[Link]:
+    links: list[Link] = []
+    for match in _INLINE_LINK.finditer(masked):
+        kind: Literal["inline", "image"] = "image" if match.group(1) else "inline"
+        links.append(Link(match.start(), match.end(), match.group(3), kind, match.group(2)))
+    for match in _AUTOLINK.finditer(masked):
+        links.append(Link(match.start(), match.end(), match.group(1), "autolink"))
+    for match in _REFERENCE_DEF.finditer(masked):
+        if URL.match(match.group(2)):
+            links.append(Link(match.start(), match.end(), match.group(2), "reference"))
+    links.sort(key=lambda link: link.start)
+    return links
+
+
+def find_urls(masked: str) -> list[UrlMention]:
+    """Every http(s) URL, with trailing punctuation and an unbalanced ``)`` left out."""
+    urls: list[UrlMention] = []
+    for match in URL.finditer(masked):
+        url = trim_url(match.group(0))
+        urls.append(UrlMention(match.start(), match.start() + len(url), url))
+    return urls
+
+
+def trim_url(url: str) -> str:
+    while url:
+        if url[-1] in _TRAILING or (url[-1] == ")" and url.count("(") < url.count(")")):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+class Mask:
+    """Which characters of a text are covered; O(span) to mark or test, never O(spans)."""
+
+    def __init__(self, size: int) -> None:
+        self.bits = bytearray(size)
+
+    def mark(self, start: int, end: int) -> None:
+        self.bits[start:end] = b"\x01" * (end - start)
+
+    def free(self, start: int, end: int) -> bool:
+        return self.bits.find(1, start, end) == -1
+
+
+def raw_urls(masked: str, links: list[Link]) -> list[UrlMention]:
+    """URLs that are not part of any link."""
+    covered = Mask(len(masked))
+    for link in links:
+        covered.mark(link.start, link.end)
+    return [url for url in find_urls(masked) if covered.free(url.start, url.end)]
+
+
+def normalize_url(url: str) -> str:
+    """Comparable form: no scheme, no ``www.``, lower-case host, no fragment, no trailing
+    slash. ``http://www.Example.com/a/#x`` and ``https://example.com/a`` compare equal."""
+    url = trim_url(url.strip())
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.lower()
+    host = (parts.hostname or "").lower()
+    host = host.removeprefix("www.")
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{host}{path}{query}"
+
+
+def link_label(url: str, limit: int = 60) -> str:
+    """Readable text for a link to ``url``: host and path, e.g. ``sec.gov/cgi-bin/browse``."""
+    parts = urlsplit(url)
+    host = (parts.hostname or url).removeprefix("www.")
+    label = f"{host}{parts.path.rstrip('/')}"
+    if len(label) > limit:
+        label = label[: limit - 1].rsplit("/", 1)[0] + "/…"
+    return label.replace("[", "(").replace("]", ")")
+
+
+# ---------------------------------------------------------------- fix anchors
+
+# A FIND that needs more context than this on either side is not surgical, and finding it
+# in a long body full of repeated text would cost O(len(body)) per widening step.
+FIND_CONTEXT = 300
+# Deterministic fixes proposed per check and attempt; the findings are all reported.
+MAX_FIXES = 50
+
+
+def unique_find(body: str, start: int, end: int) -> tuple[str, int] | None:
+    """``(find, offset)``: ``body[start:end]`` widened by :func:`widen_to_unique` until it
+    occurs once -- or None when even ``FIND_CONTEXT`` characters either side repeat."""
+    if occurs_once(body, body[start:end]):
+        return body[start:end], start
+    low, high = max(0, start - FIND_CONTEXT), min(len(body), end + FIND_CONTEXT)
+    if not occurs_once(body, body[low:high]):
+        return None
+    return widen_to_unique(body, start, end)
+
+
+# ---------------------------------------------------------------- blocks and sentences
+
+BlockKind = Literal["heading", "table", "list_item", "paragraph", "code"]
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int  # exclusive, without the trailing newline
+    kind: BlockKind
+
+
+def lines_with_offsets(text: str) -> list[tuple[int, str]]:
+    result: list[tuple[int, str]] = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        result.append((offset, line.rstrip("\r\n")))
+        offset += len(line)
+    return result
+
+
+def blocks(body: str, masked: str) -> list[Block]:
+    """Headings, tables, list items and paragraphs of ``body`` (code is its own block)."""
+    found: list[Block] = []
+    current: tuple[int, int, BlockKind] | None = None
+
+    def close() -> None:
+        nonlocal current
+        if current is not None:
+            found.append(Block(*current))
+            current = None
+
+    for offset, line in lines_with_offsets(masked):
+        end = offset + len(line)
+        original = body[offset:end]
+        if not line.strip():
+            if original.strip():  # masked: a code line
+                if current is None or current[2] != "code":
+                    close()
+                    current = (offset, end, "code")
+                else:
+                    current = (current[0], end, "code")
+                continue
+            close()
+            continue
+        if HEADING.match(line):
+            close()
+            found.append(Block(offset, end, "heading"))
+        elif TABLE_ROW.match(line):
+            if current is not None and current[2] == "table":
+                current = (current[0], end, "table")
+            else:
+                close()
+                current = (offset, end, "table")
+        elif LIST_ITEM.match(line) and not THEMATIC_BREAK.match(line):
+            close()
+            current = (offset, end, "list_item")
+        elif current is not None and current[2] in ("paragraph", "list_item"):
+            current = (current[0], end, current[2])
+        else:
+            close()
+            current = (offset, end, "paragraph")
+    close()
+    return found
+
+
+_ABBREVIATIONS = frozenset(
+    """
+    e.g i.e etc vs inc co corp ltd plc mr ms mrs dr st no approx est fig al jr sr
+    jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+_BOUNDARY = re.compile(r"[.!?…]+[\"')\]*_]*(?=\s)")
+_CONTINUES = re.compile(r"[a-z,;(\-–—]$")  # noqa: RUF001
+_CONTINUATION_START = re.compile(r"^[ \t]*[a-z(]")
+
+
+def sentences(body: str, block: Block) -> list[tuple[int, int]]:
+    """Sentence spans of a paragraph or list item; a heading or table is one unit.
+
+    A sentence ends at ``.``/``!``/``?`` followed by white space (not after a known
+    abbreviation such as "e.g." or "Inc."), and at a line break unless the line clearly
+    continues (it ends in a lower-case letter or a comma and the next starts lower-case).
+    """
+    if block.kind in ("heading", "table", "code"):
+        return [_trim(body, block.start, block.end)]
+    text = body[block.start : block.end]
+    cuts: set[int] = set()
+    for match in _BOUNDARY.finditer(text):
+        word = re.search(r"([\w.]+)[.!?…]*$", text[: match.start() + 1])
+        if (
+            word
+            and match.group(0)[0] == "."
+            and word.group(1).rstrip(".").lower() in _ABBREVIATIONS
+        ):
+            continue
+        cuts.add(match.end())
+    lines = lines_with_offsets(text)
+    for (_, line), (next_offset, next_line) in itertools.pairwise(lines):
+        if not (_CONTINUES.search(line.rstrip()) and _CONTINUATION_START.match(next_line)):
+            cuts.add(next_offset)
+    spans: list[tuple[int, int]] = []
+    previous = 0
+    for cut in [*sorted(cuts), len(text)]:
+        if text[previous:cut].strip():
+            spans.append(_trim(body, block.start + previous, block.start + cut))
+        previous = cut
+    return spans
+
+
+def _trim(body: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and body[start].isspace():
+        start += 1
+    while end > start and body[end - 1].isspace():
+        end -= 1
+    return start, end

@@ -1,0 +1,531 @@
+"""Sources (seed §4.2 URLs, §4.5 source metadata): are the report's citations real, and
+does every numeric claim carry one?
+
+Recognised citation syntaxes (code spans and fenced code are never read):
+
+1. **Links** -- ``[text](url)``, ``![alt](url)``, ``<url>``, a reference definition
+   ``[label]: url``, and a raw ``https://…`` URL (which the format check separately
+   asks to be a link). The URL cites the evidence item whose ``url`` it is or whose
+   content contains it (compared without scheme, ``www.``, fragment or trailing slash).
+2. **Bracketed refs** -- ``[quote-NVO]``, ``[§4.2]``, ``[tool-7; dcf-NVO]``,
+   ``[source: quote-NVO]``. Bracket text counts as a citation when it resolves to an
+   evidence ref, when it is labelled (``source:``/``sources:``/``ref:``), or when it
+   looks like an identifier (``§4.2``, ``tool-7``, ``quote_XYZ``, ``[3]``); other
+   bracket text (``[sic]``, ``[ ]``) is prose. ``[3]`` resolves through a numbered
+   reference list line starting ``[3]`` in the report.
+3. **Labels** -- ``Source: X`` / ``Sources: X, Y`` (capital S, to the end of the line)
+   and ``(source: X)`` / ``(sources: X; Y)`` / ``(ref: X)`` in any case. A line that
+   starts with such a label (``Source: …``, ``*Sources:* …``) cites its whole paragraph,
+   a label right after a sentence (``… $104.20. Source: quote-NVO``) cites that
+   sentence, and a label line right under or above a table cites the table.
+4. **Footnotes** -- ``[^1]``, resolved when a definition ``[^1]: …`` exists.
+5. **Section marks** -- a bare ``§4.2`` in prose, but only when some evidence
+   ``source_ref`` starts with ``§`` (otherwise it names a section of the report).
+
+A cited name *resolves* when, ignoring case, emphasis and extra spaces, it equals an
+evidence ``source_ref``; or is the start of one followed by a space, ``:`` or ``(``
+(``§4.2`` -> ``§4.2 gurufocus-NVO-cashflow``, ``memory-nvo`` -> ``memory-nvo: note``);
+or contains one as a whole word (``quote-NVO (Yahoo)``); or contains an evidence URL;
+or is a section ``§4`` of which some ref is a part (``§4.1 …``).
+
+Findings:
+
+* ``unknown_url`` (``no_hallucinations``, major) -- a URL no evidence item holds;
+* ``unknown_ref`` (``source_metadata_present``, major) -- a citation that resolves to
+  nothing (or a footnote without a definition);
+* ``missing_source`` (``source_metadata_present``, minor) -- a sentence (a whole table
+  for table rows) with numeric claims and no citation at all, checked only when there
+  is evidence to cite. A citation that does not resolve is reported as ``unknown_ref``
+  only, not as missing too.
+
+Fix: when every matched number of an uncited sentence came from the same one or two
+evidence items, the sentence gets `` [source_ref]`` before its closing punctuation
+(confidence 0.85, 0.80 when a number is only derived).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from validation.engine.checks._markdown import (
+    MAX_FIXES,
+    URL,
+    Block,
+    Mask,
+    blocks,
+    find_links,
+    lines_with_offsets,
+    mask_code,
+    normalize_url,
+    raw_urls,
+    sentences,
+    trim_url,
+    unique_find,
+)
+from validation.engine.types import (
+    CheckName,
+    EvidenceExcerpt,
+    EvidenceItem,
+    Finding,
+    FixProposal,
+    NumberMatch,
+    Severity,
+)
+
+MISSING_SOURCE_CONFIDENCE = 0.85
+DERIVED_SOURCE_CONFIDENCE = 0.80
+
+_FOOTNOTE_REF = re.compile(r"\[\^([^\]\s]+)\](?!:)")
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^([^\]\s]+)\]:", re.M)
+_BRACKET = re.compile(r"(?<![!\]\\])\[([^\[\]\n]{1,200})\](?![(\[:])")
+_LABEL_PREFIX = re.compile(r"^\s*(?:sources?|refs?|see)\s*:\s*", re.IGNORECASE)
+_LABEL_LINE = re.compile(r"(?<![\w])(Sources?|SOURCES?)\s*[*_]*\s*:[*_]*[ \t]*([^\n]*)")
+_LABEL_PAREN = re.compile(r"\((?:sources?|refs?)\s*:\s*([^()\n]+)\)", re.IGNORECASE)
+_LINE_LABEL = re.compile(r"^[\W_]*(?:sources?|data|refs?)\s*[*_]*\s*:", re.IGNORECASE)
+_SECTION_MARK = re.compile(r"§\s*\d+(?:\.\d+)*")
+_IDENTIFIER = re.compile(r"^(?:§\s*\d+(?:\.\d+)*|\d{1,3}|[A-Za-z][\w.]*(?:[-_:#/][\w.]+)+)$")
+_REFERENCE_LIST = re.compile(r"^ {0,3}\[(\d{1,3})\]", re.M)
+_CLOSERS = ".!?…:;\"')]*_ "
+
+
+@dataclass(frozen=True)
+class Citation:
+    start: int
+    end: int
+    text: str
+    resolved: bool
+    paragraph_wide: bool = False  # a "Source:" line citing its whole paragraph
+    label: bool = False  # "Source: X" also cites the sentence right before it
+    # The part that only names a source -- a ref, a URL -- and holds no claim (a link's
+    # text and a "Source:" label's prose may hold claims, so they have none).
+    reference: tuple[int, int] | None = None
+
+
+class _Resolver:
+    """Decides which evidence item, if any, a cited name or URL refers to."""
+
+    def __init__(self, evidence: Sequence[EvidenceItem]) -> None:
+        self.evidence = list(evidence)
+        self.refs = {_norm(item.source_ref): item for item in evidence}
+        self.urls: dict[str, EvidenceItem] = {}
+        self.haystacks: list[tuple[str, EvidenceItem]] = []
+        for item in evidence:
+            if item.url:
+                self.urls.setdefault(normalize_url(item.url), item)
+            text = (
+                item.content
+                if isinstance(item.content, str)
+                else json.dumps(item.content, ensure_ascii=False)
+            )
+            for match in URL.finditer(text):
+                self.urls.setdefault(normalize_url(match.group(0)), item)
+            self.haystacks.append((text.lower(), item))
+        self.has_section_refs = any(item.source_ref.startswith("§") for item in evidence)
+
+    def url(self, url: str) -> EvidenceItem | None:
+        found = self.urls.get(normalize_url(url))
+        if found is not None:
+            return found
+        raw = trim_url(url).lower()
+        return next((item for text, item in self.haystacks if raw in text), None)
+
+    def name(self, cited: str) -> EvidenceItem | None:
+        token = _norm(cited)
+        if not token:
+            return None
+        if token in self.refs:
+            return self.refs[token]
+        for ref, item in self.refs.items():
+            if ref.startswith(token) and ref[len(token)] in " :(":
+                return item
+        for ref, item in self.refs.items():
+            if len(ref) >= 3 and _contains_word(token, ref):
+                return item
+        if len(token) >= 3:
+            for ref, item in self.refs.items():
+                if _contains_word(ref, token):
+                    return item
+        for match in URL.finditer(cited):
+            found = self.url(match.group(0))
+            if found is not None:
+                return found
+        if re.fullmatch(r"§\s*\d+(?:\.\d+)*", token):
+            section = token.replace(" ", "")
+            for ref, item in self.refs.items():
+                if ref.replace(" ", "").startswith(section + "."):
+                    return item
+        return None
+
+
+def reference_spans(body: str, evidence: Sequence[EvidenceItem]) -> list[tuple[int, int]]:
+    """Spans that only name a source (``[§4.2]``, ``[^1]``, ``§4.2``, a URL): a number
+    inside one is part of a reference, not a claim."""
+    citations = _citations(body, mask_code(body), _Resolver(evidence), [])
+    return sorted(c.reference for c in citations if c.reference is not None)
+
+
+def _contains_word(text: str, word: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text) is not None
+
+
+def _norm(text: str) -> str:
+    text = re.sub(r"[*_`\"'\[\]]", "", text).strip().strip(".,;").strip()
+    return re.sub(r"\s+", " ", text).lower()
+
+
+def check_sources(
+    body: str,
+    evidence: Sequence[EvidenceItem],
+    claim_spans: Sequence[tuple[int, int]] = (),
+    matches: Sequence[NumberMatch] = (),
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Findings about links, cited refs and uncited numeric claims; fixes adding refs."""
+    masked = mask_code(body)
+    resolver = _Resolver(evidence)
+    findings: list[Finding] = []
+    citations = _citations(body, masked, resolver, findings)
+    fixes: list[FixProposal] = []
+    if evidence:
+        _missing_sources(body, masked, claim_spans, matches, citations, resolver, findings, fixes)
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].start, findings[i].end, i))
+    position = {old: new for new, old in enumerate(order)}
+    for fix in fixes:
+        assert fix.finding_index is not None
+        fix.finding_index = position[fix.finding_index]
+    return [findings[i] for i in order], sorted(fixes, key=lambda fix: fix.offset)
+
+
+def _finding(
+    check: CheckName,
+    kind: str,
+    severity: Severity,
+    message: str,
+    start: int,
+    end: int,
+    body: str,
+    evidence: list[EvidenceExcerpt] | None = None,
+) -> Finding:
+    return Finding(
+        check=check,
+        kind=kind,
+        severity=severity,
+        message=message,
+        start=start,
+        end=end,
+        text=body[start:end][:2000],
+        evidence=evidence or [],
+    )
+
+
+# ---------------------------------------------------------------- citations
+
+
+def _citations(
+    body: str, masked: str, resolver: _Resolver, findings: list[Finding]
+) -> list[Citation]:
+    citations: list[Citation] = []
+    taken = Mask(len(body))  # what is read already, so nothing is read twice
+
+    def unknown_ref(start: int, end: int, what: str) -> None:
+        refs = [item.source_ref for item in resolver.evidence]
+        known = ", ".join(refs[:5]) + (f" … {len(refs)} in all" if len(refs) > 5 else "")
+        findings.append(
+            _finding(
+                "source_metadata_present",
+                "unknown_ref",
+                "major",
+                f"{what} is not a source_ref of any evidence (known refs: {known or 'none'})",
+                start,
+                end,
+                body,
+            )
+        )
+
+    # 1. links and URLs
+    links = find_links(masked)
+    for link in links:
+        taken.mark(link.start, link.end)
+        at = masked.find(link.url, link.start, link.end)
+        citation = _url_citation(body, link.start, link.end, link.url, resolver, findings)
+        citations.append(replace(citation, reference=(at, at + len(link.url))))
+    for url in raw_urls(masked, links):
+        taken.mark(url.start, url.end)
+        citation = _url_citation(body, url.start, url.end, url.url, resolver, findings)
+        citations.append(replace(citation, reference=(url.start, url.end)))
+
+    # 2. footnotes
+    defined = set(_FOOTNOTE_DEF.findall(masked))
+    for match in _FOOTNOTE_REF.finditer(masked):
+        taken.mark(match.start(), match.end())
+        resolved = match.group(1) in defined
+        citations.append(
+            Citation(match.start(), match.end(), match.group(0), resolved, reference=match.span())
+        )
+        if not resolved:
+            findings.append(
+                _finding(
+                    "source_metadata_present",
+                    "unknown_ref",
+                    "major",
+                    f"footnote {match.group(0)} has no definition",
+                    match.start(),
+                    match.end(),
+                    body,
+                )
+            )
+
+    # 3. labels: "(source: X)", then "Source: X" to the end of the line
+    paragraph_label_lines = {
+        offset for offset, line in lines_with_offsets(masked) if _LINE_LABEL.match(line)
+    }
+    labels = Mask(len(body))
+    citations.sort(key=lambda citation: citation.start)
+    read_starts = [citation.start for citation in citations]
+    read_before_labels = list(citations)
+    for pattern in (_LABEL_PAREN, _LABEL_LINE):
+        for match in pattern.finditer(masked):
+            start, end = match.span()
+            value = match.group(match.lastindex or 1).strip()
+            if not value or not labels.free(start, start + 1):
+                continue  # a bare "Sources:" heading, or "(Source: X)" read already
+            labels.mark(start, end)
+            wide = masked.rfind("\n", 0, start) + 1 in paragraph_label_lines
+            inner = [
+                c
+                for c in read_before_labels[
+                    bisect_left(read_starts, start) : bisect_left(read_starts, end)
+                ]
+                if c.end <= end
+            ]
+            if inner and not _has_unread_text(value):  # "Source: [quote](url)"
+                resolved = all(c.resolved for c in inner)  # a bad URL is reported already
+                citations.append(Citation(start, end, body[start:end], resolved, wide, True))
+                continue
+            taken.mark(start, end)
+            resolved = any(resolver.name(part) is not None for part in [value, *_parts(value)])
+            citations.append(Citation(start, end, body[start:end], resolved, wide, True))
+            if not resolved:
+                unknown_ref(start, end, f'cited source "{value}"')
+
+    # 4. bracketed refs
+    numbered_refs = set(_REFERENCE_LIST.findall(masked))
+    for match in _BRACKET.finditer(masked):
+        start, end = match.span()
+        content = match.group(1).strip()
+        if not taken.free(start, end) or content.startswith("^"):
+            continue
+        labelled = bool(_LABEL_PREFIX.match(content))
+        parts = _parts(_LABEL_PREFIX.sub("", content))
+        if not parts:
+            continue  # "[ ]" of a task list
+        whole = resolver.name(content) if len(parts) == 1 else None
+        if not labelled and whole is None and not all(_IDENTIFIER.match(part) for part in parts):
+            continue  # prose in brackets, e.g. "[sic]"
+        taken.mark(start, end)
+        unresolved = [
+            part
+            for part in parts
+            if resolver.name(part) is None and not (part.isdigit() and part in numbered_refs)
+        ]
+        resolved = whole is not None or not unresolved
+        citations.append(Citation(start, end, body[start:end], resolved, reference=(start, end)))
+        if not resolved:
+            unknown_ref(start, end, ", ".join(f'"{part}"' for part in unresolved))
+
+    # 5. bare section marks, when the evidence is organised in sections
+    if resolver.has_section_refs:
+        for match in _SECTION_MARK.finditer(masked):
+            start, end = match.start(), match.end()
+            if not taken.free(start, end):
+                continue
+            taken.mark(start, end)
+            resolved = resolver.name(match.group(0)) is not None
+            citations.append(Citation(start, end, match.group(0), resolved, reference=(start, end)))
+            if not resolved:
+                unknown_ref(start, end, f'"{match.group(0)}"')
+    return citations
+
+
+def _has_unread_text(value: str) -> bool:
+    """True when a label's value holds more than the links already read inside it."""
+    stripped = re.sub(r"!?\[[^\]]*\]\([^)]*\)|<https?://[^>]*>|https?://\S+", "", value)
+    return bool(re.sub(r"[\W_]", "", stripped))
+
+
+def _parts(value: str) -> list[str]:
+    return [part.strip() for part in re.split(r"[;,]|\s+and\s+", value) if part.strip()]
+
+
+def _url_citation(
+    body: str, start: int, end: int, url: str, resolver: _Resolver, findings: list[Finding]
+) -> Citation:
+    if resolver.url(url) is not None:
+        return Citation(start, end, body[start:end], True)
+    findings.append(
+        _finding(
+            "no_hallucinations",
+            "unknown_url",
+            "major",
+            f"URL {url} does not appear in any evidence",
+            start,
+            end,
+            body,
+        )
+    )
+    return Citation(start, end, body[start:end], False)
+
+
+# ---------------------------------------------------------------- missing sources
+
+
+def _missing_sources(
+    body: str,
+    masked: str,
+    claim_spans: Sequence[tuple[int, int]],
+    matches: Sequence[NumberMatch],
+    citations: list[Citation],
+    resolver: _Resolver,
+    findings: list[Finding],
+    fixes: list[FixProposal],
+) -> None:
+    if not claim_spans:
+        return
+    found_blocks = blocks(body, masked)
+    coverage = _Coverage(body, citations, found_blocks)
+    units: list[tuple[int, int, Block]] = []
+    for block in found_blocks:
+        units.extend((start, end, block) for start, end in sentences(body, block))
+
+    units.sort(key=lambda unit: unit[0])
+    starts = [start for start, _, _ in units]
+    claims_by_unit: dict[int, list[tuple[int, int]]] = {}
+    for claim in sorted(set(claim_spans)):
+        index = bisect_right(starts, claim[0]) - 1
+        if index >= 0 and claim[0] < units[index][1]:
+            claims_by_unit.setdefault(index, []).append(claim)
+
+    for index, claims in sorted(claims_by_unit.items()):
+        start, end, block = units[index]
+        if coverage.cited(start, end, block):
+            continue
+        quoted = ", ".join(f'"{body[s:e]}"' for s, e in claims[:4])
+        what = "table" if block.kind == "table" else "sentence"
+        findings.append(
+            _finding(
+                "source_metadata_present",
+                "missing_source",
+                "minor",
+                f"{what} with numeric claim{'s' if len(claims) > 1 else ''} {quoted} "
+                "has no source reference",
+                start,
+                end,
+                body,
+            )
+        )
+        if block.kind != "table" and len(fixes) < MAX_FIXES:
+            fix = _cite_fix(body, start, end, claims, matches, resolver, len(findings) - 1)
+            if fix is not None:
+                fixes.append(fix)
+
+
+class _Coverage:
+    """Answers "is this sentence cited?" in O(sentence length + log citations)."""
+
+    def __init__(self, body: str, citations: list[Citation], found_blocks: list[Block]) -> None:
+        self.body = body
+        self.spans = Mask(len(body))
+        for citation in citations:
+            self.spans.mark(citation.start, max(citation.end, citation.start + 1))
+        self.labels = sorted(c.start for c in citations if c.label)
+        self.wide = sorted(c.start for c in citations if c.paragraph_wide)
+        self.blocks = found_blocks
+        self.position = {id(block): index for index, block in enumerate(found_blocks)}
+
+    def cited(self, start: int, end: int, block: Block) -> bool:
+        if not self.spans.free(start, end):
+            return True
+        following = bisect_left(self.labels, end)
+        if following < len(self.labels) and not self.body[end : self.labels[following]].strip():
+            return True  # "Price $104.20. Source: quote-NVO"
+        if self._wide_label_in(block.start, block.end):
+            return True
+        if block.kind == "table":  # a "Source: …" caption line right above or below it
+            position = self.position[id(block)]
+            neighbours = self.blocks[max(0, position - 1) : position]
+            neighbours += self.blocks[position + 1 : position + 2]
+            return any(self._wide_label_in(n.start, n.end, first_line=True) for n in neighbours)
+        return False
+
+    def _wide_label_in(self, start: int, end: int, *, first_line: bool = False) -> bool:
+        for label in self.wide[bisect_left(self.wide, start) : bisect_left(self.wide, end)]:
+            if not first_line or _line_start(self.body, label) == start:
+                return True
+        return False
+
+
+def _line_start(body: str, position: int) -> int:
+    return body.rfind("\n", 0, position) + 1
+
+
+def _cite_fix(
+    body: str,
+    start: int,
+    end: int,
+    claims: list[tuple[int, int]],
+    matches: Sequence[NumberMatch],
+    resolver: _Resolver,
+    finding_index: int,
+) -> FixProposal | None:
+    supported = [
+        match
+        for match in matches
+        if start <= match.start < end
+        and match.status in ("exact", "rounded", "derived")
+        and match.source_ref
+    ]
+    if not supported or len(supported) < len(claims):
+        return None  # an unsupported number in the sentence: citing would vouch for it
+    refs = list(dict.fromkeys(match.source_ref for match in supported if match.source_ref))
+    if len(refs) > 2 or any(ref not in {i.source_ref for i in resolver.evidence} for ref in refs):
+        return None
+    insert_at = end
+    while insert_at > start and body[insert_at - 1] in _CLOSERS:
+        insert_at -= 1
+    if insert_at == start:
+        return None
+    citation = " [" + "; ".join(refs) + "]"
+    anchor = unique_find(body, start, end)
+    if anchor is None:
+        return None
+    find, offset = anchor
+    relative = insert_at - offset
+    items = {item.source_ref: item for item in resolver.evidence}
+    excerpts = [
+        EvidenceExcerpt(
+            source_ref=match.source_ref or "",
+            url=items[match.source_ref or ""].url,
+            excerpt=f"{match.evidence_label or 'value'}: {match.evidence_value}"[:2000],
+            label=match.evidence_label,
+        )
+        for match in supported
+    ]
+    shown = "; ".join(
+        f"{match.text} = {match.evidence_value} ({match.source_ref}"
+        + (f", {match.evidence_label})" if match.evidence_label else ")")
+        for match in supported
+    )
+    derived = any(match.status == "derived" for match in supported)
+    return FixProposal(
+        find=find,
+        replace=find[:relative] + citation + find[relative:],
+        verified_with=f"evidence: {shown}",
+        confidence=DERIVED_SOURCE_CONFIDENCE if derived else MISSING_SOURCE_CONFIDENCE,
+        kind="missing_source",
+        offset=offset,
+        finding_index=finding_index,
+        evidence=excerpts,
+    )

@@ -1,0 +1,236 @@
+"""``redline`` -- check a report against its evidence from the command line.
+
+No Django, no database::
+
+    redline check bundle.json                      # one bundle -> one Verdict JSON
+    redline check - < bundle.json                  # the bundle on standard input
+    redline check --jsonl bundles.jsonl            # one bundle per line -> one verdict per line
+    redline check --context context.md --response response.md   # the seed pair
+    redline check bundle.json --format markdown    # seed §9 section 7 + findings and fixes
+    redline check bundle.json --settings settings.json          # EngineSettings overrides
+
+Exit codes: 0 when the check ran (whatever the decision); 2 when the input cannot be
+read -- bad JSON, not UTF-8, a bundle or settings file that breaks the schema (the
+message names the field, e.g. ``evidence.0.source_ref: Field required``), a file that
+cannot be opened. With ``--jsonl`` an unreadable *line* gives a ``VerdictError`` line
+``{"error": …, "line": n, "details": […]}`` in its place and the rest still runs; blank
+lines are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from validation.engine.types import Bundle, EngineSettings, VerdictError
+
+PROG = "redline"
+
+
+class InputError(Exception):
+    """Input the command cannot use; ``details`` name the fields."""
+
+    def __init__(self, error: str, details: Sequence[str] = ()) -> None:
+        super().__init__(error)
+        self.error = error
+        self.details = list(details)
+
+    def render(self) -> str:
+        return "\n".join([self.error, *(f"  {detail}" for detail in self.details)])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Check LLM-written reports against their evidence."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    check = commands.add_parser(
+        "check",
+        help="validate a bundle and print its verdict",
+        description="Validate a report bundle (JSON) or a seed context.md + response.md pair.",
+    )
+    check.add_argument("bundle", nargs="?", help="bundle JSON file, or - for standard input")
+    check.add_argument("--jsonl", metavar="FILE", help="one bundle JSON per line")
+    check.add_argument("--context", metavar="CONTEXT_MD", help="seed context.md (§0-§6)")
+    check.add_argument("--response", metavar="RESPONSE_MD", help="seed response.md (the report)")
+    check.add_argument(
+        "--format",
+        choices=("json", "markdown"),
+        default="json",
+        help="json (default) or markdown (seed §9 section plus findings and fixes)",
+    )
+    check.add_argument("--settings", metavar="JSON", help="EngineSettings as a JSON object")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    sources = [args.bundle is not None, args.jsonl is not None, args.context is not None]
+    if sum(sources) != 1 or (args.context is None) != (args.response is None):
+        parser.error(
+            "give exactly one input: BUNDLE (or -), --jsonl FILE, "
+            "or --context CONTEXT_MD --response RESPONSE_MD"
+        )
+    if args.jsonl is not None and args.format != "json":
+        parser.error("--jsonl writes one JSON verdict per line; --format markdown needs one bundle")
+    try:
+        settings = _read_settings(args.settings) if args.settings else EngineSettings()
+        if args.jsonl is not None:
+            return _check_jsonl(Path(args.jsonl), settings, sys.stdout)
+        bundle = (
+            _read_seed(Path(args.context), Path(args.response))
+            if args.context is not None
+            else _read_bundle(args.bundle)
+        )
+        _write_verdict(bundle, settings, args.format, sys.stdout)
+    except InputError as error:
+        print(f"{PROG}: {error.render()}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`redline check --jsonl big.jsonl | head`): not our error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+# ---------------------------------------------------------------- reading
+
+
+def _read_bytes(name: str) -> bytes:
+    if name == "-":
+        return sys.stdin.buffer.read()
+    try:
+        return Path(name).read_bytes()
+    except OSError as error:
+        raise InputError(f"cannot open {name}: {error.strerror or error}") from None
+
+
+def _decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{where} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
+        ) from None
+
+
+def _parse_json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(
+            f"{where} is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+        ) from None
+
+
+def validation_details(error: ValidationError) -> list[str]:
+    """``evidence.0.source_ref: Field required`` -- one line per schema error."""
+    details = []
+    for item in error.errors():
+        location = ".".join(str(part) for part in item["loc"]) or "(bundle)"
+        details.append(f"{location}: {item['msg']}")
+    return details
+
+
+def parse_bundle(text: str, where: str) -> Bundle:
+    data = _parse_json(text, where)
+    if not isinstance(data, dict):
+        raise InputError(f"{where} is not a bundle: expected a JSON object")
+    try:
+        return Bundle.model_validate(data)
+    except ValidationError as error:
+        raise InputError(f"{where} is not a valid bundle:", validation_details(error)) from None
+
+
+def _read_bundle(name: str) -> Bundle:
+    where = "standard input" if name == "-" else name
+    return parse_bundle(_decode(_read_bytes(name), where), where)
+
+
+def _read_settings(name: str) -> EngineSettings:
+    data = _parse_json(_decode(_read_bytes(name), name), name)
+    if not isinstance(data, dict):
+        raise InputError(f"{name} is not an EngineSettings object")
+    try:
+        return EngineSettings.model_validate(data)
+    except ValidationError as error:
+        raise InputError(f"{name} is not valid settings:", validation_details(error)) from None
+
+
+def _read_seed(context: Path, response: Path) -> Bundle:
+    from validation.engine.seedformat import read_seed
+
+    context_md = _decode(_read_bytes(str(context)), str(context))
+    response_md = _decode(_read_bytes(str(response)), str(response))
+    try:
+        return read_seed(context_md, response_md)
+    except ValidationError as error:
+        raise InputError(
+            f"{context} + {response} do not make a valid bundle:", validation_details(error)
+        ) from None
+    except ValueError as error:
+        raise InputError(f"{context}: {error}") from None
+
+
+# ---------------------------------------------------------------- running
+
+
+def _write_verdict(bundle: Bundle, settings: EngineSettings, fmt: str, out: TextIO) -> None:
+    from validation.engine.pipeline import validate
+    from validation.engine.report import render_attempt_markdown, render_details_markdown
+
+    verdict = validate(bundle, settings)
+    if fmt == "markdown":
+        out.write(render_attempt_markdown(verdict) + "\n" + render_details_markdown(verdict))
+    else:
+        out.write(verdict.model_dump_json(indent=2) + "\n")
+
+
+def _check_jsonl(path: Path, settings: EngineSettings, out: TextIO) -> int:
+    from validation.engine.numbers import EvidenceIndex, build_index
+    from validation.engine.pipeline import validate
+
+    index: EvidenceIndex | None = None
+    index_key: str | None = None
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise InputError(f"cannot open {path}: {error.strerror or error}") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
+                continue
+            try:
+                bundle = parse_bundle(_decode(raw, f"line {number}"), f"line {number}")
+            except InputError as error:
+                line = VerdictError(error=error.error, line=number, details=error.details)
+                out.write(line.model_dump_json() + "\n")
+                continue
+            try:
+                key = json.dumps([item.model_dump(mode="json") for item in bundle.evidence])
+                if index is None or key != index_key:  # consecutive bundles share an index
+                    index, index_key = build_index(bundle.evidence), key
+                out.write(validate(bundle, settings, index=index).model_dump_json() + "\n")
+            except Exception as error:  # one bad bundle must not stop the batch
+                failure = VerdictError(
+                    error="the engine failed on this bundle",
+                    line=number,
+                    details=[f"{type(error).__name__}: {error}"],
+                )
+                out.write(failure.model_dump_json() + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

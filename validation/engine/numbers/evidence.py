@@ -1,0 +1,819 @@
+"""The evidence number index: every number of every evidence item, searchable by
+value in O(log n).
+
+Built once per evidence set and reused across attempts. Values are kept as a
+sorted array of absolute float magnitudes (bisect); exact `Decimal`s, labels and
+excerpts are made only for the few entries a lookup returns, so building stays
+linear and cheap.
+
+Each number is stored at its full value (number x scale: "15,500 million" and a
+JSON `14812000000` both as 1.55e10 / 1.48e10) and, when it carries a scale, also
+as written (15500), so a report "15,500" in a "(in millions)" table finds it too.
+JSON keys and paths are the labels of JSON numbers (`quote.price`); numeric
+strings ("15.5B", "1,234", "22.5%") count as numbers. A scale stated in JSON by a
+key suffix (`revenue_millions`, `capexInThousands`) or a sibling `unit`/`scale`
+string ("millions") applies to the numbers it governs.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import re
+import weakref
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from validation.engine.numbers.extract import parse_number_string, prose_label, scan_numbers
+from validation.engine.numbers.labels import label_tokens
+from validation.engine.types import EvidenceExcerpt, EvidenceItem
+
+# Entry kinds (first field of an entry's record).
+_TEXT = 0  # (kind, item, start, end, number, scale, unit, flags)
+_SCALAR = 1  # (kind, container, key or index, value, group, flags)
+_STRING = 2  # (kind, container, key, number, group, flags, scale, unit)
+_PROSE = 3  # (kind, container, key, number, group, flags, scale, unit, text id, start, end)
+_MANTISSA = 1
+_SCALED = 2
+
+_KEY_SCALE = re.compile(
+    r"(?:_(?:in_)?|(?<=[a-z])(?:In)?)(?P<w>[Tt]housands|[Mm]illions|[Bb]illions|[Tt]rillions)$"
+    r"|_(?:in_)?(?P<s>mm|mn|bn|MM|MN|BN)$"
+)
+_UNIT_KEYS = ("unit", "units", "scale", "currency_unit", "denomination", "Unit", "Units")
+_SCALES = {
+    "thousand": Decimal(1000),
+    "thousands": Decimal(1000),
+    "million": Decimal(10**6),
+    "millions": Decimal(10**6),
+    "mm": Decimal(10**6),
+    "mn": Decimal(10**6),
+    "billion": Decimal(10**9),
+    "billions": Decimal(10**9),
+    "bn": Decimal(10**9),
+    "trillion": Decimal(10**12),
+    "trillions": Decimal(10**12),
+}
+_SCALE_IN_STRING = re.compile(r"(?i)\b(thousands?|millions?|billions?|trillions?|mm|mn|bn)\b")
+_NUMERIC_STRING = re.compile(
+    r"[ ]*[(+\-\u2212]?[ ]*(?:[$€£¥]|[A-Z]{3}[ ]?)?[ ]*[-\u2212]?"
+    r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?"
+    r"[ ]*(?:%|[kKmMbBT]|bn|mn|mm|MM|[a-z]{4,9}|[A-Z]{3})?[ ]*\)?[ ]*"
+)
+_LONG_STRING = 40
+_PLAIN_NUMBER = re.compile(r"[ ]*[-+\u2212]?((?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?)[ ]*")
+_HAS_DIGIT = re.compile(r"[0-9]")
+_PERIOD_KEYS = frozenset(
+    ("year", "fiscal_year", "fiscalYear", "fy", "period", "date", "as_of", "asOf")
+)
+_YEAR = re.compile(r"(?:FY|CY)?'?((?:19|20)[0-9]{2})(?![0-9])")
+
+
+def _is_iso_date(text: str) -> bool:
+    return len(text) == 10 and text[4:5] == "-" and text[7:8] == "-"
+
+
+def _year_of(period: Any) -> str:
+    """The year a record is about: 2023, "2023-12-31", "FY2023"."""
+    if type(period) is int and 1900 <= period <= 2100:
+        return str(period)
+    if type(period) is str:
+        match = _YEAR.match(period.strip())
+        if match:
+            return match.group(1)
+    return ""
+
+
+_INFINITIES = (math.inf, -math.inf)
+_UNSET: Any = object()
+_EXCERPT_RADIUS = 60
+_COMMON_TOKEN = 64  # a label token on more entries than this says little
+
+
+@dataclass(slots=True)
+class EvidenceNumber:
+    """One evidence number, materialized for a candidate match (read-only)."""
+
+    entry: int
+    item: int
+    source_ref: str
+    url: str | None
+    value: Decimal  # what this entry stands for (full value, or as written for a twin)
+    full_value: Decimal  # number x scale
+    written: Decimal
+    decimals: int
+    unit: str
+    has_scale: bool
+    mantissa: bool  # this entry is the as-written twin of a scaled number
+    label: str  # JSON path, or the words before the number in text
+    raw: str  # the number as it appears in the evidence, unsigned
+    # A weak reference: the index caches its numbers, and a strong one would make
+    # every index a reference cycle that only the (slow) cyclic collector frees.
+    index: weakref.ReferenceType[EvidenceIndex] = field(repr=False, compare=False)
+    # Computed on first use: many matches never need them.
+    _tokens: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _context: frozenset[str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def is_percent(self) -> bool:
+        return self.unit in ("%", "pp")
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        """What the number is: its key and parent key, or the words before it."""
+        if self._tokens is None:
+            index = self.index()
+            self._tokens = index.tokens(self.entry) if index is not None else frozenset()
+        return self._tokens
+
+    @property
+    def context(self) -> frozenset[str]:
+        """Whose it is: names and the year beside a JSON number ("NVO", "2023")."""
+        if self._context is None:
+            index = self.index()
+            self._context = index.context_tokens(self.entry) if index is not None else frozenset()
+        return self._context
+
+
+@dataclass(slots=True)
+class _Item:
+    source_ref: str
+    url: str | None
+    text: str | None  # text items; JSON items keep None
+    first: int = 0  # entry ids of this item are first..last-1, in document order
+    last: int = 0
+    starts: list[int] = field(default_factory=list)  # text numbers' positions, in order
+    ends: list[int] = field(default_factory=list)
+
+
+# A JSON object or array: (item, path, is a list, scale, scaled). A plain tuple:
+# builds create thousands, and tuples are the cheapest objects to make and to
+# leave for the garbage collector.
+_Container = tuple[int, str, bool, Decimal, bool]
+
+
+class EvidenceIndex:
+    """Sorted, bisectable view of every evidence number (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.items: list[_Item] = []
+        self.refs: dict[str, int] = {}  # source_ref -> item id
+        self._magnitude: list[float] = []  # per entry, for search
+        self._record: list[tuple[Any, ...]] = []  # per entry, see the kinds above
+        self._containers: list[_Container] = []
+        self._contexts: dict[tuple[str, ...], int] = {}
+        self._context_list: list[tuple[str, ...]] = []
+        self._groups: dict[tuple[str, str, int], int] = {}  # (key, parent, context) -> id
+        self._group_keys: list[tuple[str, str, int]] = []
+        self._group_members: list[list[int]] = []
+        self._group_tokens: dict[int, frozenset[str]] = {}
+        self._group_context: dict[int, frozenset[str]] = {}  # by context id
+        self._group_everything: dict[int, frozenset[str]] = {}  # what and whose, by group
+        self._string_texts: list[str] = []  # long JSON strings scanned as text
+        self._key_scales: dict[str, Decimal | None] = {}
+        self._order: list[int] = []
+        self._keys: list[float] = []
+        self._cache: dict[int, EvidenceNumber] = {}
+        self._postings: dict[str, list[int]] | None = None
+        self._related: dict[tuple[frozenset[str], int], list[int]] = {}
+        self._self_ref = weakref.ref(self)
+        self._tokens: dict[int, frozenset[str]] = {}  # text entries
+        self._labels: dict[int, str] = {}  # text entries
+        # Answers to pure lookups against this (immutable) index, so validating the
+        # next revision of a report - mostly the same numbers - is cheap. Bounded.
+        self.memo: dict[Any, Any] = {}
+
+    # ------------------------------------------------------------ building
+
+    def _add_text(self, item: int, text: str) -> None:
+        record = self.items[item]
+        magnitudes = self._magnitude
+        records = self._record
+        for start, end, number, scale, unit in scan_numbers(text):
+            record.starts.append(start)
+            record.ends.append(end)
+            if scale == 1:
+                magnitudes.append(float(number))
+                records.append((_TEXT, item, start, end, number, scale, unit, 0))
+            else:
+                magnitudes.append(float(number) * float(scale))
+                records.append((_TEXT, item, start, end, number, scale, unit, _SCALED))
+                magnitudes.append(float(number))
+                records.append((_TEXT, item, start, end, number, scale, unit, _SCALED | _MANTISSA))
+
+    def _group(self, key: str, parent: str, context: int) -> int:
+        group_key = (key, parent, context)
+        group = self._groups.get(group_key)
+        if group is None:
+            group = self._groups[group_key] = len(self._group_keys)
+            self._group_keys.append(group_key)
+            self._group_members.append([])
+        return group
+
+    def _key_scale(self, key: str) -> Decimal | None:
+        scales = self._key_scales
+        if key in scales:
+            return scales[key]
+        suffix = _KEY_SCALE.search(key)
+        found = _SCALES[(suffix.group("w") or suffix.group("s")).lower()] if suffix else None
+        scales[key] = found
+        return found
+
+    def _walk(
+        self,
+        item: int,
+        node: Any,
+        path: str,
+        key: str,
+        parent: str,
+        scale: Decimal,
+        scaled: bool,
+        context: int,
+    ) -> None:
+        if type(node) is dict:
+            self._walk_dict(item, node, path, key, scale, scaled, context)
+            return
+        magnitudes = self._magnitude
+        records = self._record
+        container = len(self._containers)
+        self._containers.append((item, path, True, scale, scaled))
+        factor = float(scale) if scaled else 1.0
+        flags = _SCALED if scaled else 0
+        group = self._group(key, parent, context)
+        members = self._group_members[group]
+        for position, child in enumerate(node):
+            kind = type(child)
+            if kind is int or kind is float:
+                try:
+                    magnitude = float(child)
+                except OverflowError:
+                    continue
+                if magnitude != magnitude or magnitude in _INFINITIES:
+                    continue
+                if magnitude < 0:
+                    magnitude = -magnitude
+                members.append(len(records))
+                magnitudes.append(magnitude * factor)
+                records.append((_SCALAR, container, position, child, group, flags))
+                if flags:
+                    magnitudes.append(magnitude)
+                    records.append((_SCALAR, container, position, child, group, flags | _MANTISSA))
+            elif kind is str:
+                if _HAS_DIGIT.search(child) and not _is_iso_date(child):
+                    self._add_string(
+                        item, container, position, child, parent, key, scale, scaled, context
+                    )
+            elif kind is dict or kind is list or kind is tuple:
+                self._walk(item, child, f"{path}[{position}]", key, parent, scale, scaled, context)
+
+    def _walk_dict(
+        self,
+        item: int,
+        node: dict[Any, Any],
+        path: str,
+        key: str,
+        scale: Decimal,
+        scaled: bool,
+        context: int,
+    ) -> None:
+        # One pass sorts the members; numbers are added once the context (the
+        # names and year beside them) is known.
+        numbers: list[tuple[str, Any]] = []
+        texts: list[tuple[str, str]] = []
+        children: list[tuple[str, Any]] = []
+        names: list[str] = []
+        for child_key, child in node.items():
+            if type(child_key) is not str:
+                child_key = str(child_key)
+            kind = type(child)
+            if kind is int or kind is float:
+                numbers.append((child_key, child))
+                if kind is int and child_key in _PERIOD_KEYS and 1900 <= child <= 2100:
+                    names.append(str(child))
+            elif kind is str:
+                if not _HAS_DIGIT.search(child):
+                    if 0 < len(child) <= 40:
+                        names.append(child)
+                else:
+                    if child_key in _PERIOD_KEYS:
+                        year = _year_of(child)
+                        if year:
+                            names.append(year)
+                    if not _is_iso_date(child):
+                        texts.append((child_key, child))
+            elif kind is dict or kind is list or kind is tuple:
+                children.append((child_key, child))
+        if names:
+            for unit_key in _UNIT_KEYS:
+                unit_value = node.get(unit_key)
+                if type(unit_value) is str:
+                    match = _SCALE_IN_STRING.search(unit_value)
+                    if match:
+                        scale, scaled = _SCALES[match.group(1).lower()], True
+                        break
+            context = self._merge_context(context, names)
+        container = len(self._containers)
+        self._containers.append((item, path, False, scale, scaled))
+        if numbers:
+            magnitudes = self._magnitude
+            records = self._record
+            groups = self._groups
+            group_members = self._group_members
+            key_scales = self._key_scales
+            factor = float(scale) if scaled else 1.0
+            for child_key, child in numbers:
+                try:
+                    magnitude = float(child)
+                except OverflowError:
+                    continue
+                if magnitude != magnitude or magnitude in _INFINITIES:
+                    continue
+                if magnitude < 0:
+                    magnitude = -magnitude
+                flags = _SCALED if scaled else 0
+                child_factor = factor
+                own = key_scales.get(child_key, _UNSET)
+                if own is _UNSET:
+                    own = self._key_scale(child_key)
+                if own is not None:
+                    flags, child_factor = _SCALED, float(own)
+                group = groups.get((child_key, key, context))
+                if group is None:
+                    group = self._group(child_key, key, context)
+                group_members[group].append(len(records))
+                magnitudes.append(magnitude * child_factor)
+                records.append((_SCALAR, container, child_key, child, group, flags))
+                if flags:
+                    magnitudes.append(magnitude)
+                    records.append((_SCALAR, container, child_key, child, group, flags | _MANTISSA))
+        for child_key, text in texts:
+            self._add_string(item, container, child_key, text, key, key, scale, scaled, context)
+        for child_key, child in children:
+            own = self._key_scale(child_key)
+            self._walk(
+                item,
+                child,
+                f"{path}.{child_key}" if path else child_key,
+                child_key,
+                key,
+                own if own is not None else scale,
+                scaled or own is not None,
+                context,
+            )
+
+    def _merge_context(self, inherited: int, names: list[str]) -> int:
+        if inherited >= 0:
+            names = [*self._context_list[inherited], *names]
+        context_key = tuple(names)
+        context = self._contexts.get(context_key)
+        if context is None:
+            context = len(self._context_list)
+            self._contexts[context_key] = context
+            self._context_list.append(context_key)
+        return context
+
+    def _add_string(
+        self,
+        item: int,
+        container: int,
+        key: Any,
+        text: str,
+        parent: str,
+        own_key: str,
+        scale: Decimal,
+        scaled: bool,
+        context: int,
+    ) -> None:
+        label_key = key if isinstance(key, str) else own_key
+        if len(text) <= _LONG_STRING:
+            if not _NUMERIC_STRING.fullmatch(text):
+                return
+            plain = _PLAIN_NUMBER.fullmatch(text)
+            if plain is not None:
+                # A bare number in a string is a value, even "1900" (no year rule).
+                number = plain.group(1).replace(",", "")
+                self._append_scaled(
+                    (_STRING, container, key, number, self._group(label_key, parent, context)),
+                    float(number),
+                    scale if scaled else Decimal(1),
+                    "",
+                    (),
+                )
+                return
+            mention = parse_number_string(text)
+            if mention is None:
+                return
+            group = self._group(label_key, parent, context)
+            number = _plain(abs(mention.written))
+            if scaled and mention.scale == 1 and not mention.is_percent:
+                number_scale = scale
+            else:
+                number_scale = mention.scale
+            self._append_scaled(
+                (_STRING, container, key, number, group),
+                float(number),
+                number_scale,
+                mention.unit,
+                (),
+            )
+            return
+        # A long string is prose: scan it like a text item, labelled by its key too.
+        group = self._group(label_key, parent, context)
+        text_id = len(self._string_texts)
+        self._string_texts.append(text)
+        for start, end, number, scale, unit in scan_numbers(text):
+            self._append_scaled(
+                (_PROSE, container, key, number, group),
+                float(number),
+                scale,
+                unit,
+                (text_id, start, end),
+            )
+
+    def _append_scaled(
+        self,
+        head: tuple[Any, ...],
+        written: float,
+        scale: Decimal,
+        unit: str,
+        tail: tuple[Any, ...],
+    ) -> None:
+        scaled = scale != 1
+        entry = len(self._record)
+        self._magnitude.append(written * float(scale))
+        self._record.append((*head, _SCALED if scaled else 0, scale, unit, *tail))
+        self._group_members[head[4]].append(entry)
+        if scaled:
+            self._magnitude.append(written)
+            self._record.append((*head, _SCALED | _MANTISSA, scale, unit, *tail))
+
+    def _finish(self) -> None:
+        magnitude = self._magnitude
+        self._order = sorted(range(len(magnitude)), key=magnitude.__getitem__)
+        self._keys = list(map(magnitude.__getitem__, self._order))
+
+    # ------------------------------------------------------------ lookups
+
+    def __len__(self) -> int:
+        return len(self._record)
+
+    def nearest(self, magnitude: float, low: float, high: float, limit: int) -> list[int]:
+        """Up to `limit` entry ids with magnitude in [low, high], nearest first."""
+        keys = self._keys
+        first = bisect_left(keys, low)
+        last = bisect_right(keys, high)
+        if first >= last:
+            return []
+        if last - first <= limit:
+            ids = self._order[first:last]
+            if len(ids) > 1:
+                values = self._magnitude
+                ids.sort(key=lambda entry: abs(values[entry] - magnitude))
+            return ids
+        middle = bisect_left(keys, magnitude, first, last)
+        left, right = middle - 1, middle
+        picked: list[int] = []
+        order = self._order
+        while len(picked) < limit and (left >= first or right < last):
+            if right >= last or (
+                left >= first and magnitude - keys[left] <= keys[right] - magnitude
+            ):
+                picked.append(order[left])
+                left -= 1
+            else:
+                picked.append(order[right])
+                right += 1
+        return picked
+
+    def remember(self, key: Any, value: Any) -> None:
+        """Store a lookup answer in `memo` (cleared when it grows past 50,000)."""
+        if len(self.memo) >= 50_000:
+            self.memo.clear()
+        self.memo[key] = value
+
+    def magnitude(self, entry: int) -> float:
+        return self._magnitude[entry]
+
+    def operand(self, entry: int) -> tuple[float, float, str, int, bool]:
+        """(magnitude, magnitude as written, unit, item, is a twin) in one call."""
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            item, unit, flags = record[1], record[6], record[7]
+        else:
+            item = self._containers[record[1]][0]
+            unit = "" if kind == _SCALAR else record[7]
+            flags = record[5]
+        magnitude = self._magnitude[entry]
+        written = (
+            self._magnitude[entry + 1] if flags & (_SCALED | _MANTISSA) == _SCALED else magnitude
+        )
+        return magnitude, written, unit, item, bool(flags & _MANTISSA)
+
+    def item_of(self, entry: int) -> int:
+        record = self._record[entry]
+        return int(record[1]) if record[0] == _TEXT else self._containers[record[1]][0]
+
+    def _flags(self, entry: int) -> int:
+        record = self._record[entry]
+        kind = record[0]
+        return int(record[7] if kind == _TEXT else record[5])
+
+    def is_mantissa(self, entry: int) -> bool:
+        return bool(self._flags(entry) & _MANTISSA)
+
+    def has_scale(self, entry: int) -> bool:
+        return bool(self._flags(entry) & _SCALED)
+
+    def unit(self, entry: int) -> str:
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _SCALAR:
+            return ""
+        return str(record[6] if kind == _TEXT else record[7])
+
+    def _parts(self, entry: int) -> tuple[str, Decimal, str, int]:
+        """(raw number, scale, unit, flags) of an entry."""
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            return record[4], record[5], record[6], record[7]
+        if kind == _SCALAR:
+            value = record[3]
+            raw = repr(value) if type(value) is float else str(value)
+            if "e" in raw or "E" in raw:
+                raw = _plain(Decimal(raw))
+            flags = record[5]
+            scale = Decimal(1)
+            if flags & _SCALED:
+                container = self._containers[record[1]]
+                own = self._key_scale(record[2]) if isinstance(record[2], str) else None
+                scale = own if own is not None else container[3]
+            return raw.lstrip("-"), scale, "", flags
+        return record[3], record[6], record[7], record[5]
+
+    def number(self, entry: int) -> EvidenceNumber:
+        """The full record of one entry (cached)."""
+        cached = self._cache.get(entry)
+        if cached is not None:
+            return cached
+        raw, scale, unit, flags = self._parts(entry)
+        item_id = self.item_of(entry)
+        item = self.items[item_id]
+        written = Decimal(raw)
+        full = written * scale
+        mantissa = bool(flags & _MANTISSA)
+        number = EvidenceNumber(
+            entry=entry,
+            item=item_id,
+            source_ref=item.source_ref,
+            url=item.url,
+            value=written if mantissa else full,
+            full_value=full,
+            written=written,
+            decimals=len(raw) - raw.index(".") - 1 if "." in raw else 0,
+            unit=unit,
+            has_scale=bool(flags & _SCALED),
+            mantissa=mantissa,
+            label=self._label(entry),
+            raw=raw,
+            index=self._self_ref,
+        )
+        self._cache[entry] = number
+        return number
+
+    def _tokens_of_group(self, group: int) -> frozenset[str]:
+        """What JSON numbers are: their key and parent key."""
+        tokens = self._group_tokens.get(group)
+        if tokens is None:
+            key, parent, _ = self._group_keys[group]
+            tokens = self._group_tokens[group] = label_tokens(key) | label_tokens(parent)
+        return tokens
+
+    def _context_of_group(self, group: int) -> frozenset[str]:
+        """Whose JSON numbers are: name-like strings and years beside them."""
+        return self._context_tokens(self._group_keys[group][2])
+
+    def _context_tokens(self, context: int) -> frozenset[str]:
+        tokens = self._group_context.get(context)
+        if tokens is None:
+            tokens = frozenset()
+            if context >= 0:
+                for text in self._context_list[context]:
+                    tokens |= label_tokens(text)
+            self._group_context[context] = tokens
+        return tokens
+
+    def context_tokens(self, entry: int) -> frozenset[str]:
+        record = self._record[entry]
+        return frozenset() if record[0] == _TEXT else self._context_of_group(record[4])
+
+    def tokens(self, entry: int) -> frozenset[str]:
+        """Label tokens of an entry (cheap for JSON numbers, cached for text)."""
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            tokens = self._tokens.get(entry)
+            if tokens is None:
+                tokens = self._tokens[entry] = label_tokens(self._label(entry))
+            return tokens
+        tokens = self._tokens_of_group(record[4])
+        if kind == _PROSE:
+            text = self._string_texts[record[8]]
+            tokens = tokens | label_tokens(prose_label(text, record[9], record[10], 0, len(text)))
+        return tokens
+
+    def _path(self, entry: int) -> str:
+        record = self._record[entry]
+        _, path, is_list, _, _ = self._containers[record[1]]
+        key = record[2]
+        if is_list:
+            return f"{path}[{key}]"
+        return f"{path}.{key}" if path else str(key)
+
+    def _label(self, entry: int) -> str:
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            cached = self._labels.get(entry)
+            if cached is not None:
+                return cached
+            item = self.items[record[1]]
+            assert item.text is not None
+            start, end = record[2], record[3]
+            position = bisect_left(item.starts, start)
+            prev_end = item.ends[position - 1] if position > 0 else 0
+            next_start = (
+                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
+            )
+            label = self._labels[entry] = prose_label(item.text, start, end, prev_end, next_start)
+            return label
+        path = self._path(entry)
+        if kind == _PROSE:
+            text = self._string_texts[record[8]]
+            words = prose_label(text, record[9], record[10], 0, len(text))
+            return f"{path}: {words}" if words else path
+        return path
+
+    def excerpt(self, entry: int) -> EvidenceExcerpt:
+        """What a reviewer sees as proof: ~120 characters around a text number, or
+        `path = value` for a JSON number."""
+        record = self._record[entry]
+        kind = record[0]
+        item = self.items[self.item_of(entry)]
+        if kind == _TEXT:
+            assert item.text is not None
+            snippet = _window(item.text, record[2], record[3])
+            label = self._label(entry)
+        elif kind == _PROSE:
+            snippet = _window(self._string_texts[record[8]], record[9], record[10])
+            label = self._path(entry)
+        else:
+            label = self._path(entry)
+            snippet = f"{label} = {self._parts(entry)[0]}"
+        return EvidenceExcerpt(
+            source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
+        )
+
+    def neighbours(self, entry: int, radius: int) -> range:
+        """Entries just before and after `entry` in its evidence item (the same row,
+        sentence or JSON object, usually)."""
+        item = self.items[self.item_of(entry)]
+        return range(max(item.first, entry - radius), min(item.last, entry + radius + 1))
+
+    def related(self, tokens: Iterable[str], limit: int) -> list[int]:
+        """JSON numbers whose key, parent key or context (names, years) share
+        tokens with `tokens`, best first. Candidates come from the rarest tokens,
+        so a common word ("revenue" in every record) does not flood the search;
+        labels shared by many numbers (a time series) are skipped."""
+        wanted = frozenset(tokens)
+        key = (wanted, limit)
+        remembered = self._related.get(key)
+        if remembered is not None:
+            return remembered
+        postings = self._postings
+        if postings is None:
+            postings = self._build_postings()
+        lists = sorted(
+            (len(groups), token, groups)
+            for token in wanted
+            if (groups := postings.get(token)) is not None
+        )
+        candidates: set[int] = set()
+        for size, _, groups in lists:
+            if candidates and size > _COMMON_TOKEN:
+                break
+            candidates.update(groups[: _COMMON_TOKEN * 2])
+        everything = self._group_everything
+        scores: list[tuple[int, int]] = []
+        for group in candidates:
+            labelled = everything.get(group)
+            if labelled is None:
+                labelled = self._tokens_of_group(group) | self._context_of_group(group)
+                everything[group] = labelled
+            scores.append((-len(wanted & labelled), group))
+        scores.sort()
+        scored = [group for _, group in scores]
+        picked: list[int] = []
+        for group in scored:
+            members = self._group_members[group]
+            if len(members) > limit:
+                continue
+            for entry in members:
+                if not self.is_mantissa(entry):
+                    picked.append(entry)
+            if len(picked) >= limit:
+                break
+        picked = picked[:limit]
+        if len(self._related) < 4096:
+            self._related[key] = picked  # the index never changes: remember the answer
+        return picked
+
+    def _build_postings(self) -> dict[str, list[int]]:
+        postings: dict[str, list[int]] = {}
+        by_label: dict[tuple[str, str], list[int]] = {}
+        by_context: dict[int, list[int]] = {}
+        for group, (key, parent, context) in enumerate(self._group_keys):
+            by_label.setdefault((key, parent), []).append(group)
+            if context >= 0:
+                by_context.setdefault(context, []).append(group)
+        for (key, parent), groups in by_label.items():
+            for token in label_tokens(key) | label_tokens(parent):
+                postings.setdefault(token, []).extend(groups)
+        for context, groups in by_context.items():
+            tokens: frozenset[str] = frozenset()
+            for text in self._context_list[context]:
+                tokens |= label_tokens(text)
+            for token in tokens:
+                postings.setdefault(token, []).extend(groups)
+        self._postings = postings
+        return postings
+
+
+def build_index(evidence: Sequence[EvidenceItem]) -> EvidenceIndex:
+    """Index every number of every evidence item (text, markdown tables, JSON at
+    any depth, and JSON written as a string)."""
+    index = EvidenceIndex()
+    # Building allocates tens of thousands of small tuples; pausing the cyclic
+    # collector meanwhile spares a full collection of the whole process (which,
+    # in a big worker, can cost more than the build). Nothing here makes cycles.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _fill(index, evidence)
+        index._finish()
+    finally:
+        if collecting:
+            gc.enable()
+    return index
+
+
+def _fill(index: EvidenceIndex, evidence: Sequence[EvidenceItem]) -> None:
+    for position, item in enumerate(evidence):
+        content: Any = item.content
+        if isinstance(content, str):
+            parsed = _maybe_json(content)
+            if parsed is not None:
+                content = parsed
+        record = _Item(item.source_ref, item.url, content if isinstance(content, str) else None)
+        index.items.append(record)
+        index.refs[item.source_ref] = position
+        record.first = len(index)
+        if isinstance(content, str):
+            index._add_text(position, content)
+        elif isinstance(content, dict | list):
+            index._walk(position, content, "", "", "", Decimal(1), False, -1)
+        record.last = len(index)
+
+
+def _maybe_json(content: str) -> Any:
+    stripped = content.lstrip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        return json.loads(content)
+    except ValueError:
+        return None
+
+
+def _plain(value: Decimal) -> str:
+    try:
+        text = format(value, "f")
+    except (InvalidOperation, ValueError):  # pragma: no cover - finite by construction
+        return str(value)
+    return text
+
+
+def _window(text: str, start: int, end: int) -> str:
+    low = max(0, start - _EXCERPT_RADIUS)
+    high = min(len(text), end + _EXCERPT_RADIUS)
+    snippet = " ".join(text[low:high].split())
+    if low > 0:
+        snippet = "…" + snippet
+    if high < len(text):
+        snippet = snippet + "…"
+    return snippet

@@ -1,0 +1,100 @@
+"""Write a number the way the report writes it.
+
+A fix replaces only the digits of a mention, so the currency symbol, the scale
+suffix, the percent sign, the sign style and the surrounding text stay exactly
+as the author wrote them; the digits keep the precision shown and the
+thousands separators.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+from validation.engine.numbers.extract import NumberMention
+
+_MAX_EXTRA_DECIMALS = 6
+
+
+def format_digits(value: Decimal, *, decimals: int, separators: bool) -> str:
+    """|value| rounded half-up to `decimals` places, with optional "," separators."""
+    quantum = Decimal(1).scaleb(-decimals)
+    rounded = abs(value).quantize(quantum, rounding=ROUND_HALF_UP)
+    text = format(rounded, f",.{decimals}f" if separators else f".{decimals}f")
+    return text
+
+
+def digits_like(mention: NumberMention, written: Decimal) -> str:
+    """`written` (a magnitude in the mention's own units, e.g. 14.8 for "$14.8B")
+    as digits in the mention's style. Keeps the precision shown, unless that
+    would round a non-zero value to zero."""
+    decimals = mention.decimals
+    if written != 0:
+        while decimals < mention.decimals + _MAX_EXTRA_DECIMALS and (
+            abs(written).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP) == 0
+        ):
+            decimals += 1
+    integer_digits = len(str(int(abs(mention.written))))
+    separators = mention.separators or (integer_digits <= 3 and abs(written) >= 10_000)
+    return format_digits(written, decimals=decimals, separators=separators)
+
+
+def replace_digits(mention: NumberMention, written: Decimal) -> str:
+    """The mention's text with its digits replaced by `written` in the same format:
+    `$15.8B` -> `$14.8B`, `10.96%` -> `11.11%`, `(1,234)` -> `(1,243)`."""
+    offset = mention.num_start - mention.start
+    length = mention.num_end - mention.num_start
+    text = mention.text
+    return text[:offset] + digits_like(mention, written) + text[offset + length :]
+
+
+# ------------------------------------------------------------------ rendering
+
+
+@dataclass(frozen=True, slots=True)
+class NumberStyle:
+    """How to write a number, for rendering and round-trip tests.
+
+    `suffix` is one of SUFFIX_SCALES (scale words and letters), "%", "x", " bps",
+    " percentage points" or "". `negative` is "-", "-" or "()"."""
+
+    currency: str = ""
+    currency_after: bool = False
+    suffix: str = ""
+    decimals: int = 0
+    separators: bool = False
+    negative: str = "-"
+
+
+SUFFIX_SCALES: dict[str, Decimal] = {
+    "": Decimal(1),
+    "K": Decimal(1000),
+    "k": Decimal(1000),
+    " thousand": Decimal(1000),
+    "M": Decimal(10**6),
+    "m": Decimal(10**6),
+    "mm": Decimal(10**6),
+    "mn": Decimal(10**6),
+    " million": Decimal(10**6),
+    "B": Decimal(10**9),
+    "bn": Decimal(10**9),
+    " billion": Decimal(10**9),
+    "T": Decimal(10**12),
+    " trillion": Decimal(10**12),
+}
+SUFFIX_UNITS: dict[str, str] = {"%": "%", "x": "x", " bps": "bp", " percentage points": "pp"}
+
+
+def render(written: Decimal, style: NumberStyle) -> str:
+    """`written` (the number as shown, before its scale) in `style`."""
+    digits = format_digits(written, decimals=style.decimals, separators=style.separators)
+    core = digits + style.suffix
+    if style.currency and style.currency_after:
+        core = f"{core} {style.currency}"
+    elif style.currency:
+        core = style.currency + core
+    if written < 0 and Decimal(digits.replace(",", "")) != 0:
+        if style.negative == "()":
+            return f"({core})"
+        return style.negative + core
+    return core

@@ -1,0 +1,343 @@
+"""Matching one report number to the evidence.
+
+A report number is read in every way that makes sense in evidence terms (its
+*readings*: as written with its scale; unscaled when the scale came from
+"(in millions)"; 22.5% as 0.225; at another scale when labels agree) and looked
+up in the index: exact or rounded at the precision shown under the most natural
+reading that fits, else close (within the tolerance, about the same thing).
+Engine-internal: `numeric.analyze` is the entry point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Literal
+
+from validation.engine.arithmetic import CheckedCalculation
+from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
+from validation.engine.numbers.extract import NumberMention
+from validation.engine.numbers.labels import overlap, wordset
+
+SMALL_INTEGER = 10
+CLOSE_CANDIDATES = 5  # evidence numbers examined for a close match, nearest first
+EPSILON = Decimal("1.000000001")
+PERCENT_UNITS = ("%", "pp")
+
+
+@dataclass(slots=True)
+class Probe:
+    """One reading of a report number in evidence terms. An evidence value E
+    matches when |E - target| <= quantum / 2; `factor` converts E back to the
+    report's written units (written = E / factor). Read-only once made (probes
+    are shared through a cache); built by `probe_of`."""
+
+    target: Decimal
+    quantum: Decimal
+    factor: Decimal
+    units: str  # percent, fraction, percent_only, nonpercent, any
+    shifted: bool  # a different scale than written: needs label agreement
+    close: bool  # may yield close_but_wrong
+    target_float: float
+    half_float: float
+    half: Decimal  # quantum / 2, with room for the last digit of a float
+
+
+def probe_of(
+    target: Decimal,
+    quantum: Decimal,
+    factor: Decimal,
+    units: str,
+    shifted: bool = False,
+    close: bool = True,
+) -> Probe:
+    return Probe(
+        target,
+        quantum,
+        factor,
+        units,
+        shifted,
+        close,
+        float(target),
+        float(quantum) / 2,
+        quantum / 2 * EPSILON,
+    )
+
+
+@dataclass(slots=True)
+class Hit:
+    """An evidence number a claim matches (or is close to) under one reading."""
+
+    number: EvidenceNumber
+    status: Literal["exact", "rounded", "close"]
+    distance: float  # relative
+    label: float
+    factor: Decimal
+
+
+@dataclass(slots=True)
+class Derivation:
+    """How a claim follows from two numbers ("call_volume 10899 + put_volume 9976")."""
+
+    value: Decimal
+    formula: str
+    source_ref: str
+    label: str
+
+
+@dataclass(slots=True)
+class Claim:
+    """One report number being judged, and what was found for it."""
+
+    index: int  # position in the body's mentions
+    mention: NumberMention
+    hit: Hit | None = None
+    close: list[Hit] = field(default_factory=list)
+    derivation: Derivation | None = None
+    calculation: CheckedCalculation | None = None
+    cited: frozenset[int] = frozenset()  # evidence items cited on the claim's line
+    paragraph: tuple[int, int] = (0, 0)
+    sentence: tuple[int, int] = (0, 0)
+    search_ms: float = 0.0
+
+
+def small_integer(mention: NumberMention) -> bool:
+    return mention.is_plain_integer() and abs(mention.written) <= SMALL_INTEGER
+
+
+def wrong_calculation(claim: Claim) -> bool:
+    return (
+        claim.calculation is not None
+        and not claim.calculation.correct
+        and claim.calculation.calculation.strict
+    )
+
+
+def calculated(claim: Claim) -> bool:
+    return claim.calculation is not None and claim.calculation.correct
+
+
+_ONE = Decimal(1)
+_HUNDREDTH = Decimal("0.01")
+_SHIFTS = (Decimal(1), Decimal(10**3), Decimal(10**6), Decimal(10**9))
+
+
+def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
+    """The readings of a report number in evidence terms, most natural first:
+    as written (scaled); unscaled when the scale came from "(in millions)";
+    22.5% as 0.225 and 25bp as 0.25% / 0.0025; 0.225 as 22.5%; and, needing
+    label agreement, at another scale ($15.5B vs a JSON 15500 in millions)."""
+    # The text fixes the number, unit and written scale; add what context changes.
+    key = (
+        mention.text,
+        mention.unit,
+        mention.scale_text,
+        mention.scale_from_context,
+        mention.approx,
+    )
+    probes = _READINGS.get(key)
+    if probes is None:
+        if len(_READINGS) > 8192:
+            _READINGS.clear()
+        probes = _READINGS[key] = tuple(
+            _generate(
+                abs(mention.written),
+                mention.decimals,
+                mention.unit,
+                mention.scale,
+                mention.approx,
+                mention.scale_from_context,
+            )
+        )
+    return probes
+
+
+_READINGS: dict[tuple[str, str, str, bool, bool], tuple[Probe, ...]] = {}
+
+
+def _generate(
+    written: Decimal, decimals: int, unit: str, scale: Decimal, approx: bool, from_context: bool
+) -> Iterator[Probe]:
+    step = _ONE.scaleb(-decimals)
+    if approx and decimals == 0 and written:
+        # "about 1,200": the trailing zeros are not precision.
+        text = str(int(written))
+        step = Decimal(10) ** (len(text) - len(text.rstrip("0")))
+        step *= 2  # and hedged numbers may be off by a whole step either way
+    elif approx:
+        step *= 2
+    if unit in PERCENT_UNITS:
+        yield probe_of(written, step, _ONE, "percent")
+        yield probe_of(written / 100, step / 100, _HUNDREDTH, "fraction")
+        return
+    if unit == "bp":
+        yield probe_of(written, step, _ONE, "any")
+        yield probe_of(written / 100, step / 100, _HUNDREDTH, "percent_only")
+        yield probe_of(written / 10_000, step / 10_000, Decimal("0.0001"), "fraction")
+        return
+    units = "nonpercent" if unit and unit != "x" else "any"
+    yield probe_of(written * scale, step * scale, scale, units)
+    if from_context:
+        yield probe_of(written, step, _ONE, units)
+    if unit == "x":
+        return
+    if not unit and 0 < written < 1:
+        yield probe_of(written * 100, step * 100, Decimal(100), "percent_only", close=False)
+    if scale != 1 and not from_context:
+        for other in _SHIFTS:
+            if other < scale:
+                yield probe_of(
+                    written * scale / other,
+                    step * scale / other,
+                    other,
+                    "nonpercent",
+                    shifted=True,
+                    close=False,
+                )
+    elif scale == 1 and written >= 1:
+        for other in _SHIFTS[1:]:
+            yield probe_of(
+                written * other, step * other, other, "nonpercent", shifted=True, close=False
+            )
+
+
+def _units_fit(rule: str, unit: str) -> bool:
+    if rule == "any":
+        return True
+    if rule == "percent":
+        return unit in PERCENT_UNITS or not unit
+    if rule == "percent_only":
+        return unit in PERCENT_UNITS
+    if rule == "fraction":
+        return unit not in PERCENT_UNITS and unit != "bp"
+    return unit not in PERCENT_UNITS and unit != "bp"  # nonpercent
+
+
+def match_claim(claim: Claim, index: EvidenceIndex, tolerance: float) -> None:
+    """Find the evidence number a claim stands for. First within the precision
+    shown (exact / rounded) under every reading of the claim; only if none fits,
+    the nearest label-related numbers within the tolerance (close)."""
+    mention = claim.mention
+    best: Hit | None = None
+    for probe in readings_of(mention):
+        target = probe.target
+        half = probe.half
+        target_float = probe.target_float
+        key = ("fit", target_float, probe.half_float, probe.units, probe.shifted)
+        found: list[tuple[EvidenceNumber, Decimal]] | None = index.memo.get(key)
+        if found is None:
+            found = []
+            reach = float(half) + target_float * 1e-12
+            for entry in index.nearest(
+                target_float, target_float - reach, target_float + reach, 16
+            ):
+                if probe.shifted and index.has_scale(entry):
+                    continue
+                if not _units_fit(probe.units, index.unit(entry)):
+                    continue
+                number = index.number(entry)
+                difference = abs(abs(number.value) - target)
+                if difference <= half:
+                    found.append((number, difference))
+            index.remember(key, found)
+        if not found:
+            continue
+        for number, difference in found:
+            # Labels only decide between several fits, or vouch for another scale.
+            needs_label = probe.shifted or (
+                probe.units in ("percent", "fraction") and not number.is_percent
+            )
+            label = (
+                _label_score(claim, number.tokens, number.context, number.item)
+                if len(found) > 1 or needs_label
+                else 0.0
+            )
+            if needs_label and not _vouched(claim, number):
+                continue
+            if difference and small_integer(mention):
+                continue  # "2 risks" is not a rounded 2.35: small counts must be exact
+            status: Literal["exact", "rounded", "close"] = "exact" if not difference else "rounded"
+            distance = float(difference / target) if target else 0.0
+            hit = Hit(number, status, distance, label, probe.factor)
+            if best is None or _better(hit, best):
+                best = hit
+        if best is not None:
+            break  # readings are tried most natural first
+    claim.hit = best
+    if best is not None or not tolerance:
+        return
+    limit = Decimal(repr(tolerance))
+    for probe in readings_of(mention):
+        if not probe.close or not probe.target:
+            continue
+        target = probe.target
+        near_key = ("near", float(target), probe.units, tolerance)
+        near: list[tuple[int, frozenset[str], int]] | None = index.memo.get(near_key)
+        if near is None:
+            target_float = float(target)
+            reach = target_float * tolerance * 1.000001
+            near = [
+                (entry, index.tokens(entry), index.item_of(entry))
+                for entry in index.nearest(
+                    target_float, target_float - reach, target_float + reach, CLOSE_CANDIDATES
+                )
+                if _units_fit(probe.units, index.unit(entry))
+            ]
+            index.remember(near_key, near)
+        for entry, tokens, item in near:
+            if not claim.mention.tokens & tokens:
+                continue  # near a number about something else: chance, not a slip
+            label = _label_score(claim, tokens, index.context_tokens(entry), item)
+            number = index.number(entry)
+            difference = abs(abs(number.value) - target)
+            if difference > target * limit:
+                continue
+            claim.close.append(
+                Hit(number, "close", float(difference / target), label, probe.factor)
+            )
+
+
+def _label_score(claim: Claim, tokens: frozenset[str], context: frozenset[str], item: int) -> float:
+    """Label agreement in [0, 1]: what the numbers are (shared label words), a
+    little for whose they are (a shared ticker or name), and a bonus when the
+    claim's line cites the evidence item."""
+    mine = claim.mention.tokens
+    score = overlap(mine, tokens)
+    if context and mine & context:
+        score += 0.2
+    if item in claim.cited:
+        score += 0.5
+    return min(1.0, score)
+
+
+# Keys under which a plain JSON number is a percentage or a fraction.
+_PERCENT_WORDS = wordset(
+    """percent pct margin grossmargin operatingmargin netmargin yield dividendyield rate
+    growth change return ratio roe roa roic cagr share weight allocation probability
+    volatility iv payout yoy qoq surprise upside downside discount premium ownership stake
+    utilization occupancy churn conversion"""
+)
+
+
+def _vouched(claim: Claim, number: EvidenceNumber) -> bool:
+    """A match that reads the claim differently (another scale, a percentage as
+    a plain number) needs more than a coincidence of digits: shared label words,
+    a percentage-like key, or a citation of the item."""
+    if claim.mention.tokens & number.tokens or number.item in claim.cited:
+        return True
+    return claim.mention.is_percent and bool(number.tokens & _PERCENT_WORDS)
+
+
+def _better(hit: Hit, other: Hit) -> bool:
+    rank = {"exact": 0, "rounded": 1}
+    return (rank[hit.status], -hit.label, hit.distance) < (
+        rank[other.status],
+        -other.label,
+        other.distance,
+    )
+
+
+def clear_readings() -> None:
+    """Forget the remembered readings (for cold-start benchmarks)."""
+    _READINGS.clear()

@@ -1,0 +1,589 @@
+"""The numeric check: every number the report claims, judged against the evidence.
+
+Each claim gets one status (seed: hallucination mitigation, Task 8):
+
+- exact   - an evidence number has this value ("$14.8B" and "14.8 billion");
+- rounded - an evidence number equals it at the precision shown, scale-aware
+  ("$14.8B" and 14,812,000,000; "22.5%" and 0.225; "15,500" in a "(in millions)"
+  table and 15.5e9);
+- derived - the result of a calculation the report writes out and gets right,
+  or a sum / difference / product / ratio / share / percent change of two
+  evidence numbers ("20,875" = call volume 10,899 + put volume 9,976);
+- close_but_wrong - within `relative_tolerance` of an evidence number but not
+  equal at the precision shown; judged against the *nearest* evidence value,
+  ties broken by label agreement;
+- orphan - none of the above.
+
+Not claims: what `numbers.extract` skips (years, dates, list numbers...),
+numbers quoted from the query, the constant 100 of a percentage formula, and
+small integers (<= 10, no unit, no decimals) that the evidence does not contain
+("top 3 reasons", "2 risks").
+
+Findings: orphan -> no_hallucinations/orphan/major; close -> claims_supported/
+close_but_wrong/major; a wrong written calculation -> claims_supported/
+arithmetic/major (and nothing else for that number: one problem, one finding).
+Fixes: the recomputed result of a wrong calculation (confidence 0.99), and the
+evidence value for a close number when exactly one evidence number clearly fits
+(confidence 0.85-0.95 by label agreement); never a fix when it is ambiguous.
+
+Where things live: `numbers.extract` reads numbers, `numbers.evidence` indexes
+the evidence, `numbers.matching` matches one claim (exact / rounded / close),
+`numbers.derive` runs the bounded derived search, `arithmetic` checks written
+calculations; this module puts them together and writes findings and fixes.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from validation.engine.arithmetic import CheckedCalculation, check, find_calculations
+from validation.engine.calculator import clear_cache as calculator_cache_clear
+from validation.engine.numbers.derive import derive
+from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
+from validation.engine.numbers.extract import NumberMention, extract
+from validation.engine.numbers.formatting import replace_digits
+from validation.engine.numbers.labels import label_tokens
+from validation.engine.numbers.matching import (
+    Claim,
+    Hit,
+    calculated,
+    clear_readings,
+    match_claim,
+    small_integer,
+    wrong_calculation,
+)
+from validation.engine.spans import widen_to_unique
+from validation.engine.types import (
+    EngineSettings,
+    EvidenceExcerpt,
+    Finding,
+    FixProposal,
+    NumberMatch,
+    NumbersReport,
+    ToolCallRecord,
+)
+
+_PARAGRAPH_REACH = 600
+
+
+@dataclass
+class NumericResult:
+    report: NumbersReport
+    findings: list[Finding] = field(default_factory=list)
+    fixes: list[FixProposal] = field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    claim_spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+def analyze(
+    body: str,
+    index: EvidenceIndex,
+    *,
+    query: str = "",
+    settings: EngineSettings | None = None,
+) -> NumericResult:
+    """Judge every numeric claim of `body` against `index` (see the module docstring)."""
+    settings = settings or EngineSettings()
+    tolerance = settings.relative_tolerance
+    mentions = extract(body)
+    quoted = _query_numbers(query)
+
+    calculations = find_calculations(body, mentions)
+    checked: dict[int, CheckedCalculation] = {}
+    tool_calls: list[ToolCallRecord] = []
+    constants: set[int] = set()
+    for calculation in calculations:
+        result = check(calculation, mentions)
+        if result is None:
+            continue
+        tool_calls.append(result.tool_call)
+        if result.tool_call.error is None:
+            checked[calculation.result] = result
+        if calculation.percent_base:
+            constants.update(
+                operand
+                for operand in calculation.operands
+                if mentions[operand].written == 100 and not mentions[operand].unit
+            )
+
+    citations = _citations(body, index)
+    breaks = _paragraph_breaks(body)
+    claims: list[Claim] = []
+    for position, mention in enumerate(mentions):
+        if position in constants or _quoted(mention, quoted):
+            continue
+        claim = Claim(
+            position,
+            mention,
+            calculation=checked.get(position),
+            cited=_cited_in(citations, _line(body, mention.start)),
+            paragraph=_paragraph(breaks, len(body), mention.start),
+        )
+        began = time.perf_counter()
+        match_claim(claim, index, tolerance)
+        claim.search_ms = (time.perf_counter() - began) * 1000
+        claims.append(claim)
+
+    # The evidence numbers a paragraph relies on are the candidate operands of
+    # the numbers it derives.
+    by_paragraph: dict[tuple[int, int], list[Claim]] = {}
+    for claim in claims:
+        by_paragraph.setdefault(claim.paragraph, []).append(claim)
+    for claim in claims:
+        if (
+            claim.hit is None
+            and not wrong_calculation(claim)
+            and not calculated(claim)
+            and not small_integer(claim.mention)
+        ):
+            nearby = _nearby(by_paragraph.get(claim.paragraph, []), claim.mention.start)
+            claim.sentence = _sentence(body, claim.mention.start, claim.mention.end)
+            unsupported = _unsupported_nearby(by_paragraph.get(claim.paragraph, []), claim)
+            claim.derivation = derive(claim, nearby, unsupported, index)
+
+    return _assemble(body, index, claims, tool_calls)
+
+
+def reset_caches() -> None:
+    """Forget every module-level memo (label tokens, readings, calculator
+    results), so a benchmark can measure a truly cold start."""
+    label_tokens.cache_clear()
+    clear_readings()
+    calculator_cache_clear()
+
+
+# ------------------------------------------------------------------ query and citations
+
+
+_CITATION = re.compile(r"\[([^\[\]\n]{1,300})\]")
+
+
+def _citations(body: str, index: EvidenceIndex) -> list[tuple[int, int]]:
+    """(position, evidence item) of every `[source-ref]` citation in the body."""
+    if "[" not in body or not index.refs:
+        return []
+    found: list[tuple[int, int]] = []
+    for match in _CITATION.finditer(body):
+        for part in re.split(r"[,;]", match.group(1)):
+            item = index.refs.get(part.strip().strip("`*^"))
+            if item is not None:
+                found.append((match.start(), item))
+    return found
+
+
+def _cited_in(citations: list[tuple[int, int]], span: tuple[int, int]) -> frozenset[int]:
+    """Evidence items cited within `span` (citations are sorted by position)."""
+    if not citations:
+        return frozenset()
+    low, high = span
+    first = bisect_left(citations, (low, -1))
+    last = bisect_left(citations, (high, -1))
+    return frozenset(item for _, item in citations[first:last])
+
+
+def _query_numbers(query: str) -> set[Decimal]:
+    values: set[Decimal] = set()
+    if not query:
+        return values
+    for mention in extract(query):
+        values.add(abs(mention.written))
+        values.add(abs(mention.value))
+    return values
+
+
+def _quoted(mention: NumberMention, quoted: set[Decimal]) -> bool:
+    return bool(quoted) and (abs(mention.written) in quoted or abs(mention.value) in quoted)
+
+
+def _paragraph_breaks(body: str) -> list[int]:
+    """Positions of blank lines: paragraphs (and tables) are what lies between."""
+    return [match.start() for match in _BLANK_LINE.finditer(body)]
+
+
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _paragraph(breaks: list[int], size: int, position: int) -> tuple[int, int]:
+    """The paragraph (or table) around `position`."""
+    at = bisect_right(breaks, position)
+    return (breaks[at - 1] if at > 0 else 0, breaks[at] if at < len(breaks) else size)
+
+
+def _sentence(body: str, start: int, end: int) -> tuple[int, int]:
+    low = max(body.rfind(". ", max(0, start - 300), start) + 2, body.rfind("\n", 0, start) + 1)
+    high = len(body)
+    for boundary in (". ", "\n"):
+        found = body.find(boundary, end, end + 300)
+        if 0 <= found < high:
+            high = found
+    return low, high
+
+
+def _line(body: str, position: int) -> tuple[int, int]:
+    end = body.find("\n", position)
+    return body.rfind("\n", 0, position) + 1, end if end >= 0 else len(body)
+
+
+def _nearby(claims: Sequence[Claim], position: int) -> list[EvidenceNumber]:
+    """Evidence numbers matched by claims within _PARAGRAPH_REACH characters,
+    nearest first."""
+    close_by = [
+        claim
+        for claim in claims
+        if claim.hit is not None and abs(claim.mention.start - position) <= _PARAGRAPH_REACH
+    ]
+    close_by.sort(key=lambda claim: abs(claim.mention.start - position))
+    return [claim.hit.number for claim in close_by if claim.hit is not None]
+
+
+def _unsupported_nearby(claims: Sequence[Claim], claim: Claim) -> list[NumberMention]:
+    """Up to 3 numbers of the claim's own sentence that no evidence supports."""
+    low, high = claim.sentence
+    found = [
+        other.mention
+        for other in claims
+        if other is not claim
+        and other.hit is None
+        and not other.close
+        and low <= other.mention.start < high
+        and not small_integer(other.mention)
+    ]
+    return found[:3]
+
+
+# ------------------------------------------------------------------ results
+
+
+def _assemble(
+    body: str, index: EvidenceIndex, claims: Sequence[Claim], tool_calls: list[ToolCallRecord]
+) -> NumericResult:
+    result = _Output(tool_calls)
+    matches: list[dict[str, Any]] = []
+    close: list[int] = []
+    orphans: list[int] = []
+    suspicious: list[int] = []
+    supported = 0
+    for claim in claims:
+        mention = claim.mention
+        match = _number_match(claim)
+        if match is None:
+            continue  # a small integer the evidence does not know: not a claim
+        result.claim_spans.append((mention.start, mention.end))
+        position = len(matches)
+        matches.append(match)
+        status = match["status"]
+        if status in ("exact", "rounded", "derived"):
+            supported += 1
+        elif wrong_calculation(claim):
+            suspicious.append(position)
+            _arithmetic_finding(body, claim, result)
+        elif status == "close_but_wrong":
+            close.append(position)
+            suspicious.append(position)
+            _close_finding(body, index, claim, result)
+        else:
+            orphans.append(position)
+            _orphan_finding(claim, result)
+    # One validation of all matches is much cheaper than one per number; the
+    # seed's lists are views of the same validated matches.
+    validated = _MATCHES.validate_python(matches)
+    report = NumbersReport.model_construct(
+        exact_matches=supported,
+        close_matches=[validated[position] for position in close],
+        orphan_numbers=[validated[position] for position in orphans],
+        suspicious=[validated[position] for position in suspicious],
+        matches=validated,
+    )
+    return NumericResult(
+        report=report,
+        findings=_FINDINGS.validate_python(result.finding_dicts),
+        fixes=_FIXES.validate_python(result.fix_dicts),
+        tool_calls=result.tool_calls,
+        claim_spans=result.claim_spans,
+    )
+
+
+@dataclass(slots=True)
+class _Output:
+    """Findings and fixes as plain dicts until one validation at the end."""
+
+    tool_calls: list[ToolCallRecord]
+    finding_dicts: list[dict[str, Any]] = field(default_factory=list)
+    fix_dicts: list[dict[str, Any]] = field(default_factory=list)
+    claim_spans: list[tuple[int, int]] = field(default_factory=list)
+
+
+_MATCHES = TypeAdapter(list[NumberMatch])
+_FINDINGS = TypeAdapter(list[Finding])
+_FIXES = TypeAdapter(list[FixProposal])
+
+
+def _number_match(claim: Claim) -> dict[str, Any] | None:
+    """The NumberMatch fields of one claim."""
+    mention = claim.mention
+    base = {
+        "text": mention.text,
+        "value": mention.value,
+        "start": mention.start,
+        "end": mention.end,
+        "label": mention.label,
+    }
+    calculation = claim.calculation
+    if wrong_calculation(claim):
+        assert calculation is not None
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=calculation.expected,
+            source_ref="calculator",
+            formula=f"{calculation.calculation.expression} = {calculation.exact}",
+        )
+    hit = claim.hit
+    if hit is not None:
+        return _number_match_of(
+            **base,
+            status="exact" if hit.status == "exact" else "rounded",
+            evidence_value=hit.number.value,
+            source_ref=hit.number.source_ref,
+            evidence_label=hit.number.label,
+        )
+    if calculation is not None and calculation.correct:
+        return _number_match_of(
+            **base,
+            status="derived",
+            evidence_value=calculation.expected,
+            source_ref="calculator",
+            formula=f"{calculation.calculation.expression} = {calculation.exact}",
+        )
+    if claim.derivation is not None:
+        derivation = claim.derivation
+        return _number_match_of(
+            **base,
+            status="derived",
+            evidence_value=derivation.value,
+            source_ref=derivation.source_ref,
+            evidence_label=derivation.label,
+            formula=derivation.formula,
+        )
+    if small_integer(mention):
+        return None
+    nearest = _nearest(claim.close)
+    if nearest is not None:
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=nearest.number.value,
+            source_ref=nearest.number.source_ref,
+            evidence_label=nearest.number.label,
+        )
+    return _number_match_of(**base, status="orphan")
+
+
+def _number_match_of(**fields: Any) -> dict[str, Any]:
+    return fields
+
+
+def _nearest(hits: Sequence[Hit]) -> Hit | None:
+    if not hits:
+        return None
+    return min(hits, key=lambda hit: (round(hit.distance, 12), -hit.label, hit.number.entry))
+
+
+def _distinct(hits: Sequence[Hit]) -> list[Hit]:
+    """One hit per distinct evidence value (the best-labelled one)."""
+    by_value: dict[Decimal, Hit] = {}
+    for hit in hits:
+        key = abs(hit.number.value) / hit.factor
+        current = by_value.get(key)
+        if current is None or hit.label > current.label:
+            by_value[key] = hit
+    return list(by_value.values())
+
+
+def _unambiguous(hits: Sequence[Hit]) -> Hit | None:
+    """The one evidence number a close claim should become, or None when another
+    candidate is nearly as good (nearest wins; a rival with a clearly better label,
+    or a similar label at a similar distance, makes it ambiguous)."""
+    candidates = _distinct(hits)
+    best = _nearest(candidates)
+    if best is None:
+        return None
+    for other in candidates:
+        if other is best:
+            continue
+        if other.label >= best.label + 0.2:
+            return None
+        if other.label >= best.label - 0.1 and other.distance <= 2 * best.distance:
+            return None
+    return best
+
+
+def _label_for(mention: NumberMention) -> str:
+    return f" ({mention.label})" if mention.label else ""
+
+
+def _orphan_finding(claim: Claim, result: _Output) -> None:
+    mention = claim.mention
+    result.finding_dicts.append(
+        {
+            "check": "no_hallucinations",
+            "kind": "orphan",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}"{_label_for(mention)} appears in no evidence item and '
+                "cannot be derived from the evidence numbers"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+        }
+    )
+
+
+def _close_finding(body: str, index: EvidenceIndex, claim: Claim, result: _Output) -> None:
+    mention = claim.mention
+    nearest = _nearest(claim.close)
+    assert nearest is not None
+    number = nearest.number
+    described = f"{_short_label(number.label)} {number.raw}".strip()
+    excerpt = index.excerpt(number.entry)
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "close_but_wrong",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" is close to {described} in {number.source_ref} '
+                "but not equal at the precision shown"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [excerpt],
+        }
+    )
+    chosen = _unambiguous(claim.close)
+    if chosen is None:
+        return
+    written = abs(chosen.number.value) / chosen.factor
+    replacement = replace_digits(mention, written)
+    if replacement == mention.text:
+        return
+    chosen_excerpt = index.excerpt(chosen.number.entry)
+    found = f"{chosen.number.source_ref}: {chosen.number.label} = {chosen.number.raw}"
+    call = ToolCallRecord(
+        tool="evidence_search",
+        input={"query": mention.label or mention.text, "value": mention.text},
+        output=found,
+        duration_ms=round(claim.search_ms, 3),
+    )
+    result.tool_calls.append(call)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"evidence {found}",
+            confidence=round(0.85 + 0.10 * min(1.0, chosen.label), 3),
+            kind="close_but_wrong",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[chosen_excerpt],
+        )
+    )
+
+
+def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
+    mention = claim.mention
+    checked = claim.calculation
+    assert checked is not None and checked.expected is not None
+    expression = checked.calculation.expression
+    replacement = replace_digits(mention, checked.expected)
+    proof = EvidenceExcerpt(
+        source_ref="calculator", excerpt=f"{expression} = {checked.exact}", label="calculator"
+    )
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "arithmetic",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" does not follow from the calculation written before it: '
+                f"{expression} = {_short(checked.exact)}, which is {replacement} "
+                "at the precision shown"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [proof],
+        }
+    )
+    if replacement == mention.text:
+        return
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"calculator: {expression} = {checked.exact}",
+            confidence=0.99,
+            kind="arithmetic",
+            finding_index=finding_index,
+            tool_calls=[checked.tool_call],
+            evidence=[proof],
+        )
+    )
+
+
+def _fix(
+    body: str,
+    mention: NumberMention,
+    replacement: str,
+    *,
+    verified_with: str,
+    confidence: float,
+    kind: str,
+    finding_index: int,
+    tool_calls: list[ToolCallRecord],
+    evidence: list[EvidenceExcerpt],
+) -> dict[str, Any]:
+    find, offset = widen_to_unique(body, mention.start, mention.end)
+    head = mention.start - offset
+    tail = head + (mention.end - mention.start)
+    return {
+        "find": find,
+        "replace": find[:head] + replacement + find[tail:],
+        "verified_with": verified_with,
+        "confidence": confidence,
+        "kind": kind,
+        "origin": "deterministic",
+        "offset": offset,
+        "finding_index": finding_index,
+        "tool_calls": tool_calls,
+        "evidence": evidence,
+    }
+
+
+def _short_label(label: str) -> str:
+    """The last part of a JSON path ("quote.price" -> "price")."""
+    if not label:
+        return "value"
+    tail = label.rsplit(".", 1)[-1]
+    return tail if "[" not in tail else tail.split("[", 1)[0] or label
+
+
+def _short(exact: str) -> str:
+    if "." in exact and len(exact.split(".", 1)[1]) > 6:
+        whole, fraction = exact.split(".", 1)
+        return f"{whole}.{fraction[:6]}…"
+    return exact

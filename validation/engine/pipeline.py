@@ -1,0 +1,240 @@
+"""``validate(bundle)``: every deterministic check, merged into one seed §6 Verdict.
+
+Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
+so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
+(numbers, arithmetic, derived values: :func:`validation.engine.numeric.analyze`),
+``references``, ``sources``, ``format``, ``query``, ``fields``, ``decision``, and
+``total``.
+
+Merging: the findings of all stages are ordered by position in the report (then by
+check, kind and message), every fix's ``finding_index`` is re-based onto that merged
+list, and fixes are ordered by offset. A fix whose FIND does not occur exactly once in
+the body is dropped (it could never be applied). Apart from ``timings_ms`` the verdict
+is a pure function of its inputs: same bundle and settings, same verdict.
+
+References are not claims: a number inside a span that only names a source -- ``[§4.2]``,
+``[^3]``, a bare ``§4.2`` when the evidence uses section refs, a URL -- is dropped from
+the numeric findings, fixes, claim spans and numbers report (see
+:func:`validation.engine.checks.sources.reference_spans`).
+
+RETRY signals (see :mod:`validation.engine.decision`): numeric claims with no evidence
+at all (reported as a ``no_evidence`` finding of ``claims_supported``), and a report
+sharing no term with the query.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from time import perf_counter
+from typing import TypeVar
+
+from validation.engine.checks.format import check_format
+from validation.engine.checks.query import check_query
+from validation.engine.checks.sources import check_sources, reference_spans
+from validation.engine.decision import (
+    RetrySignals,
+    checks_from,
+    confidence_from,
+    decide,
+    issues_from,
+    revision_hints,
+    suggested_fixes,
+)
+from validation.engine.fields import extract_fields, fields_from_mapping
+from validation.engine.numbers import EvidenceIndex, build_index
+from validation.engine.numeric import NumericResult, analyze
+from validation.engine.spans import occurs_once
+from validation.engine.types import (
+    CHECK_NAMES,
+    Bundle,
+    EngineSettings,
+    Finding,
+    FixProposal,
+    NumberMatch,
+    NumbersReport,
+    ToolCallRecord,
+    Verdict,
+)
+
+T = TypeVar("T")
+_CHECK_ORDER = {name: position for position, name in enumerate(CHECK_NAMES)}
+
+
+def validate(
+    bundle: Bundle, settings: EngineSettings | None = None, *, index: EvidenceIndex | None = None
+) -> Verdict:
+    """Validate ``bundle.body`` against its evidence and query. Pure: no I/O, no Django."""
+    settings = settings or EngineSettings()
+    timings: dict[str, float] = {}
+    started = perf_counter()
+    body = bundle.body
+
+    def timed(stage: str, work: Callable[[], T]) -> T:
+        begin = perf_counter()
+        result = work()
+        timings[stage] = round((perf_counter() - begin) * 1000, 3)
+        return result
+
+    if index is None:
+        index = timed("index", lambda: build_index(bundle.evidence))
+    analyzed = timed("numbers", lambda: analyze(body, index, query=bundle.query, settings=settings))
+    references = timed("references", lambda: reference_spans(body, bundle.evidence))
+    numeric = without_references(analyzed, references)
+    source_findings, source_fixes = timed(
+        "sources",
+        lambda: check_sources(body, bundle.evidence, numeric.claim_spans, numeric.report.matches),
+    )
+    format_findings, format_fixes = timed("format", lambda: check_format(body))
+    query = timed("query", lambda: check_query(body, bundle.query, bundle.goals, settings))
+    fields = timed(
+        "fields", lambda: extract_fields(body, previous=fields_from_mapping(bundle.fields))
+    )
+
+    begin = perf_counter()
+    extra: list[Finding] = []
+    signals = RetrySignals(
+        claims_without_evidence=len(numeric.claim_spans) if not bundle.evidence else 0,
+        unrelated_query_terms=tuple(query.missing_terms) if query.unrelated else (),
+    )
+    if signals.claims_without_evidence:
+        extra.append(
+            Finding(
+                check="claims_supported",
+                kind="no_evidence",
+                severity="major",
+                message=(
+                    f"the report makes {signals.claims_without_evidence} numeric claim(s) "
+                    "but no evidence was supplied"
+                ),
+                start=0,
+                end=0,
+            )
+        )
+    findings, fixes = merge(
+        body,
+        [
+            (numeric.findings, numeric.fixes),
+            (source_findings, source_fixes),
+            (format_findings, format_fixes),
+            (query.findings, []),
+            (extra, []),
+        ],
+    )
+    confidence = confidence_from(findings)
+    checks = checks_from(findings)
+    decision = decide(confidence, checks, settings, query.goal_decision, retry_signal=bool(signals))
+    hints = revision_hints(findings, len(fixes)) if decision == "REVISE" else ""
+    failed_goals = [goal.goal for goal in query.goals if goal.status == "FAIL"]
+    suggestions = (
+        suggested_fixes(findings, signals, failed_goals) if decision in ("RETRY", "FAIL") else ""
+    )
+    timings["decision"] = round((perf_counter() - begin) * 1000, 3)
+    timings["total"] = round((perf_counter() - started) * 1000, 3)
+
+    return Verdict(
+        decision=decision,
+        confidence=confidence,
+        issues=issues_from(findings),
+        checks=checks,
+        revision_hints=hints,
+        suggested_fixes=suggestions,
+        numbers=numeric.report,
+        findings=findings,
+        fixes=fixes,
+        goals=query.goals,
+        goal_decision=query.goal_decision,
+        fields=fields,
+        tool_calls=numeric.tool_calls,
+        timings_ms=timings,
+    )
+
+
+@dataclass
+class NumericPart:
+    """What the pipeline keeps of the numeric analysis."""
+
+    report: NumbersReport
+    findings: list[Finding]
+    fixes: list[FixProposal]
+    tool_calls: list[ToolCallRecord]
+    claim_spans: list[tuple[int, int]]
+
+
+def without_references(
+    numeric: NumericResult, references: Sequence[tuple[int, int]]
+) -> NumericPart:
+    """``numeric`` without the numbers that sit inside a reference span."""
+    starts = [start for start, _ in references]
+
+    def inside(start: int, end: int) -> bool:
+        position = bisect_right(starts, start) - 1
+        return position >= 0 and end <= references[position][1]
+
+    kept = [i for i, f in enumerate(numeric.findings) if not inside(f.start, f.end)]
+    renumber = {old: new for new, old in enumerate(kept)}
+    fixes = []
+    for fix in numeric.fixes:
+        if fix.finding_index is not None and fix.finding_index not in renumber:
+            continue  # its finding was about a reference
+        rebased = fix.model_copy()
+        if fix.finding_index is not None:
+            rebased.finding_index = renumber[fix.finding_index]
+        fixes.append(rebased)
+
+    def claims(matches: list[NumberMatch]) -> list[NumberMatch]:
+        return [match for match in matches if not inside(match.start, match.end)]
+
+    report = numeric.report
+    dropped_exact = sum(
+        match.status == "exact" and inside(match.start, match.end) for match in report.matches
+    )
+    return NumericPart(
+        report=report.model_copy(
+            update={
+                "exact_matches": max(0, report.exact_matches - dropped_exact),
+                "close_matches": claims(report.close_matches),
+                "orphan_numbers": claims(report.orphan_numbers),
+                "suspicious": claims(report.suspicious),
+                "matches": claims(report.matches),
+            }
+        ),
+        findings=[numeric.findings[i] for i in kept],
+        fixes=fixes,
+        tool_calls=list(numeric.tool_calls),
+        claim_spans=[span for span in numeric.claim_spans if not inside(*span)],
+    )
+
+
+def merge(
+    body: str, parts: Sequence[tuple[Sequence[Finding], Sequence[FixProposal]]]
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Concatenate per-stage findings in report order and re-base each fix's
+    ``finding_index`` (relative to its own stage) onto the merged list."""
+    tagged: list[tuple[Finding, int, int]] = []  # finding, stage, index within stage
+    for stage, (stage_findings, _) in enumerate(parts):
+        tagged.extend((finding, stage, i) for i, finding in enumerate(stage_findings))
+    tagged.sort(
+        key=lambda item: (
+            item[0].start,
+            item[0].end,
+            _CHECK_ORDER[item[0].check],
+            item[0].kind,
+            item[0].message,
+            item[1],
+            item[2],
+        )
+    )
+    position = {(stage, i): new for new, (_, stage, i) in enumerate(tagged)}
+    fixes: list[FixProposal] = []
+    for stage, (_, stage_fixes) in enumerate(parts):
+        for fix in stage_fixes:
+            if not occurs_once(body, fix.find) or body.find(fix.find) != fix.offset:
+                continue  # could never be applied to this body
+            rebased = fix.model_copy()
+            if fix.finding_index is not None:
+                rebased.finding_index = position.get((stage, fix.finding_index))
+            fixes.append(rebased)
+    fixes.sort(key=lambda fix: (fix.offset, fix.kind, fix.find))
+    return [finding for finding, _, _ in tagged], fixes
