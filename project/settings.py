@@ -189,5 +189,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": envstr("REDLINE_LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
+        # The filesystem broker has no host; kombu warns about that on every connection.
+        "kombu.connection": {"level": "ERROR"},
     },
 }
