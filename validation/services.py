@@ -558,7 +558,6 @@ def _after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
         _audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
         return
     failure = ""
-    total = analysis.revise_loops + analysis.retry_loops
     analysis.needs_new_input = False
     if decision == Attempt.Decision.APPROVE:
         if policy.allow_validator_only_approval:
@@ -566,25 +565,17 @@ def _after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
         else:
             _set_status(analysis, Status.IN_REVIEW)
     elif decision == Attempt.Decision.REVISE:
-        if analysis.revise_loops >= policy.max_revise_loops:
-            failure = (
-                f"REVISE loop limit reached ({analysis.revise_loops} of "
-                f"{policy.max_revise_loops}); the validator still asks for revision."
-            )
-        elif total >= policy.max_total_loops:
-            failure = f"Total loop limit reached ({total} of {policy.max_total_loops})."
-        else:
+        failure = _loop_limit_failure(
+            analysis, policy, "REVISE", "the validator still asks for revision"
+        )
+        if not failure:
             analysis.revise_loops += 1
             _set_status(analysis, Status.IN_REVIEW)
     elif decision == Attempt.Decision.RETRY:
-        if analysis.retry_loops >= policy.max_retry_loops:
-            failure = (
-                f"RETRY loop limit reached ({analysis.retry_loops} of "
-                f"{policy.max_retry_loops}); the evidence or approach is still wrong."
-            )
-        elif total >= policy.max_total_loops:
-            failure = f"Total loop limit reached ({total} of {policy.max_total_loops})."
-        else:
+        failure = _loop_limit_failure(
+            analysis, policy, "RETRY", "the evidence or approach is still wrong"
+        )
+        if not failure:
             analysis.retry_loops += 1
             analysis.needs_new_input = True
             _set_status(analysis, Status.IN_REVIEW)
@@ -611,6 +602,21 @@ def _after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
             comment="Approved by the validator (the policy allows validator-only approval).",
             data=data,
         )
+
+
+def _loop_limit_failure(analysis: Analysis, policy: Policy, kind: str, still: str) -> str:
+    """Why one more REVISE or RETRY loop is over the policy's limits, or "" if it is not."""
+    used, limit = (
+        (analysis.revise_loops, policy.max_revise_loops)
+        if kind == "REVISE"
+        else (analysis.retry_loops, policy.max_retry_loops)
+    )
+    if used >= limit:
+        return f"{kind} loop limit reached ({used} of {limit}); {still}."
+    total = analysis.revise_loops + analysis.retry_loops
+    if total >= policy.max_total_loops:
+        return f"Total loop limit reached ({total} of {policy.max_total_loops})."
+    return ""
 
 
 def _set_status(analysis: Analysis, status: str) -> None:
