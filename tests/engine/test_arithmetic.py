@@ -34,6 +34,18 @@ def one(body: str) -> CheckedCalculation:
         ("Net $15.5B \u2212 $0.7B = $14.8B", "15.5 - 0.7"),
         ("Owner earnings = OCF - CapEx = $15.5B - $0.7B = $14.8B", "15.5 - 0.7"),
         ("Total volume 20,875 = 10,899 + 9,976.", "10899 + 9976"),
+        (
+            "- **EPS surprise:** (0.50 - 0.45) / 0.45 * 100 = 11.11%",
+            "(0.50 - 0.45) / 0.45 * 100",
+        ),
+        (
+            "At $134.22, the margin of safety is (152.40 - 134.22) / 152.40 * 100 = 11.93%",
+            "(152.40 - 134.22) / 152.40 * 100",
+        ),
+        (
+            "Upside, i.e. ((160 - 134.22) / 134.22) * 100 = 19.21%",
+            "((160 - 134.22) / 134.22) * 100",
+        ),
     ],
 )
 def test_written_equations_are_found_and_correct(body: str, expression: str) -> None:

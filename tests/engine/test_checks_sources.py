@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -204,6 +205,34 @@ def test_a_wrapped_sentence_is_one_sentence() -> None:
     body = "The company trades at $104.20, which is\nwell below value [quote-NVO]."
 
     assert _check(body) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Owner earnings of $14.8B rest on operating cash flow of\n$15.5B less capex [§4.2].",
+        "Novo Nordisk trades at $104.20\nper share (source: quote-NVO).",
+        "- Price: Novo trades at $104.20, a\n  discount to peers [quote-NVO].",
+        "Margins held at 41%\nAnd the price is $104.20 [quote-NVO].",
+    ],
+)
+def test_a_single_line_break_inside_a_paragraph_is_a_space(body: str) -> None:
+    assert _check(body) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "uncited"),
+    [
+        ("Margins are 41%.\n\nThe price is $104.20 [quote-NVO].", "Margins are 41%."),
+        ("Margins are 41%\n- The price is $104.20 [quote-NVO].", "Margins are 41%"),
+        ("Margins are 41%\n## Price $104.20 [quote-NVO]", "Margins are 41%"),
+        ("Margins are 41%\n| Price | $104.20 [quote-NVO] |", "Margins are 41%"),
+    ],
+)
+def test_a_blank_line_list_item_heading_or_table_row_ends_a_sentence(
+    body: str, uncited: str
+) -> None:
+    assert [f.text for f in _check(body)] == [uncited]
 
 
 def test_without_evidence_nothing_can_be_cited_so_nothing_is_missing() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -224,6 +225,68 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 
     assert result.returncode == 2
     assert "usage: redline" in result.stderr
+
+
+def _deeply_nested_bundle(depth: int = 600) -> str:
+    """Evidence nested deeper than the engine's JSON walk can recurse: a real input on
+    which the engine itself fails (the JSON and the schema are fine)."""
+    content: object = 1.5
+    for _ in range(depth):
+        content = {"a": content}
+    bundle = {
+        "body": "The price is $1.50.",
+        "query": "What is the price?",
+        "evidence": [{"source_ref": "deep", "content": content}],
+    }
+    return json.dumps(bundle)
+
+
+def test_an_engine_failure_is_an_internal_error_with_exit_3(tmp_path: Path) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(_deeply_nested_bundle(), "utf-8")
+
+    result = redline("check", str(path))
+
+    assert result.returncode == 3
+    assert result.stdout == ""
+    assert result.stderr.startswith(
+        f"redline: internal error while checking {path}: RecursionError: "
+    )
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_help_documents_the_exit_codes() -> None:
+    result = redline("check", "--help")
+
+    assert result.returncode == 0
+    assert "3 when the engine itself fails" in " ".join(result.stdout.split())
+
+
+def test_jsonl_turns_an_engine_failure_into_an_error_line_and_goes_on(tmp_path: Path) -> None:
+    good = (DATA / "bundle_nvo.json").read_text("utf-8").replace("\n", " ")
+    path = tmp_path / "batch.jsonl"
+    path.write_text(_deeply_nested_bundle() + "\n" + good + "\n", "utf-8")
+
+    result = redline("check", "--jsonl", str(path))
+
+    assert result.returncode == 0, result.stderr
+    first, second = result.stdout.splitlines()
+    failure = VerdictError.model_validate_json(first)
+    assert failure.line == 1
+    assert failure.error == "internal error while checking line 1"
+    assert re.match(r"^[A-Za-z]+Error: \S", failure.details[0])  # the exception, named
+    assert Verdict.model_validate_json(second).decision
+
+
+def test_json_nested_too_deeply_to_parse_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "abyss.json"
+    path.write_text('{"body": ' + "[" * 100_000 + "]" * 100_000 + "}", "utf-8")
+
+    result = redline("check", str(path))
+
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"redline: {path} is not valid JSON: nested too deeply")
 
 
 def test_the_command_line_never_imports_django() -> None:

@@ -287,6 +287,7 @@ def test_hedged_numbers_are_marked_approximate() -> None:
         "1. Revenue grew\n2) Margins held",
         "### 2.3 Risks",
         "see note [1] and [^2] and ^3",
+        "as reported [1, 2] and [3-5] and [12,14]",
         "the source<sup>4</sup>",
         "see https://example.com/report/2024/123 for details",
         "see [the filing](https://sec.gov/doc/123456) for details",
@@ -306,6 +307,32 @@ def test_hedged_numbers_are_marked_approximate() -> None:
 )
 def test_non_claims_are_skipped(text: str) -> None:
     assert extract(text) == [], texts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see §4.1 for the price",
+        "as § 4.2 shows",
+        "the quote [§4.1 retailer_search] agrees",
+        "see section 4.2 for the cash flow",
+        "Section 3 covers the risks",
+        "per §7.revise_1 the estimate held",
+        "see Sec. 4.2 and sections 4.1 and 4.3",
+        "see §§ 4.1-4.3 and Table 2.1 and Appendix B.2 and Note 12.4",
+        "(see §4.2)",
+    ],
+)
+def test_section_references_are_not_claims(text: str) -> None:
+    assert extract(text) == [], texts(text)
+
+
+def test_a_number_beside_a_section_reference_is_still_a_claim() -> None:
+    assert texts("Price $104.20 [§4.1 retailer_search], margin 41% per section 4.2.") == [
+        "$104.20",
+        "41%",
+    ]
+    assert texts("Section 4.2: revenue was 4.2 billion") == ["4.2 billion"]
 
 
 def test_a_year_like_amount_with_a_unit_is_a_claim() -> None:

@@ -120,6 +120,40 @@ def test_a_number_computed_from_the_report_own_estimate_is_derived_from_it() -> 
     assert [finding.text for finding in result.findings] == ["$95"]  # one problem, one finding
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "NVO offers a margin of safety of 25% against an intrinsic value of $200.",
+        "# NVO\n\nNVO trades at $150 [valuation].\n\nIts margin of safety is 25% [valuation].\n",
+        "Margin of safety: 25%",
+        "The stock trades at a 25% discount to its intrinsic value.",
+        "Upside to fair value is 33.3%.",
+        "The price target implies 20% upside.",
+    ],
+)
+def test_a_valuation_gap_not_written_out_is_derived(body: str) -> None:
+    evidence = ("valuation", {"price": 150, "intrinsic_value": 200, "target_price": 180})
+    result = check(body, evidence)
+    gaps = [match for match in result.report.matches if match.text.endswith("%")]
+    assert [match.status for match in gaps] == ["derived"]
+    assert result.findings == []
+
+
+def test_a_valuation_gap_from_a_price_and_a_value_in_different_items_is_derived() -> None:
+    result = check(
+        "Against its intrinsic value, NVO offers a 25% margin of safety.",
+        ("quote-NVO", {"symbol": "NVO", "price": 150}),
+        ("dcf-NVO", {"intrinsic_value": 200}),
+    )
+    assert status_of(result) == {"25%": "derived"}
+
+
+def test_a_valuation_gap_that_does_not_follow_is_an_orphan() -> None:
+    evidence = ("valuation", {"price": 150, "intrinsic_value": 200})
+    result = check("NVO offers a margin of safety of 40%.", evidence)
+    assert status_of(result) == {"40%": "orphan"}
+
+
 def test_numbers_from_different_sources_are_not_combined() -> None:
     result = check(
         "Combined volume was 20,875.",
@@ -136,6 +170,46 @@ def test_a_correct_written_calculation_makes_its_result_derived() -> None:
     assert match.formula.startswith("(0.50 - 0.45) / 0.45 * 100 = 11.11111")
     assert "100" not in status_of(result)  # the constant of a percentage is no claim
     assert not result.report.suspicious
+
+
+VALUATION = (
+    "valuation",
+    {"eps_actual": 0.50, "eps_estimate": 0.45, "price": 134.22, "intrinsic_value": 152.40},
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "result"),
+    [
+        ("- **EPS surprise:** (0.50 - 0.45) / 0.45 * 100 = 11.11%", "11.11%"),
+        (
+            "Against the current price of $134.22, the margin of safety is "
+            "(152.40 - 134.22) / 152.40 * 100 = 11.93%",
+            "11.93%",
+        ),
+        ("The surprise was 100 * (0.50 - 0.45) / 0.45 = 11.11%", "11.11%"),
+        ("The EPS surprise ratio is (0.50 - 0.45) / 0.45 * 100 = 11.11", "11.11"),
+    ],
+)
+def test_the_numbers_of_a_written_percentage_calculation_are_not_orphans(
+    body: str, result: str
+) -> None:
+    checked = check(body, VALUATION)
+
+    statuses = status_of(checked)
+    assert "100" not in statuses  # the constant of "* 100" is never a claim
+    assert statuses[result] == "derived"
+    assert set(statuses.values()) <= {"exact", "derived"}  # operands are evidence values
+    assert checked.findings == []
+
+
+def test_the_operands_of_a_written_calculation_are_still_checked() -> None:
+    checked = check("EPS surprise: (0.50 - 0.47) / 0.47 * 100 = 6.38%", VALUATION)
+
+    statuses = status_of(checked)
+    assert statuses["0.47"] == "close_but_wrong"  # the estimate was 0.45
+    assert statuses["6.38%"] == "derived"  # the arithmetic itself is right
+    assert "100" not in statuses
 
 
 # ------------------------------------------------------------------ close but wrong

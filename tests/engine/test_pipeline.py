@@ -224,6 +224,18 @@ def test_section_references_are_not_numeric_claims() -> None:
     assert [m.text for m in verdict.numbers.matches] == ["$104.20", "$139.00"]
 
 
+def test_a_number_in_the_name_of_a_cited_source_is_not_a_claim() -> None:
+    # Only the evidence knows that "earnings call 17" is a source, so the pipeline
+    # (not numbers.extract) drops the 17.
+    body = "# NVO\n\nGross margin was 84.7% [earnings call 17].\n"
+    evidence = [{"source_ref": "earnings call 17", "content": "Gross margin 84.7%"}]
+
+    verdict = validate(_bundle(body, evidence=evidence, query="NVO gross margin"))
+
+    assert verdict.findings == []
+    assert [m.text for m in verdict.numbers.matches] == ["84.7%"]
+
+
 def test_a_raw_url_alone_is_a_revise_with_a_hint() -> None:
     body = (
         "# NVO\n\nNovo Nordisk trades at $104.20 [quote-NVO], see "

@@ -60,6 +60,7 @@ _SHARE_GAP = re.compile(
     r"(?i)[ \t]+(?:out[ \t]+)?of[ \t]+(?:the[ \t]+|a[ \t]+total[ \t]+of[ \t]+)?"
 )
 _SHARE_TO_PERCENT = re.compile(r"[ \t]*\([ \t]*")
+_LEAD_TAIL = re.compile(r"[A-Za-z \t(]*$")
 _UP_WORDS = re.compile(r"(?i)\b(?:up|rose|gained|higher)\b|\+")
 
 
@@ -385,7 +386,12 @@ def _left_expression(
         mentions[index - 1].end if index > 0 and mentions[index - 1].end > segment else segment
     )
     lead = body[lead_start : mentions[indices[0]].start]
-    opening = "(" * lead.count("(") if _gap_operators(lead) is not None else ""
+    if _gap_operators(lead) is None:
+        # "margin of safety is (152.40 - ...", "**EPS surprise:** (0.50 - ...": only the
+        # parentheses after the last punctuation open the expression.
+        opens = _LEAD_TAIL.search(lead)
+        lead = opens.group() if opens is not None else ""
+    opening = "(" * lead.count("(")
     gaps.insert(0, opening)
     # Keep only closing parentheses after the last operand.
     gaps[-1] = ")" * gaps[-1].count(")")

@@ -12,9 +12,11 @@ No Django, no database::
 Exit codes: 0 when the check ran (whatever the decision); 2 when the input cannot be
 read -- bad JSON, not UTF-8, a bundle or settings file that breaks the schema (the
 message names the field, e.g. ``evidence.0.source_ref: Field required``), a file that
-cannot be opened. With ``--jsonl`` an unreadable *line* gives a ``VerdictError`` line
-``{"error": …, "line": n, "details": […]}`` in its place and the rest still runs; blank
-lines are skipped.
+cannot be opened; 3 when the engine itself fails on a readable bundle (one line on
+stderr, ``redline: internal error while checking FILE: ExceptionType: message``, no
+traceback). With ``--jsonl`` an unreadable *line*, or one the engine fails on, gives a
+``VerdictError`` line ``{"error": …, "line": n, "details": […]}`` in its place and the
+rest still runs; blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -32,6 +34,11 @@ from pydantic import ValidationError
 from validation.engine.types import Bundle, EngineSettings, VerdictError
 
 PROG = "redline"
+EXIT_CODES = """exit codes:
+  0  the check ran (whatever the decision)
+  2  the input cannot be read (bad JSON, not UTF-8, schema errors, missing file)
+  3  when the engine itself fails on a readable bundle (with --jsonl: an error line
+     for that bundle instead, and the batch goes on)"""
 
 
 class InputError(Exception):
@@ -55,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         "check",
         help="validate a bundle and print its verdict",
         description="Validate a report bundle (JSON) or a seed context.md + response.md pair.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("bundle", nargs="?", help="bundle JSON file, or - for standard input")
     check.add_argument("--jsonl", metavar="FILE", help="one bundle JSON per line")
@@ -85,12 +94,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = _read_settings(args.settings) if args.settings else EngineSettings()
         if args.jsonl is not None:
             return _check_jsonl(Path(args.jsonl), settings, sys.stdout)
-        bundle = (
-            _read_seed(Path(args.context), Path(args.response))
-            if args.context is not None
-            else _read_bundle(args.bundle)
-        )
-        _write_verdict(bundle, settings, args.format, sys.stdout)
+        if args.context is not None:
+            bundle = _read_seed(Path(args.context), Path(args.response))
+            where = f"{args.context} + {args.response}"
+        else:
+            bundle = _read_bundle(args.bundle)
+            where = "standard input" if args.bundle == "-" else args.bundle
+        try:
+            rendered = _render_verdict(bundle, settings, args.format)
+        except Exception as error:  # an engine bug: one clear line, not a traceback
+            print(
+                f"{PROG}: internal error while checking {where}: {_describe(error)}",
+                file=sys.stderr,
+            )
+            return 3
+        sys.stdout.write(rendered)
     except InputError as error:
         print(f"{PROG}: {error.render()}", file=sys.stderr)
         return 2
@@ -131,6 +149,8 @@ def _parse_json(text: str, where: str) -> Any:
         raise InputError(
             f"{where} is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
         ) from None
+    except RecursionError:
+        raise InputError(f"{where} is not valid JSON: nested too deeply to read") from None
 
 
 def validation_details(error: ValidationError) -> list[str]:
@@ -185,15 +205,20 @@ def _read_seed(context: Path, response: Path) -> Bundle:
 # ---------------------------------------------------------------- running
 
 
-def _write_verdict(bundle: Bundle, settings: EngineSettings, fmt: str, out: TextIO) -> None:
+def _render_verdict(bundle: Bundle, settings: EngineSettings, fmt: str) -> str:
     from validation.engine.pipeline import validate
     from validation.engine.report import render_attempt_markdown, render_details_markdown
 
     verdict = validate(bundle, settings)
     if fmt == "markdown":
-        out.write(render_attempt_markdown(verdict) + "\n" + render_details_markdown(verdict))
-    else:
-        out.write(verdict.model_dump_json(indent=2) + "\n")
+        return render_attempt_markdown(verdict) + "\n" + render_details_markdown(verdict)
+    return verdict.model_dump_json(indent=2) + "\n"
+
+
+def _describe(error: BaseException) -> str:
+    """``RecursionError: maximum recursion depth exceeded`` -- on one line."""
+    message = " ".join(str(error).split())
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def _check_jsonl(path: Path, settings: EngineSettings, out: TextIO) -> int:
@@ -223,9 +248,9 @@ def _check_jsonl(path: Path, settings: EngineSettings, out: TextIO) -> int:
                 out.write(validate(bundle, settings, index=index).model_dump_json() + "\n")
             except Exception as error:  # one bad bundle must not stop the batch
                 failure = VerdictError(
-                    error="the engine failed on this bundle",
+                    error=f"internal error while checking line {number}",
                     line=number,
-                    details=[f"{type(error).__name__}: {error}"],
+                    details=[_describe(error)],
                 )
                 out.write(failure.model_dump_json() + "\n")
             out.flush()

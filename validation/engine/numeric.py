@@ -107,12 +107,11 @@ def analyze(
         tool_calls.append(result.tool_call)
         if result.tool_call.error is None:
             checked[calculation.result] = result
-        if calculation.percent_base:
-            constants.update(
-                operand
-                for operand in calculation.operands
-                if mentions[operand].written == 100 and not mentions[operand].unit
-            )
+        constants.update(
+            operand
+            for operand in calculation.operands
+            if _scaling_constant(body, mentions[operand])
+        )
 
     citations = _citations(body, index)
     breaks = _paragraph_breaks(body)
@@ -158,6 +157,21 @@ def reset_caches() -> None:
     label_tokens.cache_clear()
     clear_readings()
     calculator_cache_clear()
+
+
+def _scaling_constant(body: str, mention: NumberMention) -> bool:
+    """The 100 of "* 100" / "100 *" / "/ 100" in a written calculation: a constant
+    that turns a ratio into a percentage, never a claim about the evidence."""
+    if mention.written != 100 or mention.unit or mention.scale != 1:
+        return False
+    return (
+        _OPERATOR_BEFORE.search(body, max(0, mention.start - 4), mention.start) is not None
+        or _OPERATOR_AFTER.match(body, mention.end, mention.end + 4) is not None
+    )
+
+
+_OPERATOR_BEFORE = re.compile(r"(?:[*/\u00d7\u00f7]|(?<![A-Za-z])[xX])[ \t]*$")
+_OPERATOR_AFTER = re.compile(r"[ \t]*(?:[*/\u00d7\u00f7]|[xX](?![A-Za-z]))")
 
 
 # ------------------------------------------------------------------ query and citations

@@ -12,8 +12,9 @@ list, and fixes are ordered by offset. A fix whose FIND does not occur exactly o
 the body is dropped (it could never be applied). Apart from ``timings_ms`` the verdict
 is a pure function of its inputs: same bundle and settings, same verdict.
 
-References are not claims: a number inside a span that only names a source -- ``[§4.2]``,
-``[^3]``, a bare ``§4.2`` when the evidence uses section refs, a URL -- is dropped from
+References are not claims. ``numbers.extract`` already skips section marks (``§4.2``,
+"section 4.2"), footnotes and URLs; what only the evidence can tell is a reference -- a
+bracketed ref whose name holds a number, ``[earnings call 17]`` -- is dropped here from
 the numeric findings, fixes, claim spans and numbers report (see
 :func:`validation.engine.checks.sources.reference_spans`).
 

@@ -7,7 +7,6 @@ masked text is an offset in the body and nothing inside code is ever judged.
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -261,16 +260,15 @@ _ABBREVIATIONS = frozenset(
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _BOUNDARY = re.compile(r"[.!?…]+[\"')\]*_]*(?=\s)")
-_CONTINUES = re.compile(r"[a-z,;(\-–—]$")  # noqa: RUF001
-_CONTINUATION_START = re.compile(r"^[ \t]*[a-z(]")
 
 
 def sentences(body: str, block: Block) -> list[tuple[int, int]]:
     """Sentence spans of a paragraph or list item; a heading or table is one unit.
 
     A sentence ends at ``.``/``!``/``?`` followed by white space (not after a known
-    abbreviation such as "e.g." or "Inc."), and at a line break unless the line clearly
-    continues (it ends in a lower-case letter or a comma and the next starts lower-case).
+    abbreviation such as "e.g." or "Inc."). A single line break inside a block is a
+    space (the author wrapped the line); a blank line, a list item, a heading or a table
+    row ends the block, and so the sentence.
     """
     if block.kind in ("heading", "table", "code"):
         return [_trim(body, block.start, block.end)]
@@ -285,10 +283,6 @@ def sentences(body: str, block: Block) -> list[tuple[int, int]]:
         ):
             continue
         cuts.add(match.end())
-    lines = lines_with_offsets(text)
-    for (_, line), (next_offset, next_line) in itertools.pairwise(lines):
-        if not (_CONTINUES.search(line.rstrip()) and _CONTINUATION_START.match(next_line)):
-            cuts.add(next_offset)
     spans: list[tuple[int, int]] = []
     previous = 0
     for cut in [*sorted(cuts), len(text)]:

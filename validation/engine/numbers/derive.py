@@ -3,8 +3,10 @@ percent change of two numbers the report relies on?
 
 Bounded: it pairs at most POOL numbers - the evidence numbers the claim's
 paragraph cites, a few unsupported numbers of the claim's own sentence, the
-JSON numbers whose labels share words with the claim's, and the neighbours of
-the cited numbers - and two evidence-only numbers must come from the same
+JSON numbers whose labels share words with the claim's, for a valuation gap
+("margin of safety", "discount", "premium", "upside", "downside") the prices,
+values and targets of the evidence, and the neighbours of the cited numbers -
+and two evidence-only numbers must come from the same
 evidence item (no cross-source aggregation). Numbers with fewer than 3
 significant digits are only derived from numbers the report itself cites.
 Engine-internal: `numeric.analyze` is the entry point.
@@ -21,6 +23,10 @@ from validation.engine.numbers.extract import NumberMention
 from validation.engine.numbers.matching import PERCENT_UNITS, Claim, Derivation
 
 POOL = 10  # numbers paired in the derived search
+# Words of a percent gap between a price and a value ("margin of safety", "25% upside"),
+# and the labels of the numbers such a gap is computed from.
+_VALUATION_GAP = frozenset(("safety", "upside", "downside", "discount", "premium"))
+_GAP_OPERANDS = frozenset(("price", "intrinsicvalue", "target"))
 
 
 @dataclass(slots=True)
@@ -239,7 +245,13 @@ def _pool(
         pool.append(
             _Operand(-1, value, float(abs(mention.written)), mention.is_percent, -1, True, mention)
         )
-    for entry in index.related(claim.mention.tokens, 6):
+    tokens = claim.mention.tokens
+    if not _VALUATION_GAP.isdisjoint(tokens) and "rate" not in tokens:
+        # A margin of safety, discount, premium, upside or downside is a percent gap
+        # between a price and a value or target, wherever the report cites them.
+        for entry in index.related(_GAP_OPERANDS, 4):
+            add(entry, True)
+    for entry in index.related(tokens, 6):
         add(entry, False)
     for number in cited[:3]:
         if len(pool) >= POOL:

@@ -5,9 +5,10 @@ What is *not* a claim and is skipped here: years (1900-2100 standing alone, FY20
 '24), dates (2024-03-31, 3/31/2024, March 31, 2024, 31 March), times and ratios
 (10:30, 3:1), quarters and halves (Q3, Q3 2024, 3Q24, H1), ordinals (1st),
 list and section numbering ("1." at a line start, "## 4. Financial"), reference
-numbers ("page 67", "Table 2", "Tier 1", "top 10"), footnote markers ([1], [^2],
-^3), anything inside a URL or a markdown link target, numbers glued to words
-(GPT-4, COVID-19, 3D, 5-year, 10-K), bare counts of a period ("the last 12
+numbers ("page 67", "Table 2", "Tier 1", "top 10"), section references ("§4.1",
+"§ 4.2", "section 4.2", "Table 2.1", "sections 4.1 and 4.3", "Appendix B.2"), footnote
+markers ([1], [^2], ^3, [1, 2]), anything inside a URL or a markdown link target,
+numbers glued to words (GPT-4, COVID-19, 3D, 5-year, 10-K), bare counts of a period ("the last 12
 months", "3 trading days"), index names (S&P 500, Russell 2000),
 version strings (1.2.3) and small fractions written with a slash (24/7, 3/4).
 
@@ -59,10 +60,23 @@ _INDEX_NAMES = wordset(
 _REFERENCE_WORDS = wordset(
     """step steps section sec page pages pp p table figure fig note notes item items phase tier
     level version ver chapter ch appendix exhibit ex slide rule article art form schedule part
+    sections tables figures chapters appendices exhibits paragraphs clauses articles parts
     no nos question round line paragraph para clause footnote rank ranked top bottom attempt
     iteration loop option scenario case day week month year quarter gen generation series model
     class grade stage group category type # №"""
 )
+# Words before a dotted number that make it a section of a document ("section 4.2",
+# "Table 2.1"); a dotted number after other reference words ("day 4.5") is a value.
+_SECTION_WORDS = wordset(
+    """section sections sec chapter chapters ch appendix appendices exhibit exhibits table
+    tables figure figures fig note notes item items step steps clause clauses paragraph
+    paragraphs para article articles art part parts rule schedule slide version ver"""
+)
+# Between two references of one list: "§§ 4.1-4.3", "sections 4.1, 4.2 and 4.3".
+_REFERENCE_LIST_GAP = re.compile(
+    r"[ \t]*(?:[-\u2013\u2014,/&]|and|or|to|through)[ \t]*(?:§+[ \t]*)?"
+)
+_FOOTNOTE_LIST = re.compile(r"\[[0-9]{1,3}(?:[ ]*[,\-\u2013][ ]*[0-9]{1,3})+\]")
 _HEDGE_WORDS = wordset(
     "about approximately approx around roughly nearly almost over under some circa c estimated ~ ≈"
 )
@@ -101,6 +115,27 @@ def _is_reference(text: str, start: int, number: str) -> bool:
     if lowered in _INDEX_NAMES:
         return number in _INDEX_SIZES
     return lowered in _REFERENCE_WORDS
+
+
+def _is_section(text: str, start: int, number: str, before: str) -> bool:
+    """ "§4.1", "§ 4.2", "[§4.1 quote]", "section 4.2", "Table 2.1": a place in a document."""
+    if before == "§":
+        return True
+    if before not in " \t\u00a0":
+        return False
+    if text[start - 2 : start - 1] == "§":
+        return True
+    if "." not in number:
+        return False
+    words = _words_before(text, start)
+    return bool(words) and words[-1].rstrip(".").lower() in _SECTION_WORDS
+
+
+def _continues_references(text: str, last_end: int, num_start: int, number: str) -> bool:
+    """The next number of a list of references ("sections 4.1 and 4.3", "§§ 4.1-4.3")."""
+    if num_start - last_end > 12 or "," in number or len(number.split(".", 1)[0]) > 3:
+        return False
+    return _REFERENCE_LIST_GAP.fullmatch(text, last_end, num_start) is not None
 
 
 def _is_hedged(text: str, start: int) -> bool:
@@ -395,6 +430,8 @@ class _Extractor:
         size = len(text)
         raws: list[_Raw] = []
         last_year_end = -10
+        last_reference_end = -100  # the end of the last reference skipped ("section 4.1")
+        footnote_end = -1  # the end of the last footnote list ("[1, 2]")
         urls = [(m.start(), m.end()) for m in _URLS.finditer(text)] if self._may_link() else []
         url_starts = [start for start, _ in urls]
         labels = self.labels
@@ -490,12 +527,37 @@ class _Extractor:
                 continue
             if before in ",." and start >= 2 and text[start - 2].isdigit():
                 continue  # the rest of a malformed number ("1,2345", "10,899/20,875")
+            if (
+                before == "."
+                and start >= 2
+                and text[start - 2].isalpha()
+                and (start < 3 or not text[start - 3].isalnum())
+            ):
+                continue  # "Appendix B.2", "A.1": numbering after a single letter
             if before in "'\u2019" and len(number) == 2:
                 continue  # '24
             if before == "[" and after == "]" and not unit and not currency:
                 continue  # footnote [1]
+            if num_start < footnote_end:
+                continue  # the rest of a footnote list "[1, 2]"
+            if before == "[" and not (unit or currency or scale_text):
+                footnotes = _FOOTNOTE_LIST.match(text, start - 1)
+                if footnotes is not None:
+                    footnote_end = footnotes.end()
+                    continue  # footnotes [1, 2], [3-5]
             if before == ">" and text.startswith("<sup>", start - 5):
                 continue
+            if (
+                not (unit or currency or scale_text)
+                # cheap guards first: most numbers are neither
+                and (before in "§ \t\u00a0" or num_start - last_reference_end <= 12)
+                and (
+                    _is_section(text, start, number, before)
+                    or _continues_references(text, last_reference_end, num_start, number)
+                )
+            ):
+                last_reference_end = end
+                continue  # "§4.1", "section 4.2", "sections 4.1 and 4.3"
             bare = not (unit or currency or scale_text or sign)
             if bare and "," not in number and self._is_numbering(start, end):
                 continue  # "1." opening a list item, "## 2.3 Risks"
@@ -508,6 +570,7 @@ class _Extractor:
                     if len(number) == 2 and 0 < start - last_year_end <= 1:
                         continue
                 if before in " \t#№" and _is_reference(text, start, number):
+                    last_reference_end = end
                     continue
                 if len(number) <= 2 and after == " " and _MONTH_AFTER.match(text, end):
                     continue  # 31 March, 1st of May
