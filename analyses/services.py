@@ -28,7 +28,7 @@ from analyses.errors import IngestError
 from analyses.models import Analysis, Evidence, Revision
 from analyses.selectors import analysis_get_by_external_id
 from validation.engine.fields import extract_fields
-from validation.engine.types import Bundle, EvidenceItem
+from validation.engine.types import MAX_NESTING, Bundle, EvidenceItem
 from validation.models import AuditEvent
 from validation.services import attempt_enqueue
 
@@ -48,7 +48,9 @@ MAX_FIELDS = 100
 MAX_FIELD_NAME = 100
 MAX_FIELDS_BYTES = 100_000
 MAX_GOAL_CHARS = 2_000
-MAX_DEPTH = 64
+# The engine bounds evidence content and fields at MAX_NESTING; bundle -> evidence -> [i] ->
+# content adds three levels on top. The scan stops there, so it never recurses further.
+MAX_DEPTH = MAX_NESTING + 3
 MAX_MESSAGES = 20
 # Room for everything in a bundle that is neither body nor evidence (query, goals, fields...).
 _OTHER_INPUT_BYTES = 1_000_000
@@ -286,13 +288,19 @@ def _input_too_large(size: int, limit: int) -> str:
     )
 
 
+_TOP_FIELD_RE = re.compile(r"[^.\[]+(?:\[\d+\])?(?:\.[^.\[]+)?")
+
+
 def _scan(value: Any, path: str, depth: int, from_invalid_utf8: bool, problems: list[str]) -> None:
     """Reject what no database column can hold: bad Unicode, NUL, NaN, non-JSON values."""
     if len(problems) >= MAX_MESSAGES:
         return
     where = path or "bundle"
     if depth > MAX_DEPTH:
-        problems.append(f"{where}: nested more than {MAX_DEPTH} levels deep")
+        top = _TOP_FIELD_RE.match(where)
+        problems.append(
+            f"{top.group(0) if top else where}: is nested deeper than {MAX_NESTING} levels"
+        )
     elif isinstance(value, str):
         _scan_text(value, where, from_invalid_utf8, problems)
     elif isinstance(value, bool) or value is None or isinstance(value, int):

@@ -526,3 +526,16 @@ def test_a_write_that_fails_half_way_rolls_back_everything(bundle, reviewer):
         analysis_ingest(data=bundle, submitter=reviewer)
 
     assert row_counts() == before
+
+
+def test_evidence_nested_too_deeply_is_rejected_naming_the_item(bundle, nothing_written):
+    content: Any = 1.5
+    for _ in range(500):
+        content = {"level": content}
+    bundle["evidence"][0]["content"] = content
+
+    with pytest.raises(IngestError) as caught:
+        analysis_ingest(data=bundle, submitter=None)
+
+    assert "evidence[0].content" in str(caught.value)
+    assert "evidence[0].content: is nested deeper than 64 levels" in str(caught.value)

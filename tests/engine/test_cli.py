@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from validation.engine.types import Verdict, VerdictError
+from validation.engine import validate
+from validation.engine.cli import main
+from validation.engine.types import Bundle, Verdict, VerdictError
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
@@ -228,8 +229,7 @@ def test_usage_errors_exit_2(args: list[str]) -> None:
 
 
 def _deeply_nested_bundle(depth: int = 600) -> str:
-    """Evidence nested deeper than the engine's JSON walk can recurse: a real input on
-    which the engine itself fails (the JSON and the schema are fine)."""
+    """Evidence nested far deeper than any tool output: valid JSON, refused by the schema."""
     content: object = 1.5
     for _ in range(depth):
         content = {"a": content}
@@ -241,19 +241,40 @@ def _deeply_nested_bundle(depth: int = 600) -> str:
     return json.dumps(bundle)
 
 
-def test_an_engine_failure_is_an_internal_error_with_exit_3(tmp_path: Path) -> None:
+def test_evidence_nested_too_deeply_is_refused_naming_the_field(tmp_path: Path) -> None:
     path = tmp_path / "deep.json"
     path.write_text(_deeply_nested_bundle(), "utf-8")
 
     result = redline("check", str(path))
 
-    assert result.returncode == 3
-    assert result.stdout == ""
-    assert result.stderr.startswith(
-        f"redline: internal error while checking {path}: RecursionError: "
-    )
+    assert result.returncode == 2
+    assert "evidence.0.content" in result.stderr
+    assert "nested deeper than 64 levels" in result.stderr
     assert "Traceback" not in result.stderr
-    assert len(result.stderr.splitlines()) == 1
+
+
+def _failing_engine(bundle: Bundle, settings: object = None, *, index: object = None) -> Verdict:
+    """An engine with a bug: what `redline` must survive without a traceback."""
+    if bundle.title == "boom":
+        raise ZeroDivisionError("division by zero in a check")
+    return validate(bundle)
+
+
+def test_an_engine_failure_is_an_internal_error_with_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "boom.json"
+    path.write_text(json.dumps({"title": "boom", "body": "x", "query": "q"}), "utf-8")
+
+    code = main(["check", str(path)], engine=_failing_engine)
+
+    out, err = capsys.readouterr()
+    assert code == 3
+    assert out == ""
+    assert err == (
+        f"redline: internal error while checking {path}: "
+        "ZeroDivisionError: division by zero in a check\n"
+    )
 
 
 def test_help_documents_the_exit_codes() -> None:
@@ -263,19 +284,23 @@ def test_help_documents_the_exit_codes() -> None:
     assert "3 when the engine itself fails" in " ".join(result.stdout.split())
 
 
-def test_jsonl_turns_an_engine_failure_into_an_error_line_and_goes_on(tmp_path: Path) -> None:
+def test_jsonl_turns_an_engine_failure_into_an_error_line_and_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = (DATA / "bundle_nvo.json").read_text("utf-8").replace("\n", " ")
+    boom = json.dumps({"title": "boom", "body": "x", "query": "q"})
     path = tmp_path / "batch.jsonl"
-    path.write_text(_deeply_nested_bundle() + "\n" + good + "\n", "utf-8")
+    path.write_text(boom + "\n" + good + "\n", "utf-8")
 
-    result = redline("check", "--jsonl", str(path))
+    code = main(["check", "--jsonl", str(path)], engine=_failing_engine)
 
-    assert result.returncode == 0, result.stderr
-    first, second = result.stdout.splitlines()
+    out, _ = capsys.readouterr()
+    assert code == 0
+    first, second = out.splitlines()
     failure = VerdictError.model_validate_json(first)
     assert failure.line == 1
     assert failure.error == "internal error while checking line 1"
-    assert re.match(r"^[A-Za-z]+Error: \S", failure.details[0])  # the exception, named
+    assert failure.details == ["ZeroDivisionError: division by zero in a check"]
     assert Verdict.model_validate_json(second).decision
 
 

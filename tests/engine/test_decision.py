@@ -273,3 +273,24 @@ def test_every_severity_order_gives_the_same_confidence() -> None:
     values = {confidence_from(list(order)) for order in itertools.permutations(findings)}
 
     assert len(values) == 1
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"),
+    [
+        (1, "Correct 1 number that differs from the evidence"),
+        (2, "Correct 2 numbers that differ from the evidence"),
+    ],
+)
+def test_revision_hints_agree_in_number(count: int, expected: str) -> None:
+    findings = [
+        _finding(check="claims_supported", kind="close_but_wrong", severity="major", text="22.0%")
+    ] * count
+
+    assert revision_hints(findings).startswith(expected)
+
+
+def test_one_wrong_calculation_does_not_add_up() -> None:
+    findings = [_finding(check="claims_supported", kind="arithmetic", severity="major")]
+
+    assert revision_hints(findings).startswith("Recompute 1 calculation that does not add up")

@@ -27,11 +27,23 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from pydantic import ValidationError
 
-from validation.engine.types import Bundle, EngineSettings, VerdictError
+from validation.engine.types import Bundle, EngineSettings, Verdict, VerdictError
+
+if TYPE_CHECKING:
+    from validation.engine.numbers import EvidenceIndex
+
+
+class Engine(Protocol):
+    """What `redline` runs on each bundle: `validation.engine.validate` unless told otherwise."""
+
+    def __call__(
+        self, bundle: Bundle, settings: EngineSettings | None = ..., *, index: EvidenceIndex | None
+    ) -> Verdict: ...
+
 
 PROG = "redline"
 EXIT_CODES = """exit codes:
@@ -79,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> int:
+    """Run `redline`. `engine` replaces `validation.engine.validate` (for embedding and tests)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     sources = [args.bundle is not None, args.jsonl is not None, args.context is not None]
@@ -93,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         settings = _read_settings(args.settings) if args.settings else EngineSettings()
         if args.jsonl is not None:
-            return _check_jsonl(Path(args.jsonl), settings, sys.stdout)
+            return _check_jsonl(Path(args.jsonl), settings, sys.stdout, engine)
         if args.context is not None:
             bundle = _read_seed(Path(args.context), Path(args.response))
             where = f"{args.context} + {args.response}"
@@ -101,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             bundle = _read_bundle(args.bundle)
             where = "standard input" if args.bundle == "-" else args.bundle
         try:
-            rendered = _render_verdict(bundle, settings, args.format)
+            rendered = _render_verdict(bundle, settings, args.format, engine)
         except Exception as error:  # an engine bug: one clear line, not a traceback
             print(
                 f"{PROG}: internal error while checking {where}: {_describe(error)}",
@@ -205,11 +218,13 @@ def _read_seed(context: Path, response: Path) -> Bundle:
 # ---------------------------------------------------------------- running
 
 
-def _render_verdict(bundle: Bundle, settings: EngineSettings, fmt: str) -> str:
+def _render_verdict(
+    bundle: Bundle, settings: EngineSettings, fmt: str, engine: Engine | None
+) -> str:
     from validation.engine.pipeline import validate
     from validation.engine.report import render_attempt_markdown, render_details_markdown
 
-    verdict = validate(bundle, settings)
+    verdict = (engine or validate)(bundle, settings, index=None)
     if fmt == "markdown":
         return render_attempt_markdown(verdict) + "\n" + render_details_markdown(verdict)
     return verdict.model_dump_json(indent=2) + "\n"
@@ -221,10 +236,13 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
-def _check_jsonl(path: Path, settings: EngineSettings, out: TextIO) -> int:
-    from validation.engine.numbers import EvidenceIndex, build_index
+def _check_jsonl(
+    path: Path, settings: EngineSettings, out: TextIO, engine: Engine | None = None
+) -> int:
+    from validation.engine.numbers import build_index
     from validation.engine.pipeline import validate
 
+    run = engine or validate
     index: EvidenceIndex | None = None
     index_key: str | None = None
     try:
@@ -245,7 +263,7 @@ def _check_jsonl(path: Path, settings: EngineSettings, out: TextIO) -> int:
                 key = json.dumps([item.model_dump(mode="json") for item in bundle.evidence])
                 if index is None or key != index_key:  # consecutive bundles share an index
                     index, index_key = build_index(bundle.evidence), key
-                out.write(validate(bundle, settings, index=index).model_dump_json() + "\n")
+                out.write(run(bundle, settings, index=index).model_dump_json() + "\n")
             except Exception as error:  # one bad bundle must not stop the batch
                 failure = VerdictError(
                     error=f"internal error while checking line {number}",

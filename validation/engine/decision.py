@@ -167,12 +167,14 @@ def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
     take = by_kind.pop
     if found := take("close_but_wrong", []):
         hints.append(
-            f"Correct {_count(found, 'number')} that differ from the evidence: "
+            f"Correct {_count(found, 'number')} that {_agree(found, 'differs', 'differ')} "
+            "from the evidence: "
             f"{_examples(found, message=True)}."
         )
     if found := take("arithmetic", []):
         hints.append(
-            f"Recompute {_count(found, 'calculation')} that do not add up: "
+            f"Recompute {_count(found, 'calculation')} that "
+            f"{_agree(found, 'does', 'do')} not add up: "
             f"{_examples(found, message=True)}."
         )
     if found := take("orphan", []):
@@ -188,7 +190,7 @@ def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
     if found := take("unknown_ref", []):
         hints.append(
             f"Cite only evidence that exists: {_examples(found)} "
-            f"{'matches' if len(found) == 1 else 'match'} no source_ref."
+            f"{_agree(found, 'matches', 'match')} no source_ref."
         )
     if found := take("missing_source", []):
         hints.append(
@@ -260,6 +262,10 @@ def _by_kind(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
     for finding in rank_findings(findings):
         grouped.setdefault(finding.kind, []).append(finding)
     return grouped
+
+
+def _agree(items: Sequence[object], singular: str, plural: str) -> str:
+    return singular if len(items) == 1 else plural
 
 
 def _count(items: Sequence[object] | range, noun: str) -> str:

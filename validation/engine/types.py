@@ -28,6 +28,31 @@ GoalStatus = Literal["PASS", "PARTIAL", "FAIL"]
 
 MAX_BODY_CHARS = 1_000_000
 MAX_TEXT = 100_000
+# Real tool outputs nest a few levels; a deeper document is refused at the door rather than
+# walked (a recursion bomb is a bad input, not an engine failure).
+MAX_NESTING = 64
+
+
+def _nesting_depth(value: Any) -> int:
+    """Depth of nested lists/dicts, computed without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict | list):
+            depth += 1
+            if depth > MAX_NESTING:
+                return depth
+            deepest = max(deepest, depth)
+            children = node.values() if isinstance(node, dict) else node
+            stack.extend((child, depth) for child in children)
+    return deepest
+
+
+def _check_nesting(value: Any) -> Any:
+    if _nesting_depth(value) > MAX_NESTING:
+        raise ValueError(f"is nested deeper than {MAX_NESTING} levels")
+    return value
 
 
 class _Model(BaseModel):
@@ -53,6 +78,11 @@ class EvidenceItem(_Model):
             raise ValueError("must not be blank")
         return value
 
+    @field_validator("content")
+    @classmethod
+    def _bounded_nesting(cls, value: Any) -> Any:
+        return _check_nesting(value)
+
 
 class Bundle(_Model):
     """An analysis bundle: the ingest format shared by the REST API, the import
@@ -65,6 +95,11 @@ class Bundle(_Model):
     fields: dict[str, Any] = Field(default_factory=dict)
     evidence: list[EvidenceItem] = Field(default_factory=list, max_length=500)
     external_id: str | None = Field(default=None, max_length=200)
+
+    @field_validator("fields")
+    @classmethod
+    def _bounded_nesting(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return _check_nesting(value)  # type: ignore[no-any-return]
 
     @model_validator(mode="after")
     def _unique_refs(self) -> Bundle:
