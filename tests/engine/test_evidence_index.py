@@ -169,3 +169,48 @@ def test_many_items_and_sources() -> None:
     (hit,) = find(index, 150)
     assert hit.source_ref == "item-149"
     assert index.refs["item-149"] == 149
+
+
+def _nested(depth: int, leaf: Any) -> dict[str, Any]:
+    """{"a": {"a": ... {"a": leaf}}}, built in a loop: json.loads and any recursive
+    builder would hit their own limits first."""
+    node: dict[str, Any] = {"a": leaf}
+    for _ in range(depth - 1):
+        node = {"a": node}
+    return node
+
+
+def test_json_nested_ten_thousand_levels_deep_is_indexed_without_recursion() -> None:
+    depth = 10_000
+    nested = _nested(depth, {"price": 190.68, "history": [[1.5, {"close": 188.33}], 2.5]})
+    # model_construct: the index must cope on its own, whatever bound the
+    # contract's validation puts on nesting.
+    index = build_index([EvidenceItem.model_construct(source_ref="deep", content=nested)])
+    assert len(index) == 4
+    (price,) = find(index, 190.68)
+    assert price.label == ".".join(["a"] * depth) + ".price"
+    assert price.source_ref == "deep"
+    (close,) = find(index, 188.33)
+    assert close.label.endswith(".a.history[0][1].close")
+    (inner,) = find(index, 1.5)
+    assert inner.label.endswith(".a.history[0][0]")
+    excerpt = index.excerpt(close.entry).excerpt
+    assert excerpt.endswith("history[0][1].close = 188.33")
+    assert excerpt.startswith("…") and len(excerpt) == 2000  # the path's end, within bounds
+
+
+def test_arrays_keep_document_order_around_nested_containers() -> None:
+    index = index_of({"row": [1.0, [2.0, {"x": 3.0}, 4.0], 5.0, {"y": 6.0}, 7.0]})
+    # Entry ids follow the document: the neighbours of a number are its neighbours.
+    values = [index.magnitude(entry) for entry in range(len(index))]
+    assert values == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]
+    labels = [index.number(entry).label for entry in range(len(index))]
+    assert labels == [
+        "row[0]",
+        "row[1][0]",
+        "row[1][1].x",
+        "row[1][2]",
+        "row[2]",
+        "row[3].y",
+        "row[4]",
+    ]

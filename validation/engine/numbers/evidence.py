@@ -37,6 +37,10 @@ _TEXT = 0  # (kind, item, start, end, number, scale, unit, flags)
 _SCALAR = 1  # (kind, container, key or index, value, group, flags)
 _STRING = 2  # (kind, container, key, number, group, flags, scale, unit)
 _PROSE = 3  # (kind, container, key, number, group, flags, scale, unit, text id, start, end)
+# The as-written twin of a scaled number is the entry right after it, and shares
+# its record (the same tuple object: one allocation, and one object fewer for the
+# garbage collector). The record's flags field says _SCALED; `_flags_of` adds
+# _MANTISSA for the twin.
 _MANTISSA = 1
 _SCALED = 2
 
@@ -45,6 +49,7 @@ _KEY_SCALE = re.compile(
     r"|_(?:in_)?(?P<s>mm|mn|bn|MM|MN|BN)$"
 )
 _UNIT_KEYS = ("unit", "units", "scale", "currency_unit", "denomination", "Unit", "Units")
+_UNIT_KEY_SET = frozenset(_UNIT_KEYS)
 _SCALES = {
     "thousand": Decimal(1000),
     "thousands": Decimal(1000),
@@ -88,9 +93,10 @@ def _year_of(period: Any) -> str:
     return ""
 
 
-_INFINITIES = (math.inf, -math.inf)
+_INF = math.inf
 _UNSET: Any = object()
 _EXCERPT_RADIUS = 60
+_MAX_EXCERPT = 2000  # EvidenceExcerpt.excerpt's bound
 _COMMON_TOKEN = 64  # a label token on more entries than this says little
 
 
@@ -150,10 +156,18 @@ class _Item:
     ends: list[int] = field(default_factory=list)
 
 
-# A JSON object or array: (item, path, is a list, scale, scaled). A plain tuple:
-# builds create thousands, and tuples are the cheapest objects to make and to
-# leave for the garbage collector.
-_Container = tuple[int, str, bool, Decimal, bool]
+# A JSON object or array: (item, parent container or -1, is a list, scale, scaled,
+# key or index in the parent). A plain tuple: builds create thousands, and tuples
+# are the cheapest objects to make and to leave for the garbage collector. The
+# path is not stored: `_container_path` spells it out from the parents on demand.
+_Container = tuple[int, int, bool, Decimal, bool, Any]
+# What the walk keeps per (key, parent key, context): group, its members, and the
+# key's own scale ("revenue_millions") as a float, or None.
+_Slot = tuple[int, list[int], float | None]
+# A pending node of the walk: (node, -1 or the array position to resume at, parent
+# container (the array's own when resuming), key or index in the parent, key,
+# parent key, scale, scaled, context).
+_Task = tuple[Any, int, int, Any, str, str, Decimal, bool, int]
 
 
 class EvidenceIndex:
@@ -169,12 +183,17 @@ class EvidenceIndex:
         self._context_list: list[tuple[str, ...]] = []
         self._groups: dict[tuple[str, str, int], int] = {}  # (key, parent, context) -> id
         self._group_keys: list[tuple[str, str, int]] = []
-        self._group_members: list[list[int]] = []
+        self._group_members: list[list[int]] = []  # building only, then `_members`
+        self._members: list[tuple[int, ...]] = []  # entries of each group
         self._group_tokens: dict[int, frozenset[str]] = {}
         self._group_context: dict[int, frozenset[str]] = {}  # by context id
         self._group_everything: dict[int, frozenset[str]] = {}  # what and whose, by group
         self._string_texts: list[str] = []  # long JSON strings scanned as text
         self._key_scales: dict[str, Decimal | None] = {}
+        # Building only: (parent key, context) -> key -> slot of a JSON number.
+        self._slots: dict[tuple[str, int], dict[str, _Slot]] = {}
+        self._years: dict[str, str] = {}  # period string -> its year ("" if none)
+        self._paths: dict[int, str] = {}  # container -> its path, once asked for
         self._order: list[int] = []
         self._keys: list[float] = []
         self._cache: dict[int, EvidenceNumber] = {}
@@ -201,9 +220,10 @@ class EvidenceIndex:
                 records.append((_TEXT, item, start, end, number, scale, unit, 0))
             else:
                 magnitudes.append(float(number) * float(scale))
-                records.append((_TEXT, item, start, end, number, scale, unit, _SCALED))
                 magnitudes.append(float(number))
-                records.append((_TEXT, item, start, end, number, scale, unit, _SCALED | _MANTISSA))
+                shared = (_TEXT, item, start, end, number, scale, unit, _SCALED)
+                records.append(shared)
+                records.append(shared)  # the twin
 
     def _group(self, key: str, parent: str, context: int) -> int:
         group_key = (key, parent, context)
@@ -223,158 +243,247 @@ class EvidenceIndex:
         scales[key] = found
         return found
 
-    def _walk(
-        self,
-        item: int,
-        node: Any,
-        path: str,
-        key: str,
-        parent: str,
-        scale: Decimal,
-        scaled: bool,
-        context: int,
-    ) -> None:
-        if type(node) is dict:
-            self._walk_dict(item, node, path, key, scale, scaled, context)
-            return
+    def _walk(self, item: int, root: Any) -> None:
+        """Index every number under `root` (a JSON object or array), depth first in
+        document order.
+
+        Iterative, with an explicit stack, so nesting of any depth is fine (no
+        RecursionError), and paths are not formatted here: a container records its
+        parent and its key, and `_container_path` spells the path out only for the
+        few entries a lookup returns.
+
+        Numbers of an object come before its strings, which come before its
+        nested containers; an array's members come in order, so the array is
+        resumed after each nested container (see `_Task`)."""
         magnitudes = self._magnitude
         records = self._record
-        container = len(self._containers)
-        self._containers.append((item, path, True, scale, scaled))
-        factor = float(scale) if scaled else 1.0
-        flags = _SCALED if scaled else 0
-        group = self._group(key, parent, context)
-        members = self._group_members[group]
-        for position, child in enumerate(node):
-            kind = type(child)
-            if kind is int or kind is float:
-                try:
-                    magnitude = float(child)
-                except OverflowError:
-                    continue
-                if magnitude != magnitude or magnitude in _INFINITIES:
-                    continue
-                if magnitude < 0:
-                    magnitude = -magnitude
-                members.append(len(records))
-                magnitudes.append(magnitude * factor)
-                records.append((_SCALAR, container, position, child, group, flags))
-                if flags:
-                    magnitudes.append(magnitude)
-                    records.append((_SCALAR, container, position, child, group, flags | _MANTISSA))
-            elif kind is str:
-                if _HAS_DIGIT.search(child) and not _is_iso_date(child):
-                    self._add_string(
-                        item, container, position, child, parent, key, scale, scaled, context
-                    )
-            elif kind is dict or kind is list or kind is tuple:
-                self._walk(item, child, f"{path}[{position}]", key, parent, scale, scaled, context)
-
-    def _walk_dict(
-        self,
-        item: int,
-        node: dict[Any, Any],
-        path: str,
-        key: str,
-        scale: Decimal,
-        scaled: bool,
-        context: int,
-    ) -> None:
-        # One pass sorts the members; numbers are added once the context (the
-        # names and year beside them) is known.
-        numbers: list[tuple[str, Any]] = []
-        texts: list[tuple[str, str]] = []
-        children: list[tuple[str, Any]] = []
-        names: list[str] = []
-        for child_key, child in node.items():
-            if type(child_key) is not str:
-                child_key = str(child_key)
-            kind = type(child)
-            if kind is int or kind is float:
-                numbers.append((child_key, child))
-                if kind is int and child_key in _PERIOD_KEYS and 1900 <= child <= 2100:
-                    names.append(str(child))
-            elif kind is str:
-                if not _HAS_DIGIT.search(child):
-                    if 0 < len(child) <= 40:
-                        names.append(child)
-                else:
-                    if child_key in _PERIOD_KEYS:
-                        year = _year_of(child)
-                        if year:
-                            names.append(year)
-                    if not _is_iso_date(child):
-                        texts.append((child_key, child))
-            elif kind is dict or kind is list or kind is tuple:
-                children.append((child_key, child))
-        if names:
-            for unit_key in _UNIT_KEYS:
-                unit_value = node.get(unit_key)
-                if type(unit_value) is str:
-                    match = _SCALE_IN_STRING.search(unit_value)
-                    if match:
-                        scale, scaled = _SCALES[match.group(1).lower()], True
-                        break
-            context = self._merge_context(context, names)
-        container = len(self._containers)
-        self._containers.append((item, path, False, scale, scaled))
-        if numbers:
-            magnitudes = self._magnitude
-            records = self._record
-            groups = self._groups
-            group_members = self._group_members
-            key_scales = self._key_scales
+        containers = self._containers
+        groups = self._groups
+        group_keys = self._group_keys
+        group_members = self._group_members
+        slots = self._slots
+        key_scales = self._key_scales
+        key_scale = self._key_scale
+        make_group = self._group
+        add_string = self._add_string
+        contexts = self._contexts
+        context_list = self._context_list
+        unit_keys = _UNIT_KEY_SET
+        years = self._years
+        has_digit = _HAS_DIGIT.search
+        period_keys = _PERIOD_KEYS
+        stack: list[_Task] = [(root, -1, -1, "", "", "", Decimal(1), False, -1)]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            node, start, owner, place, key, parent, scale, scaled, context = pop()
+            if start < 0 and type(node) is dict:
+                # One pass sorts the members; numbers are added once the context
+                # (the names and year beside them) is known.
+                numbers: list[tuple[str, Any]] = []
+                texts: list[tuple[str, str]] = []
+                children: list[tuple[str, Any]] = []
+                names: list[str] = []
+                unit_like = False  # a string member under a unit key ("unit": "millions")
+                for child_key, child in node.items():
+                    if type(child_key) is not str:
+                        child_key = str(child_key)
+                    kind = type(child)
+                    if kind is int or kind is float:
+                        numbers.append((child_key, child))
+                        if kind is int and child_key in period_keys and 1900 <= child <= 2100:
+                            names.append(str(child))
+                    elif kind is str:
+                        if child_key in unit_keys:
+                            unit_like = True
+                        if has_digit(child) is None:
+                            if 0 < len(child) <= 40:
+                                names.append(child)
+                        else:
+                            if child_key in period_keys:
+                                year = years.get(child)
+                                if year is None:
+                                    year = years[child] = _year_of(child)
+                                if year:
+                                    names.append(year)
+                            # Not an ISO date ("2024-03-31"; `_is_iso_date`, inlined).
+                            if not (len(child) == 10 and child[4] == "-" and child[7] == "-"):
+                                texts.append((child_key, child))
+                    elif kind is dict or kind is list or kind is tuple:
+                        children.append((child_key, child))
+                if names:
+                    if unit_like:
+                        for unit_key in _UNIT_KEYS:
+                            unit_value = node.get(unit_key)
+                            if type(unit_value) is str:
+                                match = _SCALE_IN_STRING.search(unit_value)
+                                if match:
+                                    scale, scaled = _SCALES[match.group(1).lower()], True
+                                    break
+                    context_key = (*context_list[context], *names) if context >= 0 else tuple(names)
+                    found = contexts.get(context_key)
+                    if found is None:
+                        found = contexts[context_key] = len(context_list)
+                        context_list.append(context_key)
+                    context = found
+                container = len(containers)
+                containers.append((item, owner, False, scale, scaled, place))
+                if numbers:
+                    factor = float(scale) if scaled else 1.0
+                    base_flags = _SCALED if scaled else 0
+                    # The slots of this object's numbers: by key, the parent key and
+                    # context being the same for all of them.
+                    here = slots.get((key, context))
+                    if here is None:
+                        here = slots[(key, context)] = {}
+                    for child_key, child in numbers:
+                        if type(child) is float:
+                            if not -_INF < child < _INF:
+                                continue  # NaN or infinite
+                            magnitude = child
+                        else:
+                            try:
+                                magnitude = float(child)
+                            except OverflowError:
+                                continue
+                        if magnitude < 0:
+                            magnitude = -magnitude
+                        slot = here.get(child_key)
+                        if slot is None:
+                            group_key = (child_key, key, context)
+                            group = groups.get(group_key)
+                            if group is None:
+                                group = groups[group_key] = len(group_keys)
+                                group_keys.append(group_key)
+                                members: list[int] = []
+                                group_members.append(members)
+                            else:
+                                members = group_members[group]
+                            own = key_scales.get(child_key, _UNSET)
+                            if own is _UNSET:
+                                own = key_scale(child_key)
+                            slot = here[child_key] = (
+                                group,
+                                members,
+                                None if own is None else float(own),
+                            )
+                        group, members, own = slot
+                        members.append(len(records))
+                        if own is None:
+                            flags = base_flags
+                            magnitudes.append(magnitude * factor)
+                        else:
+                            flags = _SCALED
+                            magnitudes.append(magnitude * own)
+                        shared = (_SCALAR, container, child_key, child, group, flags)
+                        records.append(shared)
+                        if flags:
+                            magnitudes.append(magnitude)
+                            records.append(shared)  # the twin
+                for child_key, text in texts:
+                    add_string(item, container, child_key, text, key, key, scale, scaled, context)
+                for child_key, child in reversed(children):
+                    key_own = key_scales.get(child_key, _UNSET)
+                    if key_own is _UNSET:
+                        key_own = key_scale(child_key)
+                    if key_own is None:
+                        push(
+                            (
+                                child,
+                                -1,
+                                container,
+                                child_key,
+                                child_key,
+                                key,
+                                scale,
+                                scaled,
+                                context,
+                            )
+                        )
+                    else:
+                        push(
+                            (
+                                child,
+                                -1,
+                                container,
+                                child_key,
+                                child_key,
+                                key,
+                                key_own,
+                                True,
+                                context,
+                            )
+                        )
+                continue
+            # An array (or a resumed run of one, start >= 0).
+            if start < 0:
+                if type(node) is not list and type(node) is not tuple:
+                    node = list(node)  # a dict subclass at the top: its keys, as before
+                container = len(containers)
+                containers.append((item, owner, True, scale, scaled, place))
+                group = make_group(key, parent, context)
+                position = 0
+            else:
+                container = owner
+                group = groups[(key, parent, context)]
+                position = start
+            members = group_members[group]
             factor = float(scale) if scaled else 1.0
-            for child_key, child in numbers:
-                try:
-                    magnitude = float(child)
-                except OverflowError:
-                    continue
-                if magnitude != magnitude or magnitude in _INFINITIES:
-                    continue
-                if magnitude < 0:
-                    magnitude = -magnitude
-                flags = _SCALED if scaled else 0
-                child_factor = factor
-                own = key_scales.get(child_key, _UNSET)
-                if own is _UNSET:
-                    own = self._key_scale(child_key)
-                if own is not None:
-                    flags, child_factor = _SCALED, float(own)
-                group = groups.get((child_key, key, context))
-                if group is None:
-                    group = self._group(child_key, key, context)
-                group_members[group].append(len(records))
-                magnitudes.append(magnitude * child_factor)
-                records.append((_SCALAR, container, child_key, child, group, flags))
-                if flags:
-                    magnitudes.append(magnitude)
-                    records.append((_SCALAR, container, child_key, child, group, flags | _MANTISSA))
-        for child_key, text in texts:
-            self._add_string(item, container, child_key, text, key, key, scale, scaled, context)
-        for child_key, child in children:
-            own = self._key_scale(child_key)
-            self._walk(
-                item,
-                child,
-                f"{path}.{child_key}" if path else child_key,
-                child_key,
-                key,
-                own if own is not None else scale,
-                scaled or own is not None,
-                context,
-            )
-
-    def _merge_context(self, inherited: int, names: list[str]) -> int:
-        if inherited >= 0:
-            names = [*self._context_list[inherited], *names]
-        context_key = tuple(names)
-        context = self._contexts.get(context_key)
-        if context is None:
-            context = len(self._context_list)
-            self._contexts[context_key] = context
-            self._context_list.append(context_key)
-        return context
+            flags = _SCALED if scaled else 0
+            length = len(node)
+            while position < length:
+                child = node[position]
+                kind = type(child)
+                if kind is int or kind is float:
+                    if kind is float:
+                        if not -_INF < child < _INF:
+                            position += 1
+                            continue  # NaN or infinite
+                        magnitude = child
+                    else:
+                        try:
+                            magnitude = float(child)
+                        except OverflowError:
+                            position += 1
+                            continue
+                    if magnitude < 0:
+                        magnitude = -magnitude
+                    members.append(len(records))
+                    magnitudes.append(magnitude * factor)
+                    element = (_SCALAR, container, position, child, group, flags)
+                    records.append(element)
+                    if flags:
+                        magnitudes.append(magnitude)
+                        records.append(element)  # the twin
+                elif kind is str:
+                    if has_digit(child) is not None and not _is_iso_date(child):
+                        add_string(
+                            item, container, position, child, parent, key, scale, scaled, context
+                        )
+                elif kind is dict or kind is list or kind is tuple:
+                    if start >= 0:
+                        break  # a resumed run ends at the next container: it has its task
+                    # The rest of the array, in order: each nested container, and
+                    # each run of other members after one.
+                    tasks: list[_Task] = []
+                    after_container = True
+                    for rest in range(position, length):
+                        member = node[rest]
+                        kind = type(member)
+                        if kind is dict or kind is list or kind is tuple:
+                            tasks.append(
+                                (member, -1, container, rest, key, parent, scale, scaled, context)
+                            )
+                            after_container = True
+                        elif after_container:
+                            tasks.append(
+                                (node, rest, container, rest, key, parent, scale, scaled, context)
+                            )
+                            after_container = False
+                    tasks.reverse()
+                    stack.extend(tasks)
+                    break
+                position += 1
 
     def _add_string(
         self,
@@ -445,13 +554,22 @@ class EvidenceIndex:
         scaled = scale != 1
         entry = len(self._record)
         self._magnitude.append(written * float(scale))
-        self._record.append((*head, _SCALED if scaled else 0, scale, unit, *tail))
+        shared = (*head, _SCALED if scaled else 0, scale, unit, *tail)
+        self._record.append(shared)
         self._group_members[head[4]].append(entry)
         if scaled:
             self._magnitude.append(written)
-            self._record.append((*head, _SCALED | _MANTISSA, scale, unit, *tail))
+            self._record.append(shared)  # the twin
 
     def _finish(self) -> None:
+        # The walk's helpers are done with: dropping them now spares the garbage
+        # collector thousands of objects for the life of the index.
+        self._slots.clear()
+        self._years.clear()
+        # Tuples of ints, unlike lists, leave the collector's view at its next
+        # pass instead of being traversed for the life of the index.
+        self._members = list(map(tuple, self._group_members))
+        self._group_members = []
         magnitude = self._magnitude
         self._order = sorted(range(len(magnitude)), key=magnitude.__getitem__)
         self._keys = list(map(magnitude.__getitem__, self._order))
@@ -500,7 +618,8 @@ class EvidenceIndex:
 
     def operand(self, entry: int) -> tuple[float, float, str, int, bool]:
         """(magnitude, magnitude as written, unit, item, is a twin) in one call."""
-        record = self._record[entry]
+        records = self._record
+        record = records[entry]
         kind = record[0]
         if kind == _TEXT:
             item, unit, flags = record[1], record[6], record[7]
@@ -508,6 +627,8 @@ class EvidenceIndex:
             item = self._containers[record[1]][0]
             unit = "" if kind == _SCALAR else record[7]
             flags = record[5]
+        if entry and records[entry - 1] is record:
+            flags |= _MANTISSA
         magnitude = self._magnitude[entry]
         written = (
             self._magnitude[entry + 1] if flags & (_SCALED | _MANTISSA) == _SCALED else magnitude
@@ -519,9 +640,13 @@ class EvidenceIndex:
         return int(record[1]) if record[0] == _TEXT else self._containers[record[1]][0]
 
     def _flags(self, entry: int) -> int:
-        record = self._record[entry]
-        kind = record[0]
-        return int(record[7] if kind == _TEXT else record[5])
+        return self._flags_of(entry, self._record[entry])
+
+    def _flags_of(self, entry: int, record: tuple[Any, ...]) -> int:
+        flags = int(record[7] if record[0] == _TEXT else record[5])
+        if entry and self._record[entry - 1] is record:
+            flags |= _MANTISSA  # the twin (see _MANTISSA)
+        return flags
 
     def is_mantissa(self, entry: int) -> bool:
         return bool(self._flags(entry) & _MANTISSA)
@@ -541,20 +666,20 @@ class EvidenceIndex:
         record = self._record[entry]
         kind = record[0]
         if kind == _TEXT:
-            return record[4], record[5], record[6], record[7]
+            return record[4], record[5], record[6], self._flags_of(entry, record)
         if kind == _SCALAR:
             value = record[3]
             raw = repr(value) if type(value) is float else str(value)
             if "e" in raw or "E" in raw:
                 raw = _plain(Decimal(raw))
-            flags = record[5]
+            flags = self._flags_of(entry, record)
             scale = Decimal(1)
             if flags & _SCALED:
                 container = self._containers[record[1]]
                 own = self._key_scale(record[2]) if isinstance(record[2], str) else None
                 scale = own if own is not None else container[3]
             return raw.lstrip("-"), scale, "", flags
-        return record[3], record[6], record[7], record[5]
+        return record[3], record[6], record[7], self._flags_of(entry, record)
 
     def number(self, entry: int) -> EvidenceNumber:
         """The full record of one entry (cached)."""
@@ -627,9 +752,39 @@ class EvidenceIndex:
             tokens = tokens | label_tokens(prose_label(text, record[9], record[10], 0, len(text)))
         return tokens
 
+    def _container_path(self, container: int) -> str:
+        """`quote.price`, `annual[2]`: how a container is reached from its item's
+        root (walked up iteratively: nesting can be arbitrarily deep)."""
+        path = self._paths.get(container)
+        if path is not None:
+            return path
+        containers = self._containers
+        steps: list[tuple[bool, Any]] = []  # (parent is a list, key), leaf first
+        current = container
+        while True:
+            _, owner, _, _, _, place = containers[current]
+            if owner < 0:
+                break
+            steps.append((containers[owner][2], place))
+            current = owner
+        parts: list[str] = []
+        written = False  # is the path so far non-empty
+        for in_list, place in reversed(steps):
+            if in_list:
+                parts.append(f"[{place}]")
+                written = True
+            else:
+                if written:
+                    parts.append(".")
+                parts.append(place)
+                written = written or bool(place)
+        path = self._paths[container] = "".join(parts)
+        return path
+
     def _path(self, entry: int) -> str:
         record = self._record[entry]
-        _, path, is_list, _, _ = self._containers[record[1]]
+        is_list = self._containers[record[1]][2]
+        path = self._container_path(record[1])
         key = record[2]
         if is_list:
             return f"{path}[{key}]"
@@ -675,6 +830,8 @@ class EvidenceIndex:
         else:
             label = self._path(entry)
             snippet = f"{label} = {self._parts(entry)[0]}"
+            if len(snippet) > _MAX_EXCERPT:  # a path thousands of levels deep: keep its end
+                snippet = "…" + snippet[1 - _MAX_EXCERPT :]
         return EvidenceExcerpt(
             source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
         )
@@ -709,22 +866,31 @@ class EvidenceIndex:
                 break
             candidates.update(groups[: _COMMON_TOKEN * 2])
         everything = self._group_everything
+        group_tokens = self._group_tokens
+        group_context = self._group_context
+        group_keys = self._group_keys
         scores: list[tuple[int, int]] = []
         for group in candidates:
             labelled = everything.get(group)
             if labelled is None:
-                labelled = self._tokens_of_group(group) | self._context_of_group(group)
-                everything[group] = labelled
+                what = group_tokens.get(group)
+                if what is None:
+                    what = self._tokens_of_group(group)
+                whose = group_context.get(group_keys[group][2])
+                if whose is None:
+                    whose = self._context_of_group(group)
+                labelled = everything[group] = what | whose
             scores.append((-len(wanted & labelled), group))
         scores.sort()
-        scored = [group for _, group in scores]
         picked: list[int] = []
-        for group in scored:
-            members = self._group_members[group]
+        records = self._record
+        group_members = self._members
+        for _, group in scores:
+            members = group_members[group]
             if len(members) > limit:
                 continue
             for entry in members:
-                if not self.is_mantissa(entry):
+                if not (entry and records[entry - 1] is records[entry]):  # not a twin
                     picked.append(entry)
             if len(picked) >= limit:
                 break
@@ -737,10 +903,21 @@ class EvidenceIndex:
         postings: dict[str, list[int]] = {}
         by_label: dict[tuple[str, str], list[int]] = {}
         by_context: dict[int, list[int]] = {}
+        label_get = by_label.get
+        context_get = by_context.get
         for group, (key, parent, context) in enumerate(self._group_keys):
-            by_label.setdefault((key, parent), []).append(group)
+            label = (key, parent)
+            same = label_get(label)
+            if same is None:
+                by_label[label] = [group]
+            else:
+                same.append(group)
             if context >= 0:
-                by_context.setdefault(context, []).append(group)
+                same = context_get(context)
+                if same is None:
+                    by_context[context] = [group]
+                else:
+                    same.append(group)
         for (key, parent), groups in by_label.items():
             for token in label_tokens(key) | label_tokens(parent):
                 postings.setdefault(token, []).extend(groups)
@@ -786,7 +963,7 @@ def _fill(index: EvidenceIndex, evidence: Sequence[EvidenceItem]) -> None:
         if isinstance(content, str):
             index._add_text(position, content)
         elif isinstance(content, dict | list):
-            index._walk(position, content, "", "", "", Decimal(1), False, -1)
+            index._walk(position, content)
         record.last = len(index)
 
 
