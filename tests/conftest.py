@@ -1,4 +1,5 @@
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -58,3 +59,14 @@ def outsider(db):  # type: ignore[no-untyped-def]
     from tests.factories import UserFactory
 
     return UserFactory(username="olga")
+
+
+@pytest.fixture
+def worker_queue() -> Iterator[str]:
+    """A queue of this test's own: this process (and a live server thread) send tasks to it
+    instead of running them, and a worker started by the test consumes it."""
+    from tests.support.worker import new_queue_name, sending_to
+
+    queue = new_queue_name()
+    with sending_to(queue):
+        yield queue

@@ -30,38 +30,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(skip)
 
 
-# Playwright's sync API keeps an event loop running in the test thread, so Django's
-# connection handler (an asgiref Local) then hands the test a context-local connection
-# object instead of the thread-local one the test database was set up on. That object lacks
-# the serialized snapshot of the database, and serialized_rollback would restore nothing
-# (the groups and the policy row created by migrations would be gone after the first
-# transactional test) or flush with post_migrate. Carry the snapshot over to whichever
-# connection object the test gets, before the database fixtures and before the flush.
-_SNAPSHOTS: dict[str, str] = {}
-
-
-def _carry_snapshots() -> None:
-    from django.db import connections
-
-    for alias in connections:
-        connection = connections[alias]
-        snapshot = getattr(connection, "_test_serialized_contents", None)
-        if snapshot is not None:
-            _SNAPSHOTS.setdefault(alias, snapshot)
-        elif alias in _SNAPSHOTS:
-            connection._test_serialized_contents = _SNAPSHOTS[alias]
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    _carry_snapshots()
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    _carry_snapshots()
-
-
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
     return {
@@ -121,16 +89,6 @@ def dialogs(page: Any) -> Iterator[list[str]]:
 def fast_password_hasher(settings: Any) -> None:
     # Users are created in every test; PBKDF2 would dominate the run time.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def worker_queue() -> Iterator[str]:
-    """A queue of this test's own; this process (and the live server thread) send to it."""
-    from tests.support.worker import new_queue_name, sending_to
-
-    queue = new_queue_name()
-    with sending_to(queue):
-        yield queue
 
 
 @pytest.fixture

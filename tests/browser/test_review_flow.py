@@ -19,7 +19,7 @@ from validation.models import Fix
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 WAIT_MS = 60_000

@@ -16,7 +16,7 @@ from validation.models import Fix
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 POST_WITH_CSRF = """async (url) => {

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.worker import Worker, new_queue_name, sending_to, start_worker
+from tests.support.worker import Worker, start_worker
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -18,14 +18,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     if report.failed:
         for worker in workers:
             report.sections.append((f"worker {worker.name} log", worker.log_tail()))
-
-
-@pytest.fixture
-def worker_queue() -> Iterator[str]:
-    """A queue of this test's own; this process sends to it instead of running tasks."""
-    queue = new_queue_name()
-    with sending_to(queue):
-        yield queue
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from validation.tasks import validate_revision
 
 pytestmark = [
     pytest.mark.integration,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
 ]
 
 WAIT = 60.0

@@ -8,8 +8,8 @@ runs the sweeper) in its own process group, against the broker this test run use
 The test process must send to that queue instead of running tasks eagerly:
 :func:`sending_to` switches the Celery app for the duration of a test.
 
-Use with ``@pytest.mark.django_db(transaction=True, serialized_rollback=True)`` so that the
-worker sees committed rows (and the migrations' groups and policy survive the flush).
+Use with ``@pytest.mark.django_db(transaction=True)`` so that the worker sees committed rows
+(the groups and the policy row are re-created after each flush: validation/roles.py).
 """
 
 from __future__ import annotations

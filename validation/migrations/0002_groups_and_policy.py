@@ -2,35 +2,11 @@
 
 from django.db import migrations
 
-REVIEWER_PERMISSIONS = [
-    ("analyses", "view_analysis"), ("analyses", "view_evidence"), ("analyses", "view_revision"),
-    ("validation", "view_attempt"), ("validation", "view_finding"), ("validation", "view_fix"),
-    ("validation", "change_fix"), ("validation", "view_toolcall"), ("validation", "view_llmcall"),
-    ("validation", "view_auditevent"), ("validation", "view_policy"),
-]
-
 
 def create_groups_and_policy(apps, schema_editor):
-    from django.contrib.auth.management import create_permissions
+    from validation.roles import ensure_roles_and_policy
 
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, apps=apps, verbosity=0)
-        app_config.models_module = None
-
-    Group = apps.get_model("auth", "Group")
-    Permission = apps.get_model("auth", "Permission")
-    reviewer, _ = Group.objects.get_or_create(name="reviewer")
-    reviewer.permissions.set(
-        Permission.objects.get(content_type__app_label=app, codename=codename)
-        for app, codename in REVIEWER_PERMISSIONS
-    )
-    admin, _ = Group.objects.get_or_create(name="admin")
-    admin.permissions.set(
-        Permission.objects.filter(content_type__app_label__in=["analyses", "validation", "auth"])
-    )
-    Policy = apps.get_model("validation", "Policy")
-    Policy.objects.get_or_create(pk=1)
+    ensure_roles_and_policy(apps)
 
 
 def remove_groups(apps, schema_editor):

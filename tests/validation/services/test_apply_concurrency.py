@@ -20,7 +20,7 @@ from validation.models import Attempt, Fix
 
 pytestmark = [
     pytest.mark.integration,
-    pytest.mark.django_db(transaction=True, serialized_rollback=True),
+    pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(
         connection.vendor != "postgresql",
         reason="row locks (SELECT FOR UPDATE) exist on PostgreSQL only; "

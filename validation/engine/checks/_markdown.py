@@ -13,6 +13,7 @@ from typing import Literal
 from urllib.parse import urlsplit
 
 from validation.engine.spans import occurs_once, widen_to_unique
+from validation.engine.types import Finding, FixProposal
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
@@ -197,6 +198,18 @@ class Block:
     start: int
     end: int  # exclusive, without the trailing newline
     kind: BlockKind
+
+
+def in_span_order(
+    findings: list[Finding], fixes: list[FixProposal]
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Findings in report order and fixes by offset, each fix still pointing at its finding."""
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].start, findings[i].end, i))
+    position = {old: new for new, old in enumerate(order)}
+    for fix in fixes:
+        assert fix.finding_index is not None
+        fix.finding_index = position[fix.finding_index]
+    return [findings[i] for i in order], sorted(fixes, key=lambda fix: fix.offset)
 
 
 def lines_with_offsets(text: str) -> list[tuple[int, str]]:

@@ -41,6 +41,7 @@ from validation.engine.checks._markdown import (
     blocks,
     closes_fence,
     find_links,
+    in_span_order,
     lines_with_offsets,
     link_label,
     mask_code,
@@ -85,12 +86,7 @@ def check_format(body: str) -> tuple[list[Finding], list[FixProposal]]:
     _raw_urls(body, masked, findings, fixes)
     findings.extend(_truncation(body, masked, found_blocks))
     findings.extend(_structure(body, found_blocks))
-    order = sorted(range(len(findings)), key=lambda i: (findings[i].start, findings[i].end, i))
-    position = {old: new for new, old in enumerate(order)}
-    for fix in fixes:
-        assert fix.finding_index is not None
-        fix.finding_index = position[fix.finding_index]
-    return [findings[i] for i in order], sorted(fixes, key=lambda fix: fix.offset)
+    return in_span_order(findings, fixes)
 
 
 def _finding(

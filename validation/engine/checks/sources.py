@@ -58,6 +58,7 @@ from validation.engine.checks._markdown import (
     Mask,
     blocks,
     find_links,
+    in_span_order,
     lines_with_offsets,
     mask_code,
     normalize_url,
@@ -191,12 +192,7 @@ def check_sources(
     fixes: list[FixProposal] = []
     if evidence:
         _missing_sources(body, masked, claim_spans, matches, citations, resolver, findings, fixes)
-    order = sorted(range(len(findings)), key=lambda i: (findings[i].start, findings[i].end, i))
-    position = {old: new for new, old in enumerate(order)}
-    for fix in fixes:
-        assert fix.finding_index is not None
-        fix.finding_index = position[fix.finding_index]
-    return [findings[i] for i in order], sorted(fixes, key=lambda fix: fix.offset)
+    return in_span_order(findings, fixes)
 
 
 def _finding(
