@@ -53,7 +53,10 @@ def test_database_url() -> str:
         host = params.get("HOST") or "127.0.0.1"
         port = params.get("PORT") or 5432
         return f"postgres://{auth}@{host}:{port}/{quote(params['NAME'], safe='')}"
-    raise NotImplementedError(f"no worker database URL for {connection.vendor}")
+    raise ValueError(
+        f"integration tests run on SQLite or PostgreSQL, not {connection.vendor}: "
+        "set DATABASE_URL to one of them"
+    )
 
 
 @dataclass

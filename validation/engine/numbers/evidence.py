@@ -386,34 +386,23 @@ class EvidenceIndex:
                     key_own = key_scales.get(child_key, _UNSET)
                     if key_own is _UNSET:
                         key_own = key_scale(child_key)
-                    if key_own is None:
-                        push(
-                            (
-                                child,
-                                -1,
-                                container,
-                                child_key,
-                                child_key,
-                                key,
-                                scale,
-                                scaled,
-                                context,
-                            )
+                    # A key that names a scale ("revenue_millions") scales what is under it.
+                    child_scale, child_scaled = (
+                        (scale, scaled) if key_own is None else (key_own, True)
+                    )
+                    push(
+                        (
+                            child,
+                            -1,
+                            container,
+                            child_key,
+                            child_key,
+                            key,
+                            child_scale,
+                            child_scaled,
+                            context,
                         )
-                    else:
-                        push(
-                            (
-                                child,
-                                -1,
-                                container,
-                                child_key,
-                                child_key,
-                                key,
-                                key_own,
-                                True,
-                                context,
-                            )
-                        )
+                    )
                 continue
             # An array (or a resumed run of one, start >= 0).
             if start < 0:
