@@ -123,6 +123,8 @@
     }
     if (isTyping(target) || event.ctrlKey || event.metaKey || event.altKey) return;
     if (!document.querySelector(".review")) return;
+    // The help overlay is modal: while it shows, only ? and Esc do anything.
+    if (help() && !help().hidden && event.key !== "?") return;
 
     var handled = true;
     switch (event.key) {

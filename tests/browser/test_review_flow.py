@@ -115,9 +115,12 @@ def test_review_accept_reject_apply_revalidate_and_sign_off(
     card_for(page, "35.6%").get_by_role("button", name="Accept").click()
     expect(footer).to_contain_text("3 accepted · 1 rejected · 0 to review")
 
-    # ? shows the shortcuts; Esc hides them.
+    # ? shows the shortcuts, a modal: u (undo) does nothing behind it; Esc hides it.
     page.keyboard.press("?")
     expect(page.locator("#shortcut-help")).to_be_visible()
+    page.keyboard.press("u")
+    page.wait_for_timeout(500)  # room for an undo request that must not have been sent
+    expect(footer).to_contain_text("3 accepted · 1 rejected · 0 to review")
     page.keyboard.press("Escape")
     expect(page.locator("#shortcut-help")).to_be_hidden()
 
