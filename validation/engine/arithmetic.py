@@ -25,10 +25,13 @@ import math
 import re
 import time
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from fractions import Fraction
 
+from validation.engine import calculations
+from validation.engine.calculations import Link, Node
 from validation.engine.calculator import CalculatorError, calculate
 from validation.engine.numbers.extract import NumberMention
 from validation.engine.types import ToolCallRecord
@@ -78,6 +81,8 @@ class WrittenCalculation:
     start: int
     end: int
     percent_base: bool = False  # the expression yields a percentage (x 100 inside)
+    tree: Node | None = None  # a parsed expression (links of `calculations.read`)
+    approx: bool = False  # "≈", "about": the result may be off by a whole last digit
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +92,17 @@ class CheckedCalculation:
     exact: str  # the calculator's result ("11.11111111111111111111111111")
     expected: Decimal | None  # the correct result in the result's written units (11.111...)
     tool_call: ToolCallRecord
+    error: str = ""  # value, scale or percent: what is wrong with a wrong result
+    scale_fix: Decimal | None = None  # for a scale error: the scale the result should carry
 
 
 def find_calculations(body: str, mentions: Sequence[NumberMention]) -> list[WrittenCalculation]:
     """Every written calculation of `body`; one per result mention."""
     found: dict[int, WrittenCalculation] = {}
-    for calculation in _equations(body, mentions):
-        found.setdefault(calculation.result, calculation)
+    for link in calculations.read(body, mentions):
+        calculation = _from_link(body, mentions, link)
+        if calculation is not None:
+            found.setdefault(calculation.result, calculation)
     for calculation in (*_changes(body, mentions), *_shares(body, mentions)):
         found.setdefault(calculation.result, calculation)
     for calculation in _moves(body, mentions):
@@ -575,3 +584,360 @@ def _moves(body: str, mentions: Sequence[NumberMention]) -> list[WrittenCalculat
 
 def _elapsed(began: float) -> float:
     return round((time.perf_counter() - began) * 1000, 3)
+
+
+# ------------------------------------------------------------------ linked expressions
+
+
+@dataclass(frozen=True, slots=True)
+class OperandFacts:
+    """What the evidence says of one operand: the scale its digits stand in
+    ("44.1" in a table "in millions" -> 1e6; None when nothing says), and whether
+    the digits are exact or a rounding (of evidence, or of a value computed earlier
+    in the report) whose last digit may be off by half a unit."""
+
+    scale: Decimal | None = None
+    inexact: bool = False
+
+
+_HUNDRED = Decimal(100)
+_NO_FACTS: dict[int, OperandFacts] = {}
+
+
+def is_constant(mention: NumberMention, position: int, tree: Node | None) -> bool:
+    """A formula constant: the 100 of "x 100" / "x 100%", the 1 of "- 1" or
+    "(1 + r)", the n of an average or an exponent, a count of periods (12, 4, 365)."""
+    if mention.unit not in ("", "%") or mention.has_explicit_scale or mention.negative:
+        return False
+    if mention.decimals or mention.separators:
+        return False
+    written = abs(mention.written)
+    if mention.unit == "%":
+        return written == 100
+    return written in _CONSTANTS or (written <= 12 and tree is not None)
+
+
+_CONSTANTS = frozenset(Decimal(n) for n in (1, 2, 3, 4, 10, 12, 100, 360, 365, 1000))
+
+
+def _from_link(
+    body: str, mentions: Sequence[NumberMention], link: Link
+) -> WrittenCalculation | None:
+    del body
+    expression = link.expression
+    target = mentions[link.result]
+    if target.in_range:
+        return None
+    if link.result in expression.indices:
+        return None
+    draft = WrittenCalculation(
+        kind="equation",
+        operands=expression.indices,
+        result=link.result,
+        expression="",
+        strict=link.strict,
+        start=0,
+        end=0,
+        tree=expression.tree,
+    )
+    return WrittenCalculation(
+        kind="equation",
+        operands=expression.indices,
+        result=link.result,
+        expression=_render(draft, mentions, operand_values(draft, mentions, _NO_FACTS)),
+        strict=link.strict,
+        start=min(expression.start, target.start),
+        end=max(expression.end, target.end),
+        percent_base=False,
+        tree=expression.tree,
+        approx=link.approx,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Operands:
+    """The operands as a calculation uses them (by mention index)."""
+
+    values: dict[int, Fraction]  # as written; percentages as fractions unless all are
+    scale: Decimal | None  # the one scale the quantities share (None: unknown)
+    hundred: bool  # a plain 100 turns a ratio into a percentage
+    all_percent: bool  # every operand that is not a constant is a percentage
+    dimension: int | None  # 0: a ratio; 1: a quantity in the operands' units
+
+
+def operand_values(
+    calculation: WrittenCalculation,
+    mentions: Sequence[NumberMention],
+    facts: Mapping[int, OperandFacts],
+) -> _Operands:
+    tree = calculation.tree
+    constant = {index: is_constant(mentions[index], index, tree) for index in calculation.operands}
+    variables = [mentions[index] for index in calculation.operands if not constant[index]]
+    all_percent = bool(variables) and all(mention.is_percent for mention in variables)
+    scales: dict[int, Decimal | None] = {}
+    for index in calculation.operands:
+        mention = mentions[index]
+        if constant[index] or mention.is_percent or mention.unit == "bp":
+            continue
+        fact = facts.get(index)
+        if mention.has_explicit_scale or mention.scale_from_context:
+            scales[index] = mention.scale
+        elif fact is not None and fact.scale is not None:
+            scales[index] = fact.scale
+        else:
+            scales[index] = None
+    known = {scale for scale in scales.values() if scale is not None}
+    mixed = len(known) > 1
+    hundred = False
+    values: dict[int, Fraction] = {}
+    for index in calculation.operands:
+        mention = mentions[index]
+        number = Fraction(mention.written)
+        if constant[index]:
+            if mention.unit == "%":
+                values[index] = Fraction(1)  # "x 100%"
+            else:
+                hundred = hundred or abs(mention.written) == _HUNDRED
+                values[index] = number
+        elif mention.is_percent:
+            values[index] = number if all_percent else number / 100
+        elif mention.unit == "bp":
+            values[index] = number / 10_000
+        elif mixed:
+            values[index] = number * Fraction(scales.get(index) or 1)
+        else:
+            values[index] = number
+    dimension = None if tree is None else _dimension(tree, mentions, constant, all_percent)
+    scale = None if mixed else (known.pop() if known else None)
+    return _Operands(values, Decimal(1) if mixed else scale, hundred, all_percent, dimension)
+
+
+def _dimension(
+    tree: Node,
+    mentions: Sequence[NumberMention],
+    constant: Mapping[int, bool],
+    all_percent: bool,
+) -> int | None:
+    """Dimensional analysis: a quantity operand counts 1, a constant or a
+    percentage (a fraction) 0; products add, quotients subtract. 0 is a ratio."""
+    dims: dict[int, int | None] = {}
+    stack: list[tuple[Node, bool]] = [(tree, False)]
+    while stack:
+        node, ready = stack.pop()
+        if node.op == "num":
+            mention = mentions[node.operand]
+            quantity = not constant.get(node.operand, False) and (
+                all_percent or not (mention.is_percent or mention.unit == "bp")
+            )
+            dims[id(node)] = 1 if quantity else 0
+            continue
+        if not ready:
+            stack.append((node, True))
+            stack.extend((child, False) for child in (node.left, node.right) if child)
+            continue
+        left = dims[id(node.left)] if node.left is not None else None
+        right = dims[id(node.right)] if node.right is not None else None
+        if node.op == "neg":
+            dims[id(node)] = left
+        elif left is None or right is None:
+            dims[id(node)] = None
+        elif node.op in "+-":
+            dims[id(node)] = left if left == right else max(left, right)
+        elif node.op == "*":
+            dims[id(node)] = left + right
+        elif node.op == "/":
+            dims[id(node)] = left - right
+        else:
+            dims[id(node)] = 0 if left == 0 else None
+    return dims[id(tree)]
+
+
+def check_link(
+    calculation: WrittenCalculation,
+    mentions: Sequence[NumberMention],
+    facts: Mapping[int, OperandFacts] | None = None,
+) -> CheckedCalculation:
+    """Judge the result of a parsed expression: its value, its scale and its
+    percent-ness must all agree with the operands.
+
+    - A ratio (dimension 0) written as a percentage is x 100 ("(a - b) / b = 6.67%"),
+      unless the expression multiplies by 100 itself; "= 0.07%" is wrong.
+    - A quantity (dimension 1) keeps the operands' units: an average of percentages
+      is a percentage, and a result written with a scale word must carry the scale
+      the operands stand in (from their own words or from the evidence): 44.1 - 56.7
+      in a table "in millions" is -12.6 million, not -12.6 thousand.
+    - Equality is at the precision the result shows (a whole last digit when hedged),
+      widened by how far operands rounded in the report could move the result.
+    """
+    tree = calculation.tree
+    assert tree is not None
+    facts = facts if facts is not None else _NO_FACTS
+    began = time.perf_counter()
+    target = mentions[calculation.result]
+    operands = operand_values(calculation, mentions, facts)
+    size = len(mentions)
+    value = calculations.evaluate(tree, _vector(operands.values, size))
+    expression = _render(calculation, mentions, operands)
+    if value is None:
+        return CheckedCalculation(
+            calculation,
+            correct=True,
+            exact="",
+            expected=None,
+            tool_call=ToolCallRecord(
+                tool="calculator",
+                input={"expression": expression},
+                error="the expression has no value (division by zero or out of range)",
+                duration_ms=_elapsed(began),
+            ),
+        )
+    try:
+        exact = calculate(expression).exact
+        call = ToolCallRecord(
+            tool="calculator",
+            input={"expression": expression},
+            output=exact,
+            duration_ms=_elapsed(began),
+        )
+    except CalculatorError as exc:
+        exact = _plain(_decimal(value))
+        call = ToolCallRecord(
+            tool="calculator",
+            input={"expression": expression},
+            error=str(exc),
+            duration_ms=_elapsed(began),
+        )
+    slack = _slack(tree, calculation, operands.values, mentions, facts, value)
+    written = Fraction(abs(target.written))
+    approx = calculation.approx
+    error = ""
+    scale_fix: Decimal | None = None
+    expected = value
+    if target.is_percent:
+        if operands.dimension == 0 and not operands.hundred:
+            expected, slack = value * 100, slack * 100
+            correct = _close(expected, written, target, slack, approx)
+            if not correct:
+                shown_as_fraction = _close(value, written, target, slack / 100, approx)
+                error = "percent" if shown_as_fraction else "value"
+        else:
+            correct = _close(value, written, target, slack, approx)
+            error = "" if correct else "value"
+    elif operands.dimension == 1 and target.has_explicit_scale and operands.scale is not None:
+        in_full = value * Fraction(operands.scale)
+        expected = in_full / Fraction(target.scale)
+        ratio = Fraction(operands.scale) / Fraction(target.scale)
+        correct = _close(expected, written, target, slack * ratio, approx)
+        if not correct and _close(value, written, target, slack, approx):
+            error, scale_fix, expected = "scale", operands.scale, written
+        elif not correct:
+            error = "value"
+    else:
+        correct = _close(value, written, target, slack, approx)
+        if not correct and operands.scale not in (None, Decimal(1)):
+            assert operands.scale is not None
+            full = value * Fraction(operands.scale)  # the full number written out
+            correct = not target.has_explicit_scale and _close(
+                full, written, target, Fraction(0), approx
+            )
+        error = "" if correct else "value"
+    return CheckedCalculation(
+        calculation,
+        correct=correct,
+        exact=exact,
+        expected=_decimal(abs(expected)),
+        tool_call=call,
+        error=error,
+        scale_fix=scale_fix,
+    )
+
+
+def _vector(values: Mapping[int, Fraction], size: int) -> list[Fraction | None]:
+    vector: list[Fraction | None] = [None] * size
+    for index, value in values.items():
+        vector[index] = value
+    return vector
+
+
+def _slack(
+    tree: Node,
+    calculation: WrittenCalculation,
+    written: Mapping[int, Fraction],
+    mentions: Sequence[NumberMention],
+    facts: Mapping[int, OperandFacts],
+    value: Fraction,
+) -> Fraction:
+    """How far the result may move when each inexact operand moves by half its
+    last digit (a first-order bound, summed over at most six operands)."""
+    total = Fraction(0)
+    inexact = [
+        index
+        for index in calculation.operands
+        if (facts.get(index) or _EXACT).inexact and index in written
+    ]
+    for index in inexact[:6]:
+        mention = mentions[index]
+        step = Fraction(1, 2 * 10**mention.decimals)
+        if written[index] != Fraction(mention.written) and mention.written:
+            step *= abs(written[index] / Fraction(mention.written))  # same units as `written`
+        moved = dict(written)
+        moved[index] = written[index] + step
+        shifted = calculations.evaluate(tree, _vector(moved, len(mentions)))
+        if shifted is not None:
+            total += abs(shifted - value)
+    return total
+
+
+_EXACT = OperandFacts()
+
+
+def _close(
+    expected: Fraction, written: Fraction, target: NumberMention, slack: Fraction, approx: bool
+) -> bool:
+    """`expected` equals the written result at the precision shown (a whole last
+    digit when the report hedges), give or take `slack`."""
+    quantum = Fraction(1, 10**target.decimals) if target.decimals >= 0 else Fraction(1)
+    half = quantum if (approx or target.approx) else quantum / 2
+    tolerance = half * Fraction(1000000001, 1000000000) + slack
+    return abs(abs(expected) - written) <= tolerance
+
+
+def _power_of_ten(ratio: Fraction) -> Decimal | None:
+    if ratio <= 0:
+        ratio = abs(ratio)
+    if ratio == 0:
+        return None
+    exponent = round(math.log10(float(ratio)))
+    if abs(float(ratio) / 10**exponent - 1) > 1e-6:
+        return None
+    return Decimal(10) ** exponent
+
+
+def _render(
+    calculation: WrittenCalculation, mentions: Sequence[NumberMention], operands: _Operands
+) -> str:
+    """The calculator input: operands as the report writes their digits, unless the
+    calculation had to convert them (a percentage to a fraction, mixed scales)."""
+    assert calculation.tree is not None
+    texts = [""] * len(mentions)
+    for index, operand in operands.values.items():
+        mention = mentions[index]
+        same = operand == Fraction(mention.written)
+        texts[index] = _written_text(mention) if same else _fraction_text(operand)
+    return calculations.render(calculation.tree, texts)
+
+
+def _written_text(mention: NumberMention) -> str:
+    """The operand's digits as the report shows them ("0.50"), signed, no separators."""
+    digits = mention.text[mention.num_start - mention.start : mention.num_end - mention.start]
+    digits = digits.replace(",", "")
+    return f"(-{digits})" if mention.written < 0 else digits
+
+
+def _fraction_text(value: Fraction) -> str:
+    text = _plain(_decimal(abs(value)))
+    return f"(-{text})" if value < 0 else text
+
+
+def _decimal(value: Fraction) -> Decimal:
+    return Decimal(value.numerator) / Decimal(value.denominator)

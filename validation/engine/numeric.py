@@ -40,11 +40,21 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from pydantic import TypeAdapter
 
-from validation.engine.arithmetic import CheckedCalculation, check, find_calculations
+from validation.engine.arithmetic import (
+    CheckedCalculation,
+    OperandFacts,
+    WrittenCalculation,
+    check,
+    check_link,
+    find_calculations,
+    is_constant,
+)
+from validation.engine.calculations import evaluate, subexpressions
 from validation.engine.calculator import clear_cache as calculator_cache_clear
 from validation.engine.numbers.derive import derive
 from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
@@ -96,33 +106,16 @@ def analyze(
     mentions = extract(body)
     quoted = _query_numbers(query)
 
-    calculations = find_calculations(body, mentions)
-    checked: dict[int, CheckedCalculation] = {}
-    tool_calls: list[ToolCallRecord] = []
-    constants: set[int] = set()
-    for calculation in calculations:
-        result = check(calculation, mentions)
-        if result is None:
-            continue
-        tool_calls.append(result.tool_call)
-        if result.tool_call.error is None:
-            checked[calculation.result] = result
-        constants.update(
-            operand
-            for operand in calculation.operands
-            if _scaling_constant(body, mentions[operand])
-        )
-
     citations = _citations(body, index)
     breaks = _paragraph_breaks(body)
     claims: list[Claim] = []
+    by_position: dict[int, Claim] = {}
     for position, mention in enumerate(mentions):
-        if position in constants or _quoted(mention, quoted):
+        if _quoted(mention, quoted):
             continue
         claim = Claim(
             position,
             mention,
-            calculation=checked.get(position),
             cited=_cited_in(citations, _line(body, mention.start)),
             paragraph=_paragraph(breaks, len(body), mention.start),
         )
@@ -130,6 +123,54 @@ def analyze(
         match_claim(claim, index, tolerance)
         claim.search_ms = (time.perf_counter() - began) * 1000
         claims.append(claim)
+        by_position[position] = claim
+
+    written_calculations = find_calculations(body, mentions)
+    computed = _computed_values(written_calculations, mentions)
+    constants: set[int] = set()
+    operands: set[int] = set()
+    facts: dict[int, OperandFacts] = {}
+    for calculation in written_calculations:
+        for operand in calculation.operands:
+            mention = mentions[operand]
+            if calculation.tree is not None and is_constant(mention, operand, calculation.tree):
+                constants.add(operand)
+                continue
+            if _scaling_constant(body, mention):
+                constants.add(operand)
+                continue
+            operand_claim = by_position.get(operand)
+            if calculation.strict and calculation.tree is not None:
+                operands.add(operand)
+                if operand_claim is not None and operand_claim.hit is None:
+                    match_claim(operand_claim, index, 0.0, operand=True)
+            if operand_claim is not None and operand not in facts:
+                facts[operand] = _operand_facts(operand_claim, computed, index)
+    checked: dict[int, CheckedCalculation] = {}
+    tool_calls: list[ToolCallRecord] = []
+    for calculation in written_calculations:
+        if calculation.tree is not None:
+            result: CheckedCalculation | None = check_link(calculation, mentions, facts)
+        else:
+            result = check(calculation, mentions)
+        if result is None:
+            continue
+        tool_calls.append(result.tool_call)
+        if result.tool_call.error is None:
+            checked.setdefault(calculation.result, result)
+
+    kept: list[Claim] = []
+    for claim in claims:
+        position = claim.index
+        if position in constants and position not in checked:
+            continue
+        claim.calculation = checked.get(position)
+        if position in operands:
+            claim.operand = True
+            if claim.hit is None and not claim.close:
+                claim.computed = _computed_match(claim.mention, computed)
+        kept.append(claim)
+    claims = kept
 
     # The evidence numbers a paragraph relies on are the candidate operands of
     # the numbers it derives.
@@ -141,6 +182,7 @@ def analyze(
             claim.hit is None
             and not wrong_calculation(claim)
             and not calculated(claim)
+            and not claim.operand
             and not small_integer(claim.mention)
         ):
             nearby = _nearby(by_paragraph.get(claim.paragraph, []), claim.mention.start)
@@ -149,6 +191,78 @@ def analyze(
             claim.derivation = derive(claim, nearby, unsupported, index)
 
     return _assemble(body, index, claims, tool_calls)
+
+
+# ------------------------------------------------------------------ the calculation graph
+
+
+@dataclass(frozen=True, slots=True)
+class _Computed:
+    """Values the report computes on its way, sorted, for operands that reuse them."""
+
+    values: list[float]
+    formulas: list[str]
+
+
+def _computed_values(
+    calculations: Sequence[WrittenCalculation], mentions: Sequence[NumberMention]
+) -> _Computed:
+    """The value of every sub-expression of every written expression, and every
+    written result: what a later step may take as an operand."""
+    found: list[tuple[float, str]] = []
+    size = len(mentions)
+    for calculation in calculations:
+        result = mentions[calculation.result]
+        found.append((float(abs(result.written)), f"{calculation.expression} = {result.text}"))
+        tree = calculation.tree
+        if tree is None:
+            continue
+        values: list[Fraction | None] = [None] * size
+        for operand in calculation.operands:
+            mention = mentions[operand]
+            values[operand] = Fraction(mention.written)
+        for node in subexpressions(tree):
+            value = evaluate(node, values)
+            if value is not None:
+                found.append((abs(float(value)), calculation.expression))
+    found.sort()
+    return _Computed([value for value, _ in found], [formula for _, formula in found])
+
+
+def _computed_match(mention: NumberMention, computed: _Computed) -> str:
+    """How the report computed `mention` itself, or "" (at the precision shown,
+    allowing for a truncated last digit; a percentage may restate a fraction)."""
+    written = float(abs(mention.written))
+    step = 10.0**-mention.decimals
+    targets = [written]
+    if mention.is_percent:
+        targets.append(written / 100)
+    elif written < 10:
+        targets.append(written * 100)
+    for target in targets:
+        scale = 1.0 if target == written else (0.01 if target < written else 100.0)
+        reach = step * scale * 1.0000001
+        position = bisect_left(computed.values, target - reach)
+        if position < len(computed.values) and computed.values[position] <= target + reach:
+            return computed.formulas[position]
+    return ""
+
+
+def _operand_facts(claim: Claim, computed: _Computed, index: EvidenceIndex) -> OperandFacts:
+    """The scale the evidence gives an operand's digits (its own scale, or the one
+    its document declares), and whether the digits are exact."""
+    hit = claim.hit
+    if hit is None:
+        return OperandFacts(scale=None, inexact=bool(_computed_match(claim.mention, computed)))
+    number = hit.number
+    scale: Decimal | None = None
+    if number.has_scale and number.written:
+        ratio = abs(number.full_value / number.written)
+        if ratio != 1:
+            scale = ratio
+    elif hit.factor == 1 and not number.is_percent:
+        scale = index.declared_scale(number.item)
+    return OperandFacts(scale=scale, inexact=hit.status != "exact")
 
 
 def reset_caches() -> None:
@@ -377,6 +491,10 @@ def _number_match(claim: Claim) -> dict[str, Any] | None:
             source_ref="calculator",
             formula=f"{calculation.calculation.expression} = {calculation.exact}",
         )
+    if claim.computed:
+        return _number_match_of(
+            **base, status="derived", source_ref="report", formula=claim.computed
+        )
     if claim.derivation is not None:
         derivation = claim.derivation
         return _number_match_of(
@@ -452,7 +570,11 @@ def _orphan_finding(claim: Claim, result: _Output) -> None:
             "kind": "orphan",
             "severity": "major",
             "message": (
-                f'"{mention.text}"{_label_for(mention)} appears in no evidence item and '
+                f'"{mention.text}"{_label_for(mention)} is an operand of a written '
+                "calculation but appears in no evidence item and is not computed "
+                "earlier in the report"
+                if claim.operand
+                else f'"{mention.text}"{_label_for(mention)} appears in no evidence item and '
                 "cannot be derived from the evidence numbers"
             ),
             "start": mention.start,

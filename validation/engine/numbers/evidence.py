@@ -30,6 +30,7 @@ from typing import Any
 
 from validation.engine.numbers.extract import parse_number_string, prose_label, scan_numbers
 from validation.engine.numbers.labels import label_tokens
+from validation.engine.numbers.scales import declared_scales, single_scale
 from validation.engine.types import EvidenceExcerpt, EvidenceItem
 
 # Entry kinds (first field of an entry's record).
@@ -824,6 +825,25 @@ class EvidenceIndex:
         return EvidenceExcerpt(
             source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
         )
+
+    def declared_scale(self, item: int) -> Decimal | None:
+        """The scale an item's text declares for its numbers ("(in millions)"),
+        else the one the evidence as a whole declares; None when none or several."""
+        key = ("declared", item)
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        own = declared_scales(self.items[item].text or "")
+        if not own:
+            everywhere = self.memo.get(("declared", -1))
+            if everywhere is None:
+                everywhere = frozenset().union(
+                    *(declared_scales(other.text) for other in self.items if other.text)
+                )
+                self.remember(("declared", -1), everywhere)
+            own = everywhere
+        scale = single_scale(own)
+        self.remember(key, scale)
+        return scale
 
     def neighbours(self, entry: int, radius: int) -> range:
         """Entries just before and after `entry` in its evidence item (the same row,

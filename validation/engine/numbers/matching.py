@@ -100,6 +100,8 @@ class Claim:
     paragraph: tuple[int, int] = (0, 0)
     sentence: tuple[int, int] = (0, 0)
     search_ms: float = 0.0
+    operand: bool = False  # an operand of a written calculation: a citation, never derived
+    computed: str = ""  # for an operand the report computed itself: how
 
 
 def small_integer(mention: NumberMention) -> bool:
@@ -214,10 +216,14 @@ def _units_fit(rule: str, unit: str) -> bool:
     return unit not in PERCENT_UNITS and unit != "bp"  # nonpercent
 
 
-def match_claim(claim: Claim, index: EvidenceIndex, tolerance: float) -> None:
+def match_claim(
+    claim: Claim, index: EvidenceIndex, tolerance: float, *, operand: bool = False
+) -> None:
     """Find the evidence number a claim stands for. First within the precision
     shown (exact / rounded) under every reading of the claim; only if none fits,
-    the nearest label-related numbers within the tolerance (close)."""
+    the nearest label-related numbers within the tolerance (close). An `operand`
+    of a written calculation says by its place what it is, so its percentage
+    readings ("2.9%" for a plain 2.9 in a column of percentages) need no label."""
     mention = claim.mention
     best: Hit | None = None
     for probe in readings_of(mention):
@@ -253,7 +259,8 @@ def match_claim(claim: Claim, index: EvidenceIndex, tolerance: float) -> None:
                 if len(found) > 1 or needs_label
                 else 0.0
             )
-            if needs_label and not _vouched(claim, number):
+            vouched = (operand and not probe.shifted) or _vouched(claim, number)
+            if needs_label and not vouched:
                 continue
             if difference and small_integer(mention):
                 continue  # "2 risks" is not a rounded 2.35: small counts must be exact

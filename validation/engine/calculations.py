@@ -1,0 +1,567 @@
+"""Calculations written in prose, read as a small graph.
+
+A report is read as a *calculation graph*: an **expression** is a run of numbers
+joined by operators (``(13,535 + 13,264 + 12,913) / 3``; label words may stand
+between them: ``Operating Cash Flow $15.5B - CapEx $0.7B``); a **link** ties an
+expression to its result, in any order and in the usual phrasings::
+
+    a - b = c            c, calculated as a - b        a - b, which equals c
+    c = a + b            (a - b) / b x 100% = c%       a / b = 0.54 or 54%
+    = a + b              (continuation lines of a chain)
+    \n= c
+
+Chains are read side by side: in ``E1 = E2 = c`` each neighbouring pair is one
+check. Every side is parsed by a real (precedence-climbing) parser over the
+numbers the extractor found and the operator text between them - not by one
+pattern per phrasing - and evaluated exactly with fractions.
+
+The module only *reads*: it returns :class:`Link` objects (an expression, its
+result mention, whether the link is approximate) and :class:`Expression` trees
+whose values, and the values of their sub-expressions, the numeric check uses to
+judge results and to accept operands "computed earlier in the report".
+
+Linear: every gap between two neighbouring numbers is classified once, and a
+gap longer than ``MAX_GAP`` characters is never a link or an operator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+
+from validation.engine.numbers.extract import NumberMention
+
+MAX_GAP = 120  # characters between two numbers of one expression or link
+MAX_OPERANDS = 40  # a longer run of operators is not a calculation someone wrote
+MAX_LABEL_WORDS = 4  # label words allowed between two operands ("- CapEx")
+_BOUND = Fraction(10) ** 60
+
+
+def _wordset(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Words that end a calculation: prose connectives, not labels of an operand.
+_STOP_WORDS = _wordset(
+    """and or to from up down by was were is are of in for with than vs versus while but
+    a an the which that this these those it its at on as per each if then so"""
+)
+# Words that may stand in a link between an expression and its result.
+_LINK_WORDS = _wordset(
+    """which that is equals equal equaling equalling to approximately approx about roughly
+    around gives giving yields yielding we get gets results resulting result in calculated
+    computed derived obtained given determined as by i.e ie so thus therefore hence comes
+    amounts amounting of this the total value figure answer be would will"""
+)
+_LINK_VERBS = _wordset(
+    """equals equal equaling equalling is gives giving yields yielding get gets results
+    resulting calculated computed derived obtained given determined comes amounts
+    amounting"""
+)
+_APPROX_WORDS = _wordset("approximately approx about roughly around")
+_ALTERNATE = frozenset(("or", "i.e", "ie", "that is", "which is", "or about", "or roughly"))
+_WORD_OPERATORS = (
+    ("multiplied by", "*"),
+    ("divided by", "/"),
+    ("times", "*"),
+    ("plus", "+"),
+    ("minus", "-"),
+)
+_OPERATOR_CHARS = str.maketrans(
+    {
+        "\u00d7": "*",  # multiplication sign
+        "\u00f7": "/",  # ÷
+        "\u2212": "-",  # minus sign
+        "\u2013": "-",  # en dash
+        "\u2014": "-",  # em dash
+        "\u00b7": "*",  # middle dot
+        "\u22c5": "*",  # dot operator
+        "[": "(",
+        "]": ")",
+        "{": "(",
+        "}": ")",
+    }
+)
+_ALLOWED = frozenset("+-*/^() \t")
+
+
+# ------------------------------------------------------------------ expression trees
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A parsed expression: a number (``operand`` is a mention index) or an
+    operation ``op`` over ``left`` and ``right`` ("neg" has only ``left``)."""
+
+    op: str  # "num", "+", "-", "*", "/", "^", "neg"
+    operand: int = -1
+    left: Node | None = None
+    right: Node | None = None
+    paren: bool = False  # written inside parentheses (kept when rendered)
+
+    def operands(self) -> list[int]:
+        found: list[int] = []
+        stack: list[Node] = [self]
+        while stack:
+            node = stack.pop()
+            if node.op == "num":
+                found.append(node.operand)
+                continue
+            if node.right is not None:
+                stack.append(node.right)
+            if node.left is not None:
+                stack.append(node.left)
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """One side of a link with at least one operator: its tree and span."""
+
+    tree: Node
+    indices: tuple[int, ...]  # mention indices, in text order
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """``expression`` is written to equal the mention ``result``."""
+
+    expression: Expression
+    result: int
+    approx: bool = False
+    strict: bool = True  # a wrong result is a finding (else the link only confirms)
+
+
+@dataclass(slots=True)
+class _Side:
+    indices: list[int] = field(default_factory=list)
+    operators: list[str] = field(default_factory=list)  # len(indices) + 1: lead, gaps, trail
+
+
+@dataclass(frozen=True, slots=True)
+class _Gap:
+    kind: str  # "op", "link", "alt", "none"
+    operators: str = ""  # for "op"
+    trail: str = ""  # closing parentheses that end the previous side
+    lead: str = ""  # opening parentheses / minus that start the next side
+    approx: bool = False
+
+
+def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
+    """Every link of `body` between a written expression and its result."""
+    if len(mentions) < 2:
+        return []
+    gaps = [_classify(body, mentions, i) for i in range(len(mentions) - 1)]
+    sides: list[_Side] = []
+    links_between: list[_Gap] = []  # the gap after each side (last one: "none")
+    side = _Side([0], [_lead(body, mentions, 0)])
+    for i, gap in enumerate(gaps):
+        if gap.kind == "op" and len(side.indices) < MAX_OPERANDS:
+            side.operators.append(gap.operators)
+            side.indices.append(i + 1)
+            continue
+        linked = gap.kind in ("link", "alt")
+        side.operators.append(gap.trail if linked else _trail(body, mentions, i))
+        sides.append(side)
+        links_between.append(gap)
+        lead = gap.lead if gap.kind in ("link", "alt") else _lead(body, mentions, i + 1)
+        side = _Side([i + 1], [lead])
+    side.operators.append(_trail(body, mentions, len(mentions) - 1))
+    sides.append(side)
+    links_between.append(_Gap("none"))
+
+    parsed = [_parse_side(mentions, s) for s in sides]
+    links: list[Link] = []
+    for position in range(len(sides) - 1):
+        gap = links_between[position]
+        if gap.kind not in ("link", "alt"):
+            continue
+        left, right = parsed[position], parsed[position + 1]
+        left_single = len(sides[position].indices) == 1
+        right_single = len(sides[position + 1].indices) == 1
+        if gap.kind == "alt":
+            # "0.54 or 54%": the second is another reading of the first one's expression.
+            if left_single and right_single:
+                for link in reversed(links):
+                    if link.result == sides[position].indices[0]:
+                        links.append(Link(link.expression, sides[position + 1].indices[0], True))
+                        break
+            continue
+        if left is not None and right_single:
+            links.append(Link(left, sides[position + 1].indices[0], gap.approx))
+        elif right is not None and left_single:
+            links.append(Link(right, sides[position].indices[0], gap.approx))
+        elif left is not None and right is not None:
+            # "a / b = c * 100 = 65%": the left side computes the first operand of the right.
+            first = right.indices[0]
+            links.append(Link(left, first, gap.approx, strict=False))
+    return links
+
+
+# ------------------------------------------------------------------ gaps
+
+
+def _normalize(text: str) -> str:
+    text = text.translate(_OPERATOR_CHARS).lower()
+    if "x" in text:
+        text = _times_x(text)
+    for word, operator in _WORD_OPERATORS:
+        if word in text:
+            text = text.replace(word, f" {operator} ")
+    return text.replace("**", "^")
+
+
+def _times_x(text: str) -> str:
+    """A standalone "x" between numbers is a multiplication sign."""
+    out = []
+    for position, char in enumerate(text):
+        if char == "x":
+            before = text[position - 1] if position else " "
+            after = text[position + 1] if position + 1 < len(text) else " "
+            if not before.isalpha() and not after.isalpha():
+                out.append("*")
+                continue
+        out.append(char)
+    return "".join(out)
+
+
+def _words(text: str) -> list[str]:
+    cleaned = "".join(char if char.isalpha() or char == "." else " " for char in text)
+    return [word.strip(".") for word in cleaned.split() if word.strip(".")]
+
+
+def _classify(body: str, mentions: Sequence[NumberMention], i: int) -> _Gap:
+    first, second = mentions[i], mentions[i + 1]
+    if second.start - first.end > MAX_GAP:
+        return _Gap("none")
+    if first.in_range and second.in_range:
+        return _Gap("none")  # "4-6%", "$80 million to $100 million"
+    raw = body[first.end : second.start]
+    if any(char.isdigit() for char in raw):
+        return _Gap("none")
+    text = _normalize(raw)
+    operator = _operator_gap(text)
+    if operator is not None:
+        return _Gap("op", operators=operator)
+    return _link_gap(text)
+
+
+def _operator_gap(text: str) -> str | None:
+    if "\n" in text or len(text) > 60:
+        return None
+    words = _words(text)
+    if len(words) > MAX_LABEL_WORDS or any(word in _STOP_WORDS for word in words):
+        return None
+    symbols = "".join(char for char in text if not (char.isalpha() or char == "."))
+    if not set(symbols) <= _ALLOWED:
+        return None
+    operators = "".join(symbols.split())
+    if not any(char in "+-*/^" for char in operators.replace("(", "").replace(")", "")):
+        return None
+    return operators
+
+
+def _link_gap(text: str) -> _Gap:
+    # Closing parentheses right after the previous number end its side; opening ones
+    # (and a minus) right before the next number start the next side.
+    stripped = text.strip(" \t")
+    trail_length = len(stripped) - len(stripped.lstrip(")"))
+    trail = stripped[:trail_length]
+    middle = stripped[trail_length:]
+    lead_text = middle.rstrip(" \t")
+    lead_length = len(lead_text) - len(lead_text.rstrip("(-"))
+    lead = lead_text[len(lead_text) - lead_length :].replace("-", "")
+    middle = lead_text[: len(lead_text) - lead_length]
+    equals = "=" in middle or "\u2248" in middle or "~" in middle
+    approx = "\u2248" in middle or "~" in middle
+    if "\n" in middle and not equals:
+        return _Gap("none")
+    symbols = set(middle) - set(" \t\n,;:()=\u2248~.")
+    words = _words(middle)
+    if any(not (char.isalpha()) for char in symbols):
+        return _Gap("none")
+    phrase = " ".join(words)
+    if not equals and phrase in _ALTERNATE and "\n" not in middle:
+        return _Gap("alt", trail=trail, lead=lead)
+    if len(words) > 6 or any(word not in _LINK_WORDS for word in words):
+        return _Gap("none")
+    if not equals and not any(word in _LINK_VERBS for word in words):
+        return _Gap("none")
+    approx = approx or any(word in _APPROX_WORDS for word in words)
+    return _Gap("link", trail=trail, lead=lead, approx=approx)
+
+
+def _lead(body: str, mentions: Sequence[NumberMention], i: int) -> str:
+    """Opening parentheses just before mention `i` ("((85,123 - ...")."""
+    start = mentions[i].start
+    low = max(0, start - 12, mentions[i - 1].end if i else 0)
+    text = body[low:start].translate(_OPERATOR_CHARS)
+    opened = ""
+    for char in reversed(text):
+        if char == "(":
+            opened += "("
+        elif char not in " \t":
+            break
+    return opened
+
+
+def _trail(body: str, mentions: Sequence[NumberMention], i: int) -> str:
+    """Closing parentheses just after mention `i`."""
+    end = mentions[i].end
+    high = min(len(body), end + 12)
+    if i + 1 < len(mentions):
+        high = min(high, mentions[i + 1].start)
+    closed = ""
+    for char in body[end:high].translate(_OPERATOR_CHARS):
+        if char == ")":
+            closed += ")"
+        elif char not in " \t":
+            break
+    return closed
+
+
+# ------------------------------------------------------------------ parsing
+
+
+def _parse_side(mentions: Sequence[NumberMention], side: _Side) -> Expression | None:
+    """The side's expression tree, or None for a single number or what does not parse."""
+    if len(side.indices) < 2:
+        return None
+    tokens: list[str | int] = []
+    for position, index in enumerate(side.indices):
+        tokens.extend(side.operators[position])
+        tokens.append(index)
+    tokens.extend(side.operators[-1])
+    tokens = _balanced(tokens)
+    parser = _Parser(tokens)
+    tree = parser.parse()
+    if tree is None:
+        return None
+    indices = tuple(sorted(tree.operands()))
+    if len(indices) < 2:
+        return None
+    return Expression(
+        tree=tree,
+        indices=indices,
+        start=mentions[indices[0]].start,
+        end=mentions[indices[-1]].end,
+    )
+
+
+def _balanced(tokens: list[str | int]) -> list[str | int]:
+    """Drop parentheses that cannot match: leading "(" and trailing ")" first."""
+    depth = 0
+    kept: list[str | int] = []
+    for token in tokens:
+        if token == ")":
+            if depth == 0:
+                continue
+            depth -= 1
+        elif token == "(":
+            depth += 1
+        kept.append(token)
+    if depth:
+        # Remove unmatched "(" from the left.
+        out: list[str | int] = []
+        unmatched = depth
+        closers_after = [0] * (len(kept) + 1)
+        for position in range(len(kept) - 1, -1, -1):
+            closers_after[position] = closers_after[position + 1] + (kept[position] == ")")
+        opens_so_far = 0
+        for position, token in enumerate(kept):
+            if token == "(" and unmatched and opens_so_far >= closers_after[position]:
+                unmatched -= 1
+                continue
+            if token == "(":
+                opens_so_far += 1
+            out.append(token)
+        kept = out
+    return kept
+
+
+class _Parser:
+    """Precedence climbing over numbers (mention indices) and operator characters.
+    ``^`` binds tightest and is right-associative; unary minus applies to a factor."""
+
+    _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
+
+    def __init__(self, tokens: list[str | int]) -> None:
+        self.tokens = tokens
+        self.position = 0
+
+    def parse(self) -> Node | None:
+        try:
+            node = self._expression(1)
+        except _ParseError:
+            return None
+        if self.position != len(self.tokens):
+            return None
+        return node
+
+    def _peek(self) -> str | int | None:
+        return self.tokens[self.position] if self.position < len(self.tokens) else None
+
+    def _expression(self, minimum: int) -> Node:
+        left = self._unary()
+        while True:
+            token = self._peek()
+            if not isinstance(token, str) or token not in self._PRECEDENCE:
+                return left
+            precedence = self._PRECEDENCE[token]
+            if precedence < minimum:
+                return left
+            self.position += 1
+            following = precedence if token == "^" else precedence + 1
+            right = self._expression(following)
+            left = Node(token, left=left, right=right)
+
+    def _unary(self) -> Node:
+        token = self._peek()
+        if token == "-":
+            self.position += 1
+            return Node("neg", left=self._unary())
+        if token == "+":
+            self.position += 1
+            return self._unary()
+        return self._primary()
+
+    def _primary(self) -> Node:
+        token = self._peek()
+        if isinstance(token, int):
+            self.position += 1
+            return Node("num", operand=token)
+        if token == "(":
+            self.position += 1
+            node = self._expression(1)
+            if self._peek() != ")":
+                raise _ParseError
+            self.position += 1
+            return replace(node, paren=True) if node.op != "num" else node
+        raise _ParseError
+
+
+class _ParseError(Exception):
+    pass
+
+
+# ------------------------------------------------------------------ evaluation
+
+
+def evaluate(node: Node, values: Sequence[Fraction | None]) -> Fraction | None:
+    """The exact value of `node` with operand values `values` (by mention index);
+    None when undefined (division by zero, a root of a negative, out of bounds)."""
+    results: dict[int, Fraction | None] = {}
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        if current.op == "num":
+            results[id(current)] = values[current.operand]
+            continue
+        if not ready:
+            stack.append((current, True))
+            if current.right is not None:
+                stack.append((current.right, False))
+            if current.left is not None:
+                stack.append((current.left, False))
+            continue
+        left = results[id(current.left)] if current.left is not None else None
+        right = results[id(current.right)] if current.right is not None else None
+        results[id(current)] = _apply(current.op, left, right)
+    return results[id(node)]
+
+
+def subexpressions(node: Node) -> list[Node]:
+    """Every operation node of the tree (the values a report computes on its way)."""
+    found: list[Node] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.op == "num":
+            continue
+        found.append(current)
+        if current.left is not None:
+            stack.append(current.left)
+        if current.right is not None:
+            stack.append(current.right)
+    return found
+
+
+def _apply(op: str, left: Fraction | None, right: Fraction | None) -> Fraction | None:
+    if left is None or (op != "neg" and right is None):
+        return None
+    if op == "neg":
+        value: Fraction = -left
+    else:
+        assert right is not None
+        if op == "+":
+            value = left + right
+        elif op == "-":
+            value = left - right
+        elif op == "*":
+            value = left * right
+        elif op == "/":
+            if right == 0:
+                return None
+            value = left / right
+        else:
+            return _power(left, right)
+    return value if abs(value) <= _BOUND else None
+
+
+def _power(base: Fraction, exponent: Fraction) -> Fraction | None:
+    if abs(exponent) > 100:
+        return None
+    if exponent.denominator == 1 and base != 0:
+        if abs(base) > 1 and abs(exponent) * math.log10(abs(float(base))) > 60:
+            return None
+        return base ** int(exponent)
+    if base < 0 or (base == 0 and exponent < 0):
+        return None
+    try:
+        result = float(base) ** float(exponent)
+    except (OverflowError, ZeroDivisionError):
+        return None
+    if math.isnan(result) or math.isinf(result) or abs(result) > 1e60:
+        return None
+    return Fraction(result)
+
+
+def render(node: Node, texts: Sequence[str]) -> str:
+    """`node` as calculator input, with each operand written as `texts[index]`."""
+    parts: list[str] = []
+    stack: list[tuple[Node | str, int]] = [(node, 0)]
+    while stack:
+        item, parent = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        if item.op == "num":
+            parts.append(texts[item.operand])
+            continue
+        if item.op == "neg":
+            assert item.left is not None
+            if item.paren:
+                stack.append((")", 0))
+            stack.append((item.left, 4))
+            stack.append(("-", 0))
+            if item.paren:
+                stack.append(("(", 0))
+            continue
+        precedence = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}[item.op]
+        wrap = precedence < parent or item.paren
+        symbol = {"^": " ** "}.get(item.op, f" {item.op} ")
+        assert item.left is not None and item.right is not None
+        right_parent = precedence + 1 if item.op != "^" else precedence
+        left_parent = precedence if item.op != "^" else precedence + 1
+        if wrap:
+            stack.append((")", 0))
+        stack.append((item.right, right_parent))
+        stack.append((symbol, 0))
+        stack.append((item.left, left_parent))
+        if wrap:
+            stack.append(("(", 0))
+    return "".join(parts)

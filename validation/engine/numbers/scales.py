@@ -1,0 +1,38 @@
+"""Scale declarations of a document: "(in millions)", "$ in thousands", "US$'000",
+"USDm", "€m". A table's numbers stand in the scale its document declares, which is
+how "44.1" in a report can be known to mean 44.1 million - and "-$12.6 thousand"
+computed from it to be wrong.
+
+Linear: one pass of a regex without nested quantifiers over the text.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+_WORD_SCALES = {"thousand": Decimal(10**3), "million": Decimal(10**6), "billion": Decimal(10**9)}
+_DECLARATION = re.compile(
+    r"(?i)(?:\b(?:in|of|amounts?\s+in)\s+(?:[$€£¥]\s?|(?:us|usd|eur|gbp|rmb|hk)\$?\s?"
+    r"|u\.s\.\s|dollars\s|euros?\s|pounds\s)?(thousand|million|billion)s?\b"
+    r"|\(\s?(thousand|million|billion)s?\s?\)"
+    r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp))\s?['\u2019]?(000)s?\b"
+    r"|['\u2019](000)s?\b"
+    r"|(?:\b(?:us|usd|eur|gbp|rmb)|[$€£¥])\s?(m|bn|k)\b)"
+)
+_LETTERS = {"000": Decimal(10**3), "k": Decimal(10**3), "m": Decimal(10**6), "bn": Decimal(10**9)}
+
+
+def declared_scales(text: str) -> frozenset[Decimal]:
+    """Every scale `text` declares for its numbers."""
+    found: set[Decimal] = set()
+    for match in _DECLARATION.finditer(text):
+        word = next(group for group in match.groups() if group)
+        word = word.lower()
+        found.add(_WORD_SCALES.get(word) or _LETTERS[word])
+    return frozenset(found)
+
+
+def single_scale(scales: frozenset[Decimal]) -> Decimal | None:
+    """The scale when exactly one is declared, else None (nothing, or ambiguous)."""
+    return next(iter(scales)) if len(scales) == 1 else None
