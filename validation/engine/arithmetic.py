@@ -694,11 +694,10 @@ def operand_values(
         mention = mentions[index]
         number = Fraction(mention.written)
         if constant[index]:
-            if mention.unit == "%":
-                values[index] = Fraction(1)  # "x 100%"
-            else:
-                hundred = hundred or abs(mention.written) == _HUNDRED
-                values[index] = number
+            # "x 100" and "x 100%" express a ratio as a percentage; "100% - 46.2%" is
+            # a percentage among percentages.
+            hundred = hundred or abs(mention.written) == _HUNDRED
+            values[index] = number
         elif mention.is_percent:
             values[index] = number if all_percent else number / 100
         elif mention.unit == "bp":
@@ -899,7 +898,12 @@ def _close(
     quantum = Fraction(1, 10**target.decimals) if target.decimals >= 0 else Fraction(1)
     half = quantum if (approx or target.approx) else quantum / 2
     tolerance = half * Fraction(1000000001, 1000000000) + slack
-    return abs(abs(expected) - written) <= tolerance
+    magnitude = abs(expected)
+    if abs(magnitude - written) <= tolerance:
+        return True
+    # Truncated rather than rounded (101.497 shown as 101.4): the digits shown are
+    # the value's own, cut short.
+    return written <= magnitude < written + quantum + slack
 
 
 def _power_of_ten(ratio: Fraction) -> Decimal | None:

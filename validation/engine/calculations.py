@@ -149,6 +149,7 @@ class _Gap:
     trail: str = ""  # closing parentheses that end the previous side
     lead: str = ""  # opening parentheses / minus that start the next side
     approx: bool = False
+    labelled: bool = False  # a label stands before the "=" ("\nEBITDA = $1,832m")
 
 
 def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
@@ -193,8 +194,11 @@ def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
             continue
         if left is not None and right_single:
             links.append(Link(left, sides[position + 1].indices[0], gap.approx))
+        elif gap.labelled:
+            continue  # "Revenue: $12,868 million Margin = a / b": a label, not a result
         elif right is not None and left_single:
-            links.append(Link(right, sides[position].indices[0], gap.approx))
+            if not _operator_before(body, mentions[sides[position].indices[0]].start):
+                links.append(Link(right, sides[position].indices[0], gap.approx))
         elif left is not None and right is not None:
             # "a / b = c * 100 = 65%": the left side computes the first operand of the right.
             first = right.indices[0]
@@ -203,6 +207,16 @@ def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
 
 
 # ------------------------------------------------------------------ gaps
+
+
+def _operator_before(body: str, start: int) -> bool:
+    """An operator just before a number ("... / 2 = ..."): it ends an expression
+    that could not be read, it is no result."""
+    position = start - 1
+    floor = max(0, start - 8)
+    while position >= floor and body[position] in " \t":
+        position -= 1
+    return position >= floor and body[position] in "+-*/^\u00d7\u00f7\u2212xX"
 
 
 def _normalize(text: str) -> str:
@@ -278,8 +292,21 @@ def _link_gap(text: str) -> _Gap:
     middle = lead_text[: len(lead_text) - lead_length]
     equals = "=" in middle or "\u2248" in middle or "~" in middle
     approx = "\u2248" in middle or "~" in middle
+    labelled = False
     if "\n" in middle and not equals:
         return _Gap("none")
+    if equals:
+        # "... * 100 EBITDA Margin ≈ 16.52%", "...\nUnadjusted EBITDA = $1,832 million":
+        # the label of a chain's next line may stand before its "=".
+        sign = min(
+            position
+            for position in (middle.find("="), middle.find("\u2248"), middle.find("~"))
+            if position >= 0
+        )
+        label = _words(middle[:sign])
+        if label and len(label) <= MAX_LABEL_WORDS and not (set(label) & _STOP_WORDS):
+            middle = middle[sign:]
+            labelled = True
     symbols = set(middle) - set(" \t\n,;:()=\u2248~.")
     words = _words(middle)
     if any(not (char.isalpha()) for char in symbols):
@@ -292,7 +319,7 @@ def _link_gap(text: str) -> _Gap:
     if not equals and not any(word in _LINK_VERBS for word in words):
         return _Gap("none")
     approx = approx or any(word in _APPROX_WORDS for word in words)
-    return _Gap("link", trail=trail, lead=lead, approx=approx)
+    return _Gap("link", trail=trail, lead=lead, approx=approx, labelled=labelled)
 
 
 def _lead(body: str, mentions: Sequence[NumberMention], i: int) -> str:

@@ -111,7 +111,7 @@ def analyze(
     claims: list[Claim] = []
     by_position: dict[int, Claim] = {}
     for position, mention in enumerate(mentions):
-        if _quoted(mention, quoted):
+        if _quoted(mention, quoted) or _scaling_constant(body, mention):
             continue
         claim = Claim(
             position,
@@ -167,8 +167,9 @@ def analyze(
         claim.calculation = checked.get(position)
         if position in operands:
             claim.operand = True
-            if claim.hit is None and not claim.close:
-                claim.computed = _computed_match(claim.mention, computed)
+        if claim.hit is None and claim.calculation is None and computed.values:
+            # An operand computed in an earlier step, or a result restated later.
+            claim.computed = _computed_match(claim.mention, computed)
         kept.append(claim)
     claims = kept
 
@@ -274,16 +275,22 @@ def reset_caches() -> None:
 
 
 def _scaling_constant(body: str, mention: NumberMention) -> bool:
-    """The 100 of "* 100" / "100 *" / "/ 100" in a written calculation: a constant
-    that turns a ratio into a percentage, never a claim about the evidence."""
-    if mention.written != 100 or mention.unit or mention.scale != 1:
+    """The 100 of "* 100", "x 100%", "multiply by 100" (and the 1,000 of "divide by
+    1,000"): a constant that converts a ratio or a scale, never a claim about the
+    evidence - in a calculation or in the prose describing one."""
+    if mention.written not in _SCALING or mention.unit not in ("", "%") or mention.scale != 1:
+        return False
+    if mention.unit == "%" and mention.written != 100:
         return False
     return (
         _OPERATOR_BEFORE.search(body, max(0, mention.start - 4), mention.start) is not None
+        or _BY_BEFORE.search(body, max(0, mention.start - 4), mention.start) is not None
         or _OPERATOR_AFTER.match(body, mention.end, mention.end + 4) is not None
     )
 
 
+_SCALING = frozenset((Decimal(100), Decimal(1000)))
+_BY_BEFORE = re.compile(r"(?i)\bby[ \t]$")
 _OPERATOR_BEFORE = re.compile(r"(?:[*/\u00d7\u00f7]|(?<![A-Za-z])[xX])[ \t]*$")
 _OPERATOR_AFTER = re.compile(r"[ \t]*(?:[*/\u00d7\u00f7]|[xX](?![A-Za-z]))")
 

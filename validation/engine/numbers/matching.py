@@ -187,6 +187,9 @@ def _generate(
     if not unit and 0 < written < 1:
         yield probe_of(written * 100, step * 100, Decimal(100), "percent_only", close=False)
     if scale != 1 and not from_context:
+        # "$411 million" and a bare 411 in a filing "in millions" (vouched for by the
+        # document's declared scale, or by labels).
+        yield probe_of(written, step, _ONE, "nonpercent", shifted=True, close=False)
         for other in _SHIFTS:
             if other < scale:
                 yield probe_of(
@@ -259,7 +262,11 @@ def match_claim(
                 if len(found) > 1 or needs_label
                 else 0.0
             )
-            vouched = (operand and not probe.shifted) or _vouched(claim, number)
+            vouched = (
+                (operand and not probe.shifted)
+                or _vouched(claim, number)
+                or _declared(claim.mention, probe, number, index)
+            )
             if needs_label and not vouched:
                 continue
             if difference and small_integer(mention):
@@ -334,6 +341,20 @@ def _vouched(claim: Claim, number: EvidenceNumber) -> bool:
     if claim.mention.tokens & number.tokens or number.item in claim.cited:
         return True
     return claim.mention.is_percent and bool(number.tokens & _PERCENT_WORDS)
+
+
+def _declared(
+    mention: NumberMention, probe: Probe, number: EvidenceNumber, index: EvidenceIndex
+) -> bool:
+    """A bare evidence number read at the scale its document declares ("(in
+    millions)") vouches for a report number written with that scale."""
+    return (
+        probe.shifted
+        and mention.has_explicit_scale
+        and probe.target == abs(mention.written)
+        and not number.has_scale
+        and index.declared_scale(number.item) == mention.scale
+    )
 
 
 def _better(hit: Hit, other: Hit) -> bool:
