@@ -795,7 +795,11 @@ class EvidenceIndex:
             next_start = (
                 item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
             )
-            label = self._labels[entry] = prose_label(item.text, start, end, prev_end, next_start)
+            label = prose_label(item.text, start, end, prev_end, next_start)
+            if not label and position > 0 and _SAME_ROW.fullmatch(item.text, prev_end, start):
+                # The next column of a table row: the row's label ("Net sales $ 14,082 $ 11,303").
+                label = self._row_label(record[1], position - 1)
+            self._labels[entry] = label
             return label
         path = self._path(entry)
         if kind == _PROSE:
@@ -803,6 +807,23 @@ class EvidenceIndex:
             words = prose_label(text, record[9], record[10], 0, len(text))
             return f"{path}: {words}" if words else path
         return path
+
+    def _row_label(self, item_id: int, position: int) -> str:
+        """The label of the text number at `position`, or of the first number of its
+        row (numbers separated by blanks, currency signs and parentheses only)."""
+        item = self.items[item_id]
+        assert item.text is not None
+        for _ in range(8):
+            start, end = item.starts[position], item.ends[position]
+            prev_end = item.ends[position - 1] if position > 0 else 0
+            next_start = (
+                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
+            )
+            label = prose_label(item.text, start, end, prev_end, next_start)
+            if label or position == 0 or not _SAME_ROW.fullmatch(item.text, prev_end, start):
+                return label
+            position -= 1
+        return ""
 
     def excerpt(self, entry: int) -> EvidenceExcerpt:
         """What a reviewer sees as proof: ~120 characters around a text number, or
@@ -938,6 +959,9 @@ class EvidenceIndex:
                 postings.setdefault(token, []).extend(groups)
         self._postings = postings
         return postings
+
+
+_SAME_ROW = re.compile(r"[\s$€£¥()%|-]{0,12}")
 
 
 def build_index(evidence: Sequence[EvidenceItem]) -> EvidenceIndex:

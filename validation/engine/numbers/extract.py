@@ -996,12 +996,11 @@ def _prose_label(
         words = _last_label_words(_WORDS.findall(text, prev_end, start))
     if not words:
         words = _last_label_words(_WORDS.findall(text, clause, start))
-    if not words and clause > 0 and text[clause - 1] == "\n":
-        # A number alone on its line (a table extracted from a PDF, one cell a line):
-        # its label is the line before, unless a number stands there.
-        above = text.rfind("\n", max(0, clause - 161), clause - 1) + 1
-        if prev_end <= above or prev_end > clause:
-            words = _last_label_words(_WORDS.findall(text, max(above, prev_end), clause))
+    if not words and clause > 0 and text[clause - 1] == "\n" and prev_end < clause:
+        # A number alone on its line (a table extracted from a PDF, one cell a line,
+        # "$" on a line of its own): its label is the words on the lines above, back to
+        # the previous number.
+        words = _last_label_words(_WORDS.findall(text, max(prev_end, clause - 160), clause))
     before = " ".join(words).strip(" -/")
     high = min(len(text), end + 60, max(next_start, end))
     tail = text[end:high]

@@ -173,9 +173,15 @@ def label_tokens(text: str) -> frozenset[str]:
                 spaced = spaced.replace(" " + phrase + " ", " " + canonical + " ")
         words = spaced.split()
     tokens: set[str] = set()
+    previous = ""
     for word in words:
         if word in _STOPWORDS or (word.isdigit() and not _is_year(word)):
+            previous = ""
             continue
+        if previous and word.isalpha():
+            # "Operating income" also as "operatingincome": PDF text often loses its spaces.
+            tokens.add(previous + word)
+        previous = word if word.isalpha() else ""
         word = _SYNONYMS.get(word, word)
         if len(word) > 3 and word[-1] == "s" and word[-2] != "s":
             word = _SYNONYMS.get(word[:-1], word[:-1])

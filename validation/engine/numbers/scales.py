@@ -13,7 +13,7 @@ from decimal import Decimal
 
 _WORD_SCALES = {"thousand": Decimal(10**3), "million": Decimal(10**6), "billion": Decimal(10**9)}
 _DECLARATION = re.compile(
-    r"(?i)(?:\b(?:in|of|amounts?\s+in)\s+(?:[$€£¥]\s?|(?:us|usd|eur|gbp|rmb|hk)\$?\s?"
+    r"(?i)(?:\b(?:in|of|amounts?\s*in)\s*(?:[$€£¥]\s?|(?:us|usd|eur|gbp|rmb|hk)\$?\s?"
     r"|u\.s\.\s|dollars\s|euros?\s|pounds\s)?(thousand|million|billion)s?\b"
     r"|\(\s?(thousand|million|billion)s?\s?\)"
     r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp))\s?['\u2019]?(000)s?\b"
