@@ -34,6 +34,7 @@ from typing import TypeVar
 from validation.engine.checks.format import check_format
 from validation.engine.checks.query import check_query
 from validation.engine.checks.sources import check_sources, reference_spans
+from validation.engine.checks.years import check_years
 from validation.engine.decision import (
     RetrySignals,
     checks_from,
@@ -88,6 +89,9 @@ def validate(
         lambda: check_sources(body, bundle.evidence, numeric.claim_spans, numeric.report.matches),
     )
     format_findings, format_fixes = timed("format", lambda: check_format(body))
+    year_findings = timed(
+        "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
+    )
     query = timed("query", lambda: check_query(body, bundle.query, bundle.goals, settings))
     fields = timed(
         "fields", lambda: extract_fields(body, previous=fields_from_mapping(bundle.fields))
@@ -119,6 +123,7 @@ def validate(
             (numeric.findings, numeric.fixes),
             (source_findings, source_fixes),
             (format_findings, format_fixes),
+            (year_findings, []),
             (query.findings, []),
             (extra, []),
         ],
