@@ -96,6 +96,7 @@ def test_every_stage_is_timed() -> None:
         "references",
         "sources",
         "format",
+        "years",
         "query",
         "fields",
         "decision",

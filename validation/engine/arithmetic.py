@@ -96,10 +96,16 @@ class CheckedCalculation:
     scale_fix: Decimal | None = None  # for a scale error: the scale the result should carry
 
 
-def find_calculations(body: str, mentions: Sequence[NumberMention]) -> list[WrittenCalculation]:
+def find_calculations(
+    body: str,
+    mentions: Sequence[NumberMention],
+    reading: calculations.Reading | None = None,
+) -> list[WrittenCalculation]:
     """Every written calculation of `body`; one per result mention."""
     found: dict[int, WrittenCalculation] = {}
-    for link in calculations.read(body, mentions):
+    if reading is None:
+        reading = calculations.read(body, mentions)
+    for link in reading.links:
         calculation = _from_link(body, mentions, link)
         if calculation is not None:
             found.setdefault(calculation.result, calculation)
@@ -111,9 +117,14 @@ def find_calculations(body: str, mentions: Sequence[NumberMention]) -> list[Writ
 
 
 def check(
-    calculation: WrittenCalculation, mentions: Sequence[NumberMention]
+    calculation: WrittenCalculation,
+    mentions: Sequence[NumberMention],
+    facts: Mapping[int, OperandFacts] | None = None,
 ) -> CheckedCalculation | None:
-    """Recompute one calculation; None when the calculator refuses the expression."""
+    """Recompute one calculation (a parsed expression: see `check_link`; a change,
+    share or move: its formula); None when the calculator refuses the expression."""
+    if calculation.tree is not None:
+        return check_link(calculation, mentions, facts)
     began = time.perf_counter()
     try:
         result = calculate(calculation.expression)
@@ -778,6 +789,11 @@ def check_link(
     value = calculations.evaluate(tree, _vector(operands.values, size))
     expression = _render(calculation, mentions, operands)
     if value is None:
+        try:
+            calculate(expression)
+            reason = "the expression has no value"
+        except CalculatorError as exc:
+            reason = str(exc)  # "division by zero", a bound exceeded
         return CheckedCalculation(
             calculation,
             correct=True,
@@ -786,7 +802,7 @@ def check_link(
             tool_call=ToolCallRecord(
                 tool="calculator",
                 input={"expression": expression},
-                error="the expression has no value (division by zero or out of range)",
+                error=reason,
                 duration_ms=_elapsed(began),
             ),
         )

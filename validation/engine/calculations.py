@@ -152,10 +152,19 @@ class _Gap:
     labelled: bool = False  # a label stands before the "=" ("\nEBITDA = $1,832m")
 
 
-def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
-    """Every link of `body` between a written expression and its result."""
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What `read` finds: the links, and every expression (linked or not)."""
+
+    links: list[Link]
+    expressions: list[Expression]
+
+
+def read(body: str, mentions: Sequence[NumberMention]) -> Reading:
+    """Every link of `body` between a written expression and its result, and every
+    expression written (an unlinked one still computes values a later step may use)."""
     if len(mentions) < 2:
-        return []
+        return Reading([], [])
     gaps = [_classify(body, mentions, i) for i in range(len(mentions) - 1)]
     sides: list[_Side] = []
     links_between: list[_Gap] = []  # the gap after each side (last one: "none")
@@ -176,6 +185,7 @@ def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
     links_between.append(_Gap("none"))
 
     parsed = [_parse_side(mentions, s) for s in sides]
+    expressions = [expression for expression in parsed if expression is not None]
     links: list[Link] = []
     for position in range(len(sides) - 1):
         gap = links_between[position]
@@ -203,7 +213,7 @@ def read(body: str, mentions: Sequence[NumberMention]) -> list[Link]:
             # "a / b = c * 100 = 65%": the left side computes the first operand of the right.
             first = right.indices[0]
             links.append(Link(left, first, gap.approx, strict=False))
-    return links
+    return Reading(links, expressions)
 
 
 # ------------------------------------------------------------------ gaps

@@ -50,11 +50,11 @@ from validation.engine.arithmetic import (
     OperandFacts,
     WrittenCalculation,
     check,
-    check_link,
     find_calculations,
     is_constant,
 )
-from validation.engine.calculations import evaluate, subexpressions
+from validation.engine.calculations import Expression, evaluate, render, subexpressions
+from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import clear_cache as calculator_cache_clear
 from validation.engine.numbers.derive import derive
 from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
@@ -125,8 +125,9 @@ def analyze(
         claims.append(claim)
         by_position[position] = claim
 
-    written_calculations = find_calculations(body, mentions)
-    computed = _computed_values(written_calculations, mentions)
+    reading = read_calculations(body, mentions)
+    written_calculations = find_calculations(body, mentions, reading)
+    computed = _computed_values(written_calculations, reading.expressions, mentions)
     constants: set[int] = set()
     operands: set[int] = set()
     facts: dict[int, OperandFacts] = {}
@@ -149,10 +150,7 @@ def analyze(
     checked: dict[int, CheckedCalculation] = {}
     tool_calls: list[ToolCallRecord] = []
     for calculation in written_calculations:
-        if calculation.tree is not None:
-            result: CheckedCalculation | None = check_link(calculation, mentions, facts)
-        else:
-            result = check(calculation, mentions)
+        result = check(calculation, mentions, facts)
         if result is None:
             continue
         tool_calls.append(result.tool_call)
@@ -206,26 +204,26 @@ class _Computed:
 
 
 def _computed_values(
-    calculations: Sequence[WrittenCalculation], mentions: Sequence[NumberMention]
+    calculations: Sequence[WrittenCalculation],
+    expressions: Sequence[Expression],
+    mentions: Sequence[NumberMention],
 ) -> _Computed:
-    """The value of every sub-expression of every written expression, and every
-    written result: what a later step may take as an operand."""
+    """The value of every sub-expression of every written expression (linked to a
+    result or not), and every written result: what a later step may take as an
+    operand, or restate."""
     found: list[tuple[float, str]] = []
-    size = len(mentions)
     for calculation in calculations:
         result = mentions[calculation.result]
         found.append((float(abs(result.written)), f"{calculation.expression} = {result.text}"))
-        tree = calculation.tree
-        if tree is None:
-            continue
-        values: list[Fraction | None] = [None] * size
-        for operand in calculation.operands:
-            mention = mentions[operand]
-            values[operand] = Fraction(mention.written)
-        for node in subexpressions(tree):
+    values: list[Fraction | None] = [None] * len(mentions)
+    for expression in expressions:
+        for operand in expression.indices:
+            values[operand] = Fraction(mentions[operand].written)
+        described = render(expression.tree, [mention.text for mention in mentions])
+        for node in subexpressions(expression.tree):
             value = evaluate(node, values)
             if value is not None:
-                found.append((abs(float(value)), calculation.expression))
+                found.append((abs(float(value)), described))
     found.sort()
     return _Computed([value for value, _ in found], [formula for _, formula in found])
 
@@ -278,7 +276,11 @@ def _scaling_constant(body: str, mention: NumberMention) -> bool:
     """The 100 of "* 100", "x 100%", "multiply by 100" (and the 1,000 of "divide by
     1,000"): a constant that converts a ratio or a scale, never a claim about the
     evidence - in a calculation or in the prose describing one."""
-    if mention.written not in _SCALING or mention.unit not in ("", "%") or mention.scale != 1:
+    if (
+        mention.written not in _SCALING
+        or mention.unit not in ("", "%")
+        or mention.has_explicit_scale
+    ):
         return False
     if mention.unit == "%" and mention.written != 100:
         return False

@@ -3,7 +3,7 @@
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
 (numbers, arithmetic, derived values: :func:`validation.engine.numeric.analyze`),
-``references``, ``sources``, ``format``, ``query``, ``fields``, ``decision``, and
+``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
 Merging: the findings of all stages are ordered by position in the report (then by

@@ -186,10 +186,15 @@ def _generate(
         return
     if not unit and 0 < written < 1:
         yield probe_of(written * 100, step * 100, Decimal(100), "percent_only", close=False)
-    if scale != 1 and not from_context:
-        # "$411 million" and a bare 411 in a filing "in millions" (vouched for by the
-        # document's declared scale, or by labels).
-        yield probe_of(written, step, _ONE, "nonpercent", shifted=True, close=False)
+    if not from_context:
+        # "$411 million" (or "$411,000,000") and a bare 411 in a filing "in millions":
+        # vouched for by the document's declared scale, or by labels.
+        full = written * scale
+        for declared in _SHIFTS[1:]:
+            if full >= declared and (declared >= scale or scale == 1):
+                yield probe_of(
+                    full / declared, step * scale / declared, _ONE, "nonpercent", True, False
+                )
         for other in _SHIFTS:
             if other < scale:
                 yield probe_of(
@@ -348,13 +353,14 @@ def _declared(
 ) -> bool:
     """A bare evidence number read at the scale its document declares ("(in
     millions)") vouches for a report number written with that scale."""
-    return (
-        probe.shifted
-        and mention.has_explicit_scale
-        and probe.target == abs(mention.written)
-        and not number.has_scale
-        and index.declared_scale(number.item) == mention.scale
-    )
+    if not probe.shifted or number.has_scale or mention.is_percent:
+        return False
+    declared = index.declared_scale(number.item)
+    if declared is None:
+        return False
+    full = abs(mention.written) * mention.scale
+    step = Decimal(1).scaleb(-mention.decimals) * mention.scale
+    return abs(abs(number.value) * declared - full) <= step / 2 * EPSILON
 
 
 def _better(hit: Hit, other: Hit) -> bool:
