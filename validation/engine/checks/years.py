@@ -3,8 +3,9 @@ the query mentions is unsupported ("revenue rose in 2021" over a transcript abou
 2022). Years are skipped by the number extractor (they are not amounts), so this
 check reads them on its own.
 
-Linear: one regex pass without nested quantifiers over the body, the query and each
-evidence item (JSON evidence as its serialized text, keys included).
+Linear: one regex pass without nested quantifiers over the body; then, for each of
+the (at most 200) distinct years that date a figure, substring searches over the
+query and each evidence item (JSON evidence as its serialized text, keys included).
 """
 
 from __future__ import annotations
@@ -21,23 +22,27 @@ from validation.engine.types import EvidenceItem, Finding
 _REPORT_YEAR = re.compile(
     r"(?:(?<=FY)|(?<=FY )|(?<![\w.,$\u20ac\u00a3%/-]))((?:19|20)\d\d)(?![\w%$]|[.,]\d)"
 )
-# Any four digits that read as a year, wherever they stand in the evidence ("Dec2022",
-# "2022-12-31", "fiscal_2022").
-_ANY_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 
 
-def years_in(text: str) -> set[str]:
-    return {match.group(1) for match in _ANY_YEAR.finditer(text)}
-
-
-def evidence_years(evidence: Sequence[EvidenceItem]) -> set[str]:
-    found: set[str] = set()
+def _evidence_texts(evidence: Sequence[EvidenceItem]) -> list[str]:
+    texts: list[str] = []
     for item in evidence:
         content = item.content
-        text = content if isinstance(content, str) else json.dumps(content)
-        found |= years_in(text)
-        found |= years_in(item.source_ref)
-    return found
+        texts.append(content if isinstance(content, str) else json.dumps(content))
+        texts.append(item.source_ref)
+    return texts
+
+
+def _mentions(text: str, year: str) -> bool:
+    """`year` stands in `text` as four digits of their own ("Dec2022", "2022-12-31")."""
+    position = text.find(year)
+    while position >= 0:
+        before = text[position - 1] if position else " "
+        after = text[position + 4] if position + 4 < len(text) else " "
+        if not before.isdigit() and not after.isdigit():
+            return True
+        position = text.find(year, position + 1)
+    return False
 
 
 def check_years(
@@ -58,13 +63,22 @@ def check_years(
     ]
     if not stated:
         return []
-    known = evidence_years(evidence) | years_in(query)
+    candidates = [
+        (start, end, year)
+        for start, end, year in stated
+        if _dates_a_figure(body, start, end, starts)
+    ]
+    if not candidates:
+        return []
+    texts = [query, *_evidence_texts(evidence)]
     findings: list[Finding] = []
-    seen: set[str] = set()
-    for start, end, year in stated:
-        if year in known or year in seen or not _dates_a_figure(body, start, end, starts):
+    decided: dict[str, bool] = {}
+    for start, end, year in candidates:
+        if year in decided:
             continue
-        seen.add(year)
+        decided[year] = any(_mentions(text, year) for text in texts)
+        if decided[year]:
+            continue
         findings.append(
             Finding(
                 check="no_hallucinations",

@@ -161,7 +161,7 @@ _INDEX_SIZES = wordset(
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\b")
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
 _PERIOD_AFTER = re.compile(
-    r"(?i)[ ]+(?:trading[ ]+|calendar[ ]+|business[ ]+)?"
+    r"(?i)[ ]+(?:trading[ ]+|calendar[ ]+|business[ ]+|consecutive[ ]+|straight[ ]+|fiscal[ ]+)?"
     r"(?:days?|weeks?|months?|years?|quarters?|hours?|minutes?|sessions?|yrs?|mos?)\b"
 )
 # Suffix words after a space; single letters only count when attached ("5B").
