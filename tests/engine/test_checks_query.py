@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from validation.engine.checks.query import (
+    GROUNDED,
     QUERY_MISSED,
     QUERY_PASS,
     check_query,
@@ -15,7 +16,7 @@ from validation.engine.checks.query import (
     terms,
     topic_terms,
 )
-from validation.engine.types import EngineSettings, GoalStatus
+from validation.engine.types import EngineSettings, EvidenceItem, GoalStatus
 
 REPORT = (
     "# NVO quick screen\n\nNovo Nordisk trades at $104.20, below $110. Owner earnings are "
@@ -319,3 +320,39 @@ def test_an_uncertain_query_makes_a_restated_goal_partial_not_failed() -> None:
     assert [g.status for g in result.goals] == ["PARTIAL"]
     assert result.goal_decision == "APPROVE (partial)"
     assert [f.kind for f in result.findings] == ["query_uncertain"]
+
+
+# ---------------------------------------------------------------- a query about the material
+
+
+TRANSCRIPT = [
+    EvidenceItem(
+        source_ref="transcript",
+        content=(
+            "Good morning. Quarterly revenue grew to $4.1 billion, driven by strong demand "
+            "for our cloud services. We are raising the dividend to $0.20 per share and "
+            "expect margins to expand next year as data center costs decline."
+        ),
+    )
+]
+
+
+def test_a_summary_of_the_material_is_checked_against_the_material() -> None:
+    own = "Revenue grew to $4.1 billion on cloud demand; the dividend rises to $0.20 per share."
+    other = "Same-store sales of the restaurant chain fell as franchise traffic weakened."
+    query = "Summarize the key points of this earnings call transcript."
+
+    grounded = check_query(own, query, [query], evidence=TRANSCRIPT)
+    elsewhere = check_query(other, query, [query], evidence=TRANSCRIPT)
+
+    assert grounded.score >= GROUNDED and grounded.addressed and grounded.findings == []
+    assert elsewhere.score < GROUNDED and not elsewhere.addressed
+    assert [(f.kind, f.severity) for f in elsewhere.findings] == [("query_uncertain", "minor")]
+    assert not elsewhere.unrelated  # unsure: never a RETRY signal
+    assert [g.status for g in elsewhere.goals] == ["PARTIAL"]
+
+
+def test_without_evidence_text_a_summary_cannot_be_grounded_and_passes() -> None:
+    result = check_query("Revenue grew.", "Summarize this call.", [], evidence=[])
+
+    assert (result.score, result.findings) == (1.0, [])

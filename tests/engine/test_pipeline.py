@@ -296,6 +296,49 @@ def test_a_report_about_something_else_means_retry() -> None:
     assert "the report shares none of its terms" in verdict.suggested_fixes
 
 
+def test_a_summary_of_the_material_is_approved_without_citations() -> None:
+    query = "Summarize the key points of this earnings call transcript."
+    bundle = Bundle(
+        query=query,
+        goals=[query],
+        body="Revenue grew 12% to $4.1 billion and the dividend rises to $0.20 per share.",
+        evidence=[
+            EvidenceItem(
+                source_ref="transcript",
+                content="Revenue grew 12% to $4.1 billion. The dividend rises to $0.20 per share.",
+            )
+        ],
+    )
+
+    verdict = validate(bundle, EngineSettings(citations="none"))
+
+    assert verdict.findings == []
+    assert (verdict.decision, verdict.goal_decision) == ("APPROVE", "APPROVE")
+
+
+def test_an_answer_to_a_question_wrapped_in_instructions_is_approved_without_citations() -> None:
+    query = (
+        "Using only the table, what was the change in Other income from 2020 to 2021? "
+        "Answer in USD millions and round to one decimal place."
+    )
+    bundle = Bundle(
+        query=query,
+        goals=[query],
+        body="The change in Other income from 2020 to 2021 is 5.5 - 4.2 = $1.3 million.",
+        evidence=[
+            EvidenceItem(
+                source_ref="table",
+                content="(in millions) | 2021 | 2020\nOther income | 5.5 | 4.2",
+            )
+        ],
+    )
+
+    verdict = validate(bundle, EngineSettings(citations="none"))
+
+    assert [f.check for f in verdict.findings if f.check == "query_addressed"] == []
+    assert verdict.decision == "APPROVE", verdict.issues
+
+
 @pytest.mark.parametrize(
     ("goals", "goal_decision", "decision"),
     [

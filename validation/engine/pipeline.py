@@ -94,7 +94,9 @@ def validate(
         ),
     )
     format_findings, format_fixes = timed("format", lambda: check_format(body))
-    query = timed("query", lambda: check_query(body, bundle.query, bundle.goals, settings))
+    query = timed(
+        "query", lambda: check_query(body, bundle.query, bundle.goals, settings, bundle.evidence)
+    )
     fields = timed(
         "fields", lambda: extract_fields(body, previous=fields_from_mapping(bundle.fields))
     )

@@ -52,6 +52,14 @@ On the dev data a correct answer covers at least 0.2 of its question's topic ter
 while a report paired with another question's covers less than 0.2 in three cases out
 of four (and shares no term in half of them).
 
+A query that asks about the material itself ("Summarize the key points of this earnings
+call transcript.") has no topic terms; its topic is the evidence. The report is then
+checked to be *about the evidence*: ``score`` is the share of the report's word terms
+that occur in the evidence text (``GROUNDED`` is 0.5). Below that the report may
+summarize something else: a ``minor`` ``query_uncertain`` finding, never a RETRY
+signal (on the dev summaries the report's own transcript gives 0.58 or more, another
+transcript 0.42 or less). Without evidence text the score is 1.0.
+
 Goals
 -----
 Each goal is scored the same way and banded by ``settings.goal_pass`` (PASS, 0.75) and
@@ -68,6 +76,7 @@ Every step is a single pass over its text (no backtracking patterns).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -75,6 +84,7 @@ from dataclasses import dataclass, field
 from validation.engine.types import (
     CheckName,
     EngineSettings,
+    EvidenceItem,
     Finding,
     GoalScore,
     GoalStatus,
@@ -83,6 +93,7 @@ from validation.engine.types import (
 
 QUERY_PASS = 0.5
 QUERY_MISSED = 0.2
+GROUNDED = 0.5
 CHECK: CheckName = "query_addressed"
 
 _WORD = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_][\w'&/-]*", re.UNICODE)
@@ -293,24 +304,21 @@ def _without_lead_in(clause: str) -> str:
     return clause
 
 
-def _topic_text(query: str) -> tuple[str, list[tuple[str, str]]]:
-    """The query's topic as text, and its ``(abbreviation, expansion)`` pairs."""
+def _topic_text(query: str) -> str:
+    """The query without its instructions, lead-ins, parentheses and pointers at the
+    material (module docstring); an abbreviation in parentheses, "(ROA)", is kept."""
     clauses = _clauses(query)
     kept = [_without_lead_in(clause) for clause in clauses if not _is_instruction(clause)]
     # A query that is one instruction ("Calculate the P/E of NVO.") is its own topic.
     text = " . ".join(kept or clauses)
-    aliases: list[tuple[str, str]] = []
 
     def parenthesis(match: re.Match[str]) -> str:
         inner = match.group(1).strip()
-        if _ABBREVIATION.match(inner) and sum(c.isupper() for c in inner) >= 2:
-            aliases.append((inner, text[: match.start()]))
-            return " " + inner + " "
-        return " "
+        is_abbreviation = _ABBREVIATION.match(inner) and sum(c.isupper() for c in inner) >= 2
+        return f" {inner} " if is_abbreviation else " "
 
     text = _PAREN.sub(parenthesis, text)
-    text = _DEICTIC.sub(lambda m: m.group(0) if _deictic_is_topic(m.group(0)) else " ", text)
-    return text, aliases
+    return _DEICTIC.sub(lambda m: m.group(0) if _deictic_is_topic(m.group(0)) else " ", text)
 
 
 def _deictic_is_topic(phrase: str) -> bool:
@@ -337,9 +345,14 @@ _MATERIAL = frozenset(
 _TASK_STEMS = frozenset(stem(word) for word in _TASK_WORDS)
 
 
-def topic_terms(query: str) -> dict[str, str]:
-    """``{term: surface form}`` of what ``query`` asks about (module docstring)."""
-    text, _ = _topic_text(query)
+@dataclass(frozen=True)
+class _Topic:
+    terms: dict[str, str]  # term -> surface form
+    text: str
+
+
+def _topic(query: str) -> _Topic:
+    text = _topic_text(query)
     found: dict[str, str] = {}
     for match in _WORD.finditer(text):
         surface = match.group(0)
@@ -350,7 +363,12 @@ def topic_terms(query: str) -> dict[str, str]:
         for term in _word_terms(lowered, keep):
             if term not in _TASK_STEMS:
                 found.setdefault(term, surface.strip("'-&/"))
-    return found
+    return _Topic(found, text)
+
+
+def topic_terms(query: str) -> dict[str, str]:
+    """``{term: surface form}`` of what ``query`` asks about (module docstring)."""
+    return _topic(query).terms
 
 
 # ---------------------------------------------------------------- abbreviations
@@ -387,43 +405,50 @@ class _Report:
         return cls(set(terms(body)), _initials(body), _abbreviations(body))
 
 
-def _covered(wanted: dict[str, str], query_topic: str, report: _Report) -> set[str]:
+def _covered(topic: _Topic, report: _Report) -> set[str]:
+    wanted = topic.terms
     covered = {term for term in wanted if term in report.terms}
     for term, surface in wanted.items():
         letters = _letters(surface)
+        short_enough = 3 <= len(letters) <= 8 or (
+            len(letters) == 2 and any(c in surface for c in "/&")
+        )
         if (
             term not in covered
             and surface.upper() == surface
-            and 2 <= len(letters) <= 8
+            and short_enough
             and any(letters in initials for initials in report.initials)
         ):
             covered.add(term)  # "P/E" in the query, "price-to-earnings" in the report
     if report.abbreviations:  # "return on assets" in the query, "ROA" in the report
-        words = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", query_topic) if w]
-        for size in range(2, 9):
-            for start in range(len(words) - size + 1):
-                run = words[start : start + size]
-                if run[0] in _STOP_WORDS or run[-1] in _STOP_WORDS:
+        words = [w.lower() for w in re.split(r"[^A-Za-z0-9]+", topic.text) if w]
+        for start, first in enumerate(words):
+            if first in _STOP_WORDS:
+                continue
+            every = content = ""
+            for end in range(start, min(start + 8, len(words))):
+                word = words[end]
+                every += word[0]
+                if word in _STOP_WORDS:
                     continue
-                if any(initials in report.abbreviations for initials in _initials(" ".join(run))):
-                    covered.update(term for word in run for term in _word_terms(word))
+                content += word[0]
+                if end > start and report.abbreviations & {every, content}:
+                    covered.update(t for w in words[start : end + 1] for t in _word_terms(w))
     return covered & set(wanted)
 
 
-def score_terms(text: str, report_terms: set[str] | _Report) -> tuple[float, list[str]]:
-    """Coverage of ``text``'s topic terms by the report, and the surface forms missing."""
-    report = (
-        report_terms
-        if isinstance(report_terms, _Report)
-        else _Report(set(report_terms), ("", ""), set())
-    )
-    wanted = topic_terms(text)
-    if not wanted:
+def _score(topic: _Topic, report: _Report) -> tuple[float, list[str]]:
+    if not topic.terms:
         return 1.0, []
-    topic, _ = _topic_text(text)
-    covered = _covered(wanted, topic, report)
-    missing = [surface for term, surface in wanted.items() if term not in covered]
-    return round(1 - len(missing) / len(wanted), 4), missing
+    covered = _covered(topic, report)
+    missing = [surface for term, surface in topic.terms.items() if term not in covered]
+    return round(1 - len(missing) / len(topic.terms), 4), missing
+
+
+def score_terms(text: str, report_terms: set[str]) -> tuple[float, list[str]]:
+    """Coverage of ``text``'s topic terms by a report's terms, and the surface forms
+    missing (words only: :func:`check_query` also matches abbreviations)."""
+    return _score(_topic(text), _Report(set(report_terms), ("", ""), set()))
 
 
 # ---------------------------------------------------------------- goals
@@ -466,17 +491,34 @@ def goal_matrix(statuses: Sequence[GoalStatus]) -> str | None:
 
 
 def check_query(
-    body: str, query: str, goals: Sequence[str], settings: EngineSettings | None = None
+    body: str,
+    query: str,
+    goals: Sequence[str],
+    settings: EngineSettings | None = None,
+    evidence: Sequence[EvidenceItem] = (),
 ) -> QueryResult:
     settings = settings or EngineSettings()
     report = _Report.read(body)
-    query_topic = set(topic_terms(query))
-    score, missing = score_terms(query, report)
+    query_topic = _topic(query)
+    score, missing = _score(query_topic, report)
     findings: list[Finding] = []
-    sure = len(query_topic) >= 2
+    sure = len(query_topic.terms) >= 2
     unrelated = score == 0.0 and sure
     addressed = score >= QUERY_PASS
-    if sure and score < QUERY_MISSED:
+    if not query_topic.terms:
+        score = _grounding(report, evidence)
+        addressed = score >= GROUNDED
+        if not addressed:
+            findings.append(
+                _finding(
+                    "query_uncertain",
+                    "minor",
+                    f"the query asks about the material itself, but only {score:.0%} of "
+                    "the report's words occur in the evidence; check that it is about "
+                    "the evidence",
+                )
+            )
+    elif sure and score < QUERY_MISSED:
         findings.append(
             _finding(
                 "query_not_addressed",
@@ -497,8 +539,9 @@ def check_query(
 
     goal_scores: list[GoalScore] = []
     for goal in goals:
-        goal_score, goal_missing = score_terms(goal, report)
-        restates_query = set(topic_terms(goal)) == query_topic
+        goal_topic = _topic(goal)
+        goal_score, goal_missing = _score(goal_topic, report)
+        restates_query = goal_topic.terms.keys() == query_topic.terms.keys()
         if restates_query:
             # The query itself: the query check above has spoken for it.
             missed = sure and score < QUERY_MISSED
@@ -527,6 +570,22 @@ def check_query(
         findings=findings,
         unrelated=unrelated,
     )
+
+
+def _grounding(report: _Report, evidence: Sequence[EvidenceItem]) -> float:
+    """Share of the report's word terms that occur in the evidence text (1.0 without
+    evidence text or report words)."""
+    words = {term for term in report.terms if not term[0].isdigit()}
+    texts = [
+        item.content if isinstance(item.content, str) else json.dumps(item.content)
+        for item in evidence
+    ]
+    if not words or not any(texts):
+        return 1.0
+    found: set[str] = set()
+    for text in texts:
+        found.update(terms(text))
+    return round(len(words & found) / len(words), 4)
 
 
 def _finding(kind: str, severity: Severity, message: str) -> Finding:
