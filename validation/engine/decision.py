@@ -39,8 +39,10 @@ Decision
 * else ``>= retry_threshold`` -> RETRY; else FAIL.
 * The multi-goal aggregate (seed §8.2) can only make the decision stricter
   (APPROVE < REVISE < RETRY < FAIL; "APPROVE (partial)" counts as APPROVE).
-* A RETRY *signal* -- the report shares no term with the query, or it makes numeric
-  claims while no evidence was supplied -- means the approach, not the wording, is
+* A RETRY *signal* -- the report shares no topic term with the query (instructions such
+  as "summarize" or "round to" are not topics, so a good summary or answer never sends
+  it: see :mod:`validation.engine.checks.query`), or it makes numeric claims while no
+  evidence was supplied -- means the approach, not the wording, is
   wrong (seed §5 "REVISE vs RETRY"): the decision is RETRY whatever the confidence,
   since more evidence or a new plan can still rescue it (FAIL is for the unrecoverable).
 """

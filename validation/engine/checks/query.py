@@ -80,6 +80,7 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from validation.engine.types import (
     CheckName,
@@ -166,6 +167,7 @@ _DEICTIC = re.compile(
     r"[^,.;:?!()]{0,60}?(?=[,.;:?!()]|\b(?:what|which|how|who|and|or|to|for|as|by)\b|$)",
     re.IGNORECASE,
 )
+_COMPOUND = re.compile(r"[-/&]+")
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+|\n+")
 _PAREN = re.compile(r"\(([^()]{0,200})\)")
 _ABBREVIATION = re.compile(r"^[A-Za-z][A-Za-z&/.]{0,9}$")
@@ -185,6 +187,7 @@ class QueryResult:
     unrelated: bool = False
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """Light, deterministic suffix stripping; good enough to compare a query with a report.
 
@@ -232,11 +235,12 @@ def _word_terms(word: str, keep: frozenset[str] = frozenset()) -> list[str]:
     if year:
         digits = year.group(1)
         return [digits if len(digits) == 4 else "20" + digits]
-    parts = [part for part in re.split(r"[-/&]+", word) if part]
-    if len(parts) > 1 and all(len(part) <= 2 for part in parts):
-        return ["".join(parts)]  # "p/e", "d&a", "pp&e", "sg&a"
-    if any(mark in word for mark in "-/"):
-        return [term for part in re.split(r"[-/]+", word) for term in _word_terms(part, keep)]
+    if "-" in word or "/" in word or "&" in word:
+        parts = [part for part in _COMPOUND.split(word) if part]
+        if len(parts) > 1 and all(len(part) <= 2 for part in parts):
+            return ["".join(parts)]  # "p/e", "d&a", "pp&e", "sg&a"
+        if "-" in word or "/" in word:
+            return [term for part in re.split(r"[-/]+", word) for term in _word_terms(part, keep)]
     if (word in _STOP_WORDS and word not in keep) or len(word) < 2:
         return []
     return [stem(word)]
@@ -385,11 +389,8 @@ def _initials(text: str) -> tuple[str, str]:
 
 
 def _abbreviations(text: str) -> set[str]:
-    return {
-        _letters(match.group(0))
-        for match in _UPPER_ABBREVIATION.finditer(text)
-        if 2 <= len(_letters(match.group(0))) <= 8
-    }
+    letters = (_letters(match.group(0)) for match in _UPPER_ABBREVIATION.finditer(text))
+    return {found for found in letters if 2 <= len(found) <= 8}
 
 
 @dataclass(frozen=True)
