@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=1000)
     args = parser.parse_args()
     rng = random.Random(7)
-    settings = EngineSettings()
+    settings = EngineSettings(citations="none")
     trials = derived = matched = 0
     with Path(args.set).open() as handle:
         records = [json.loads(line) for line in handle if line.strip()]

@@ -165,6 +165,15 @@ class PolicyAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        (
+            "Checks",
+            {
+                "fields": ("failing_severity", "citations"),
+                "description": "A check fails on findings at or above the failing severity; "
+                "less severe ones lower the confidence. Citations: how strictly a report "
+                "must cite its evidence.",
+            },
+        ),
         ("Numbers and fixes", {"fields": ("relative_tolerance", "fix_confidence_threshold")}),
         (
             "Review",

@@ -37,6 +37,30 @@ class Policy(models.Model):
         help_text="A number this close (relative) to an evidence number, but not equal at the "
         "precision shown, is close-but-wrong rather than orphan.",
     )
+
+    class Citations(models.TextChoices):
+        NONE = "none", "None: reports need not cite their sources"
+        REPORT = "report", "Report: the report cites its sources somewhere"
+        CLAIMS = "claims", "Claims: every numeric claim carries a source reference"
+
+    class FailingSeverity(models.TextChoices):
+        CRITICAL = "critical", "Critical"
+        MAJOR = "major", "Major"
+        MINOR = "minor", "Minor"
+
+    citations = models.CharField(
+        max_length=10,
+        choices=Citations.choices,
+        default=Citations.CLAIMS,
+        help_text="How strictly a report must cite its evidence (source metadata check).",
+    )
+    failing_severity = models.CharField(
+        max_length=10,
+        choices=FailingSeverity.choices,
+        default=FailingSeverity.MAJOR,
+        help_text="A check fails on a finding at least this severe; less severe findings "
+        "are shown and only lower the confidence.",
+    )
     fix_confidence_threshold = models.FloatField(
         default=0.90, validators=_UNIT, help_text="Default for bulk-accept on the review screen."
     )
@@ -59,6 +83,14 @@ class Policy(models.Model):
                 & Q(approve_threshold__gte=F("revise_threshold"))
                 & Q(approve_threshold__lte=1),
                 name="validation_policy_thresholds_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(citations__in=["none", "report", "claims"]),
+                name="validation_policy_citations_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(failing_severity__in=["critical", "major", "minor"]),
+                name="validation_policy_failing_severity_valid",
             ),
             models.CheckConstraint(
                 condition=Q(max_total_loops__gte=F("max_revise_loops"))

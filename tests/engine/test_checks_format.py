@@ -234,8 +234,18 @@ def test_complete_endings_are_not_truncated() -> None:
         "| a | b |\n|---|---|\n| 1 | 2 |",
         "Done.\n\n```\ncode\n```",
         'He said "cheap."',
+        "Total current liabilities were $5,466,312",
+        "The average is (15.0% + 4.5% + 11.4%) / 3 = 10.3%",
+        "Net working capital = 12,900 - 7,082 = $5,818",
     ):
         assert "truncated" not in _kinds(ending), ending
+
+
+def test_only_the_last_word_decides_whether_a_line_ends_on_a_connective() -> None:
+    # "as" is the last word made of letters, but the line ends on its result.
+    assert _kinds("The 3-year average is calculated as (15.0% + 4.5%) / 2 = 9.75%") == []
+    assert _kinds("The 3-year average is calculated as") == ["truncated"]
+    assert _kinds("Revenue was $5 and") == ["truncated"]
 
 
 def test_a_long_wall_of_text_is_found() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.fixes import FixToApply, apply_fixes
-from validation.engine.types import EvidenceItem, Finding, NumberMatch
+from validation.engine.types import Citations, EvidenceItem, Finding, NumberMatch
 
 EVIDENCE = [
     EvidenceItem(
@@ -36,8 +36,15 @@ def _claims(body: str) -> list[tuple[int, int]]:
 
 
 def _check(body: str, evidence: list[EvidenceItem] = EVIDENCE) -> list[Finding]:
+    """The findings about the report's spans; the once-per-report policy finding
+    (``uncited_claims``) has tests of its own below."""
     findings, _ = check_sources(body, evidence, _claims(body))
-    return findings
+    return [finding for finding in findings if finding.kind != "uncited_claims"]
+
+
+def _policy(body: str, citations: Citations) -> list[tuple[str, str, str]]:
+    findings, _ = check_sources(body, EVIDENCE, _claims(body), citations=citations)
+    return [(f.kind, f.severity, f.message) for f in findings if f.kind == "uncited_claims"]
 
 
 def _summary(body: str, evidence: list[EvidenceItem] = EVIDENCE) -> list[tuple[str, str, str]]:
@@ -169,6 +176,75 @@ def test_each_uncited_sentence_with_a_numeric_claim_is_one_minor_finding() -> No
     assert (findings[0].start, findings[0].end) == (0, 29)
 
 
+# ---------------------------------------------------------------- citation policy
+
+
+def test_under_the_claims_policy_uncited_claims_fail_the_check_once() -> None:
+    body = "Novo trades at $104.20 today. Margins are 41% [quote-NVO]. Growth 16%."
+
+    assert _policy(body, "claims") == [
+        (
+            "uncited_claims",
+            "major",
+            "2 of 3 sentences with numeric claims cite no source "
+            "(policy: every numeric claim carries a source reference)",
+        )
+    ]
+    assert [(f.kind, f.severity) for f in _check(body)] == [
+        ("missing_source", "minor"),
+        ("missing_source", "minor"),
+    ]
+
+
+def test_the_claims_policy_is_the_default_and_is_met_when_every_claim_cites() -> None:
+    body = "Novo trades at $104.20 [quote-NVO]. Margins are 41% [quote-NVO]."
+    findings, _ = check_sources("Novo trades at $104.20.", EVIDENCE, [(15, 22)])
+
+    assert [f.kind for f in findings] == ["uncited_claims", "missing_source"]
+    assert _policy(body, "claims") == []
+
+
+def test_under_the_report_policy_one_citation_anywhere_is_enough() -> None:
+    cited_once = "Novo trades at $104.20. Margins are 41%.\n\nSource: quote-NVO"
+    uncited = "Novo trades at $104.20. Margins are 41%."
+
+    findings, _ = check_sources(cited_once, EVIDENCE, _claims(cited_once), citations="report")
+    assert findings == []
+    assert _policy(uncited, "report") == [
+        (
+            "uncited_claims",
+            "major",
+            "the report makes 2 numeric claims and cites none of its sources "
+            "(policy: the report cites its sources)",
+        )
+    ]
+    findings, _ = check_sources(uncited, EVIDENCE, _claims(uncited), citations="report")
+    assert [f.kind for f in findings] == ["uncited_claims"]  # no per-sentence nagging
+
+
+def test_under_no_citation_policy_nothing_need_be_cited() -> None:
+    body = "Novo trades at $104.20. Margins are 41%."
+
+    assert check_sources(body, EVIDENCE, _claims(body), citations="none") == ([], [])
+
+
+@pytest.mark.parametrize("citations", ["none", "report", "claims"])
+def test_a_citation_that_is_given_must_be_real_under_every_policy(citations: Citations) -> None:
+    body = "Price $104.20 [tool-7] ([quote](https://made-up.example.com/NVO))."
+
+    findings, _ = check_sources(body, EVIDENCE, _claims(body), citations=citations)
+
+    assert {(f.kind, f.severity) for f in findings} == {
+        ("unknown_ref", "major"),
+        ("unknown_url", "major"),
+    }
+
+
+def test_without_evidence_or_claims_there_is_nothing_to_cite() -> None:
+    assert check_sources("Novo trades at $104.20.", [], [(15, 22)]) == ([], [])
+    assert check_sources("The moat is wide.", EVIDENCE, []) == ([], [])
+
+
 def test_several_claims_in_one_sentence_give_one_finding() -> None:
     findings = _check("Price $104.20 and margin 41% and growth 16%.")
 
@@ -273,7 +349,9 @@ def test_an_uncited_sentence_whose_numbers_match_one_item_gets_a_citation_fix() 
 
     (fix,) = fixes
     assert fix.kind == "missing_source"
-    assert fix.finding_index == 0 and findings[0].kind == "missing_source"
+    assert fix.finding_index is not None
+    assert findings[fix.finding_index].kind == "missing_source"
+    assert findings[fix.finding_index].text == "Novo trades at $104.20 today."
     assert fix.confidence == 0.85
     assert fix.verified_with == "evidence: $104.20 = 104.2 (quote-NVO, price)"
     assert fix.evidence[0].source_ref == "quote-NVO"

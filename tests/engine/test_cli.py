@@ -51,7 +51,7 @@ def test_check_prints_the_verdict_json() -> None:
     kinds = {finding.kind for finding in verdict.findings}
     assert {"raw_url", "unknown_url", "unknown_ref", "heading"} <= kinds
     assert not verdict.checks.no_hallucinations
-    assert not verdict.checks.coherent_format
+    assert not verdict.checks.source_metadata_present
     assert verdict.fields.decision == "BUY"
     assert result.stderr == ""
 
@@ -72,7 +72,7 @@ def test_markdown_format_is_the_seed_section_plus_findings_and_fixes() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("## 7. Validation\n\n**Decision:** ")
     assert "### Checks\n| Check | Result |" in result.stdout
-    assert "| Coherent Format | FAIL |" in result.stdout
+    assert "| Source Metadata Present | FAIL |" in result.stdout
     assert "### Findings\n1. " in result.stdout
     assert "### Proposed Fixes\n1. " in result.stdout
     assert "VERIFIED_WITH: format: raw URL wrapped as a markdown link" in result.stdout

@@ -115,15 +115,92 @@ def test_confidence_never_goes_below_zero() -> None:
 # ---------------------------------------------------------------- checks
 
 
-def test_a_check_fails_on_any_finding_but_info() -> None:
+def test_a_check_fails_only_on_findings_at_or_above_the_failing_severity() -> None:
+    assert EngineSettings().failing_severity == "major"
     checks = checks_from(
         [
             _finding(check="coherent_format", severity="minor"),
             _finding(check="query_addressed", severity="info", kind="goal_partial"),
+            _finding(check="no_hallucinations", severity="major", kind="unknown_url"),
+            _finding(check="claims_supported", severity="critical", kind="no_evidence"),
         ]
     )
 
-    assert checks == Checks(coherent_format=False)
+    assert checks == Checks(no_hallucinations=False, claims_supported=False)
+
+
+@pytest.mark.parametrize(
+    ("failing_severity", "failing"),
+    [
+        ("critical", {"claims_supported"}),
+        ("major", {"claims_supported", "no_hallucinations"}),
+        ("minor", {"claims_supported", "no_hallucinations", "coherent_format"}),
+    ],
+)
+def test_the_failing_severity_comes_from_the_settings(
+    failing_severity: Severity, failing: set[str]
+) -> None:
+    findings = [
+        _finding(check="claims_supported", severity="critical", kind="no_evidence"),
+        _finding(check="no_hallucinations", severity="major", kind="unknown_url"),
+        _finding(check="coherent_format", severity="minor"),
+        _finding(check="query_addressed", severity="info", kind="goal_partial"),
+    ]
+
+    checks = checks_from(findings, EngineSettings(failing_severity=failing_severity))
+
+    assert {name for name in CHECK_NAMES if not getattr(checks, name)} == failing
+
+
+def test_info_never_fails_a_check_and_the_setting_refuses_it() -> None:
+    with pytest.raises(ValueError, match="failing_severity"):
+        EngineSettings(failing_severity="info")  # type: ignore[arg-type]
+
+
+def test_minor_findings_alone_approve_but_cost_confidence() -> None:
+    findings = [
+        _finding(check="coherent_format", severity="minor"),
+        _finding(check="source_metadata_present", severity="minor", kind="missing_source"),
+        _finding(check="query_addressed", severity="minor", kind="query_uncertain"),
+    ]
+
+    confidence = confidence_from(findings)
+    checks = checks_from(findings)
+
+    assert confidence == round(0.95**3, 4) < 1.0
+    assert checks.all_pass()
+    assert decide(confidence, checks, EngineSettings()) == "APPROVE"
+    assert decide(confidence, checks_from(findings, EngineSettings(failing_severity="minor"))) == (
+        "REVISE"
+    )
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(CHECK_NAMES), st.sampled_from(SEVERITIES)),
+        max_size=12,
+    ),
+    st.sampled_from(CHECK_NAMES),
+    st.sampled_from(SEVERITIES),
+    st.sampled_from(("critical", "major", "minor")),
+)
+def test_adding_a_finding_never_makes_a_failing_check_pass_or_the_decision_laxer(
+    existing: list[tuple[CheckName, Severity]],
+    check: CheckName,
+    severity: Severity,
+    failing_severity: Severity,
+) -> None:
+    settings = EngineSettings(failing_severity=failing_severity)  # type: ignore[arg-type]
+    before = [_finding(check=c, severity=s) for c, s in existing]
+    after = [*before, _finding(check=check, severity=severity)]
+    strictness = {"APPROVE": 0, "REVISE": 1, "RETRY": 2, "FAIL": 3}
+
+    checks_before, checks_after = checks_from(before, settings), checks_from(after, settings)
+    decision_before = decide(confidence_from(before), checks_before, settings)
+    decision_after = decide(confidence_from(after), checks_after, settings)
+
+    assert all(getattr(checks_before, n) >= getattr(checks_after, n) for n in CHECK_NAMES)
+    assert strictness[decision_after] >= strictness[decision_before]
 
 
 def test_an_orphan_number_fails_claims_supported_as_well() -> None:

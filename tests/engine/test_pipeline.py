@@ -128,6 +128,7 @@ def test_the_flawed_bundle_collects_findings_from_every_check() -> None:
     verdict = validate(_load("bundle_flawed.json"))
 
     assert [(f.check, f.kind) for f in verdict.findings] == [
+        ("source_metadata_present", "uncited_claims"),
         ("coherent_format", "heading"),
         ("coherent_format", "raw_url"),
         ("source_metadata_present", "missing_source"),
@@ -136,12 +137,14 @@ def test_the_flawed_bundle_collects_findings_from_every_check() -> None:
     ]
     assert verdict.checks.claims_supported and verdict.checks.query_addressed
     assert not verdict.checks.no_hallucinations
-    assert not verdict.checks.coherent_format
+    assert verdict.checks.coherent_format  # a raw URL and a "##Title" are minor: shown only
     assert not verdict.checks.source_metadata_present
     assert verdict.decision == "REVISE"
-    assert verdict.issues[0] == (
-        "URL https://invented.example.com/nvo does not appear in any evidence"
-    )
+    assert verdict.issues[:2] == [
+        "1 of 2 sentences with numeric claims cites no source "
+        "(policy: every numeric claim carries a source reference)",
+        "URL https://invented.example.com/nvo does not appear in any evidence",
+    ]
     assert "Remove or replace 1 link that no evidence returned" in verdict.revision_hints
     assert verdict.suggested_fixes == ""
 
@@ -237,7 +240,7 @@ def test_a_number_in_the_name_of_a_cited_source_is_not_a_claim() -> None:
     assert [m.text for m in verdict.numbers.matches] == ["84.7%"]
 
 
-def test_a_raw_url_alone_is_a_revise_with_a_hint() -> None:
+def test_a_raw_url_alone_is_a_minor_finding_shown_with_its_fix_on_an_approval() -> None:
     body = (
         "# NVO\n\nNovo Nordisk trades at $104.20 [quote-NVO], see "
         "https://finance.example.com/quote/NVO.\n"
@@ -245,8 +248,22 @@ def test_a_raw_url_alone_is_a_revise_with_a_hint() -> None:
 
     verdict = validate(_bundle(body))
 
-    assert [f.kind for f in verdict.findings] == ["raw_url"]
+    assert [(f.kind, f.severity) for f in verdict.findings] == [("raw_url", "minor")]
+    assert [fix.kind for fix in verdict.fixes] == ["raw_url"]
     assert verdict.confidence == 0.95
+    assert verdict.checks.all_pass()
+    assert verdict.decision == "APPROVE"
+
+
+def test_a_policy_failing_on_minor_findings_makes_a_raw_url_a_revise_with_a_hint() -> None:
+    body = (
+        "# NVO\n\nNovo Nordisk trades at $104.20 [quote-NVO], see "
+        "https://finance.example.com/quote/NVO.\n"
+    )
+
+    verdict = validate(_bundle(body), EngineSettings(failing_severity="minor"))
+
+    assert not verdict.checks.coherent_format
     assert verdict.decision == "REVISE"
     assert verdict.revision_hints == (
         "Turn 1 raw URL into markdown links ([text](url)). "
@@ -278,6 +295,49 @@ def test_a_report_about_something_else_means_retry() -> None:
     assert verdict.decision == "RETRY"
     assert not verdict.checks.query_addressed
     assert "the report shares none of its terms" in verdict.suggested_fixes
+
+
+def test_a_summary_of_the_material_is_approved_without_citations() -> None:
+    query = "Summarize the key points of this earnings call transcript."
+    bundle = Bundle(
+        query=query,
+        goals=[query],
+        body="Revenue grew 12% to $4.1 billion and the dividend rises to $0.20 per share.",
+        evidence=[
+            EvidenceItem(
+                source_ref="transcript",
+                content="Revenue grew 12% to $4.1 billion. The dividend rises to $0.20 per share.",
+            )
+        ],
+    )
+
+    verdict = validate(bundle, EngineSettings(citations="none"))
+
+    assert verdict.findings == []
+    assert (verdict.decision, verdict.goal_decision) == ("APPROVE", "APPROVE")
+
+
+def test_an_answer_to_a_question_wrapped_in_instructions_is_approved_without_citations() -> None:
+    query = (
+        "Using only the table, what was the change in Other income from 2020 to 2021? "
+        "Answer in USD millions and round to one decimal place."
+    )
+    bundle = Bundle(
+        query=query,
+        goals=[query],
+        body="The change in Other income from 2020 to 2021 is 5.5 - 4.2 = $1.3 million.",
+        evidence=[
+            EvidenceItem(
+                source_ref="table",
+                content="(in millions) | 2021 | 2020\nOther income | 5.5 | 4.2",
+            )
+        ],
+    )
+
+    verdict = validate(bundle, EngineSettings(citations="none"))
+
+    assert [f.check for f in verdict.findings if f.check == "query_addressed"] == []
+    assert verdict.decision == "APPROVE", verdict.issues
 
 
 @pytest.mark.parametrize(

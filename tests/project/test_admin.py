@@ -190,6 +190,20 @@ def test_an_admin_changes_the_policy(client, admin_user):
     assert policy.retry_enabled is False
 
 
+def test_an_admin_sets_citation_strictness_and_the_failing_severity(client, admin_user):
+    client.force_login(admin_user)
+
+    page = client.get(_url(Policy, "change", 1)).content.decode()
+    response = client.post(
+        _url(Policy, "change", 1), _policy_form(citations="report", failing_severity="minor")
+    )
+
+    assert 'name="citations"' in page and 'name="failing_severity"' in page
+    assert response.status_code == 302
+    policy = Policy.load()
+    assert (policy.citations, policy.failing_severity) == ("report", "minor")
+
+
 def test_the_policy_cannot_be_added_twice_or_deleted(client, superuser):
     client.force_login(superuser)
 

@@ -4,12 +4,14 @@ explains a bad policy before the database has to refuse it."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import get_args
 
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from tests.factories import AttemptFactory, FindingFactory, FixFactory, RevisionFactory
+from validation.engine.types import Citations, FailingSeverity
 from validation.models import Attempt, Policy
 
 pytestmark = pytest.mark.django_db
@@ -55,6 +57,22 @@ def test_thresholds_must_be_ordered_within_0_and_1(change):
 
 def test_the_total_loop_limit_covers_the_revise_and_retry_limits():
     _rejected(lambda: Policy.objects.filter(pk=1).update(max_total_loops=1))
+
+
+def test_citations_and_failing_severity_default_to_the_seed_rules():
+    policy = Policy.load()
+
+    assert (policy.citations, policy.failing_severity) == ("claims", "major")
+
+
+@pytest.mark.parametrize("change", [{"citations": "some"}, {"failing_severity": "info"}])
+def test_citations_and_failing_severity_take_only_the_engine_values(change):
+    _rejected(lambda: Policy.objects.filter(pk=1).update(**change))
+
+
+def test_the_policy_choices_are_the_engine_settings_values():
+    assert tuple(Policy.Citations.values) == get_args(Citations)
+    assert tuple(Policy.FailingSeverity.values) == get_args(FailingSeverity)
 
 
 # ---------------------------------------------------------------- Policy.clean

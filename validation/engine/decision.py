@@ -23,9 +23,12 @@ where s(c, k) is the severity of check c's k-th finding, most severe first, and
 
 Checks
 ------
-A check fails when it has a finding other than ``info``; besides, an ``orphan`` number
-(found in no evidence) fails ``claims_supported`` as well as its own check, because an
-unsupported claim is both (seed §10.1: "single unsupported claim = false").
+A check fails when it has a finding at least as severe as ``settings.failing_severity``
+(the Policy's; default ``major``). Less severe findings -- a raw URL, an uncertain query
+match -- are shown and lower the confidence, but pass the check: a correct report is
+not held back by a nit. ``info`` never fails a check. Besides, a failing ``orphan``
+number (found in no evidence) fails ``claims_supported`` as well as its own check,
+because an unsupported claim is both (seed §10.1: "single unsupported claim = false").
 
 Decision
 --------
@@ -36,8 +39,10 @@ Decision
 * else ``>= retry_threshold`` -> RETRY; else FAIL.
 * The multi-goal aggregate (seed §8.2) can only make the decision stricter
   (APPROVE < REVISE < RETRY < FAIL; "APPROVE (partial)" counts as APPROVE).
-* A RETRY *signal* -- the report shares no term with the query, or it makes numeric
-  claims while no evidence was supplied -- means the approach, not the wording, is
+* A RETRY *signal* -- the report shares no topic term with the query (instructions such
+  as "summarize" or "round to" are not topics, so a good summary or answer never sends
+  it: see :mod:`validation.engine.checks.query`), or it makes numeric claims while no
+  evidence was supplied -- means the approach, not the wording, is
   wrong (seed §5 "REVISE vs RETRY"): the decision is RETRY whatever the confidence,
   since more evidence or a new plan can still rescue it (FAIL is for the unrecoverable).
 """
@@ -80,9 +85,16 @@ def confidence_from(findings: Sequence[Finding]) -> float:
     return max(0.0, round(confidence, 4))
 
 
-def checks_from(findings: Sequence[Finding]) -> Checks:
-    failing = {finding.check for finding in findings if finding.severity != "info"}
-    if any(f.kind in ALSO_FAILS_CLAIMS and f.severity != "info" for f in findings):
+def fails_check(finding: Finding, settings: EngineSettings | None = None) -> bool:
+    """Whether ``finding`` is severe enough to fail its check under the policy."""
+    threshold = (settings or EngineSettings()).failing_severity
+    return SEVERITY_RANK[finding.severity] <= SEVERITY_RANK[threshold]
+
+
+def checks_from(findings: Sequence[Finding], settings: EngineSettings | None = None) -> Checks:
+    failing_findings = [finding for finding in findings if fails_check(finding, settings)]
+    failing = {finding.check for finding in failing_findings}
+    if any(finding.kind in ALSO_FAILS_CLAIMS for finding in failing_findings):
         failing.add("claims_supported")
     return Checks(**{name: name not in failing for name in CHECK_NAMES})
 
@@ -192,10 +204,15 @@ def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
             f"Cite only evidence that exists: {_examples(found)} "
             f"{_agree(found, 'matches', 'match')} no source_ref."
         )
+    policy = take("uncited_claims", [])
     if found := take("missing_source", []):
         hints.append(
             f"Add a source reference ([source_ref] or a link to the evidence URL) to "
             f"{_count(found, 'sentence')} with numeric claims, e.g. {_examples(found, 1)}."
+        )
+    elif policy:
+        hints.append(
+            "Cite the evidence the report relies on: a [source_ref] or a link to the evidence URL."
         )
     if found := take("raw_url", []):
         hints.append(f"Turn {_count(found, 'raw URL')} into markdown links ([text](url)).")

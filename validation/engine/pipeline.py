@@ -86,13 +86,21 @@ def validate(
     numeric = without_references(analyzed, references)
     source_findings, source_fixes = timed(
         "sources",
-        lambda: check_sources(body, bundle.evidence, numeric.claim_spans, numeric.report.matches),
+        lambda: check_sources(
+            body,
+            bundle.evidence,
+            numeric.claim_spans,
+            numeric.report.matches,
+            citations=settings.citations,
+        ),
     )
     format_findings, format_fixes = timed("format", lambda: check_format(body))
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
     )
-    query = timed("query", lambda: check_query(body, bundle.query, bundle.goals, settings))
+    query = timed(
+        "query", lambda: check_query(body, bundle.query, bundle.goals, settings, bundle.evidence)
+    )
     fields = timed(
         "fields", lambda: extract_fields(body, previous=fields_from_mapping(bundle.fields))
     )
@@ -129,7 +137,7 @@ def validate(
         ],
     )
     confidence = confidence_from(findings)
-    checks = checks_from(findings)
+    checks = checks_from(findings, settings)
     decision = decide(confidence, checks, settings, query.goal_decision, retry_signal=bool(signals))
     hints = revision_hints(findings, len(fixes)) if decision == "REVISE" else ""
     failed_goals = [goal.goal for goal in query.goals if goal.status == "FAIL"]

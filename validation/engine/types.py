@@ -24,6 +24,11 @@ CHECK_NAMES: tuple[CheckName, ...] = (
     "source_metadata_present",
 )
 Severity = Literal["critical", "major", "minor", "info"]
+# How strictly sources must be cited: not at all, somewhere in the report, or on every
+# numeric claim (seed §4.5, the default).
+Citations = Literal["none", "report", "claims"]
+# The least severe finding that fails its check; "info" never fails one.
+FailingSeverity = Literal["critical", "major", "minor"]
 GoalStatus = Literal["PASS", "PARTIAL", "FAIL"]
 
 MAX_BODY_CHARS = 1_000_000
@@ -125,6 +130,12 @@ class EngineSettings(_Model):
     # Goal score bands of seed §8.
     goal_pass: float = Field(default=0.75, ge=0, le=1)
     goal_partial: float = Field(default=0.50, ge=0, le=1)
+    # Citation strictness: "claims" (every sentence with a numeric claim cites a source,
+    # seed §4.5), "report" (the report cites its sources somewhere) or "none".
+    citations: Citations = "claims"
+    # A check fails on a finding at least this severe; less severe ones are shown and
+    # only lower the confidence.
+    failing_severity: FailingSeverity = "major"
 
 
 # ---------------------------------------------------------------- output

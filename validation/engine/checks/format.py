@@ -8,8 +8,10 @@ kind                   severity  when
 ``empty``              critical  the body is blank
 ``truncated``          major     the body stops mid-sentence: it ends on a comma, a
                                  dash, an open bracket, a connective ("and", "of",
-                                 "the"…), a prose line without terminal punctuation,
-                                 or with a bracket still open in the last paragraph
+                                 "the"…), a prose line without terminal punctuation
+                                 (one that ends on a figure, "= $5,818", is a
+                                 complete answer), or with a bracket still open in
+                                 the last paragraph
 ``unclosed_code_fence`` major    a ````` / ``~~~`` fence that is never closed
 ``unbalanced_emphasis`` minor    an odd ``**`` / ``__`` / ``*`` / ``_`` in a paragraph
                                  (intra-word ``_`` as in ``intrinsic_value``, list
@@ -373,13 +375,15 @@ def _truncation_reason(text: str, last_line: str, kind: str) -> str | None:
         return None
     if stripped[-1] in ",-–—(/[&+=":  # noqa: RUF001
         return f'it ends with "{stripped[-1]}"'
-    words = re.findall(r"[A-Za-z]+", stripped)
-    if words and words[-1].lower() in _CONNECTIVES and not stripped.endswith(_TERMINAL):
-        return f'it ends with "{words[-1]}"'
+    last_word = stripped.rsplit(None, 1)[-1].strip("\"'")
+    if last_word.lower() in _CONNECTIVES and not stripped.endswith(_TERMINAL):
+        return f'it ends with "{last_word}"'
     if kind == "list_item" or last_line.endswith(_TERMINAL):
         return None
     if re.match(r"^[\W_]*[\w /()&.-]{1,40}:", last_line) or re.match(r"^\[[^\]]+\]:", last_line):
         return None  # "Decision: BUY", "[1]: https://…": complete without a full stop
+    if re.search(r"\d[%)]?$", stripped):
+        return None  # "… = $5,818", "… is 10.3%": an answer that ends on its figure
     if stripped[-1].isalnum() or stripped[-1] in "%$":
         return "no closing punctuation"
     return None

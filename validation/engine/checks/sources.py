@@ -37,6 +37,16 @@ Findings:
   for table rows) with numeric claims and no citation at all, checked only when there
   is evidence to cite. A citation that does not resolve is reported as ``unknown_ref``
   only, not as missing too.
+* ``uncited_claims`` (``source_metadata_present``, major) -- the citation policy is
+  broken, once per report: under ``citations="claims"`` (the seed's rule, the default)
+  when any sentence is ``missing_source`` ("2 of 3 sentences with numeric claims cite no
+  source"), under ``citations="report"`` when the report makes numeric claims and cites
+  nothing anywhere. ``citations="none"`` asks for no citation at all. Each uncited
+  sentence stays minor, so the policy fails the check once and a long uncited report
+  lands in REVISE ("missing citations", seed §5), not RETRY.
+
+Whatever the policy, a citation that is given must be real: ``unknown_url`` and
+``unknown_ref`` are always checked.
 
 Fix: when every matched number of an uncited sentence came from the same one or two
 evidence items, the sentence gets `` [source_ref]`` before its closing punctuation
@@ -69,6 +79,7 @@ from validation.engine.checks._markdown import (
 )
 from validation.engine.types import (
     CheckName,
+    Citations,
     EvidenceExcerpt,
     EvidenceItem,
     Finding,
@@ -183,16 +194,47 @@ def check_sources(
     evidence: Sequence[EvidenceItem],
     claim_spans: Sequence[tuple[int, int]] = (),
     matches: Sequence[NumberMatch] = (),
+    citations: Citations = "claims",
 ) -> tuple[list[Finding], list[FixProposal]]:
-    """Findings about links, cited refs and uncited numeric claims; fixes adding refs."""
+    """Findings about links, cited refs and uncited numeric claims (as strict as
+    ``citations`` asks); fixes adding refs."""
     masked = mask_code(body)
     resolver = _Resolver(evidence)
     findings: list[Finding] = []
-    citations = _citations(body, masked, resolver, findings)
+    found = _citations(body, masked, resolver, findings)
     fixes: list[FixProposal] = []
-    if evidence:
-        _missing_sources(body, masked, claim_spans, matches, citations, resolver, findings, fixes)
+    if evidence and claim_spans and citations == "claims":
+        uncited, units = _missing_sources(
+            body, masked, claim_spans, matches, found, resolver, findings, fixes
+        )
+        if uncited:
+            findings.append(
+                _policy_finding(
+                    f"{uncited} of {units} {'sentence' if units == 1 else 'sentences'} with "
+                    f"numeric claims {'cites' if uncited == 1 else 'cite'} no source "
+                    "(policy: every numeric claim carries a source reference)"
+                )
+            )
+    elif evidence and claim_spans and citations == "report" and not found:
+        findings.append(
+            _policy_finding(
+                f"the report makes {len(claim_spans)} numeric "
+                f"{'claim' if len(claim_spans) == 1 else 'claims'} and cites none of its "
+                "sources (policy: the report cites its sources)"
+            )
+        )
     return in_span_order(findings, fixes)
+
+
+def _policy_finding(message: str) -> Finding:
+    return Finding(
+        check="source_metadata_present",
+        kind="uncited_claims",
+        severity="major",
+        message=message,
+        start=0,
+        end=0,
+    )
 
 
 def _finding(
@@ -387,9 +429,9 @@ def _missing_sources(
     resolver: _Resolver,
     findings: list[Finding],
     fixes: list[FixProposal],
-) -> None:
-    if not claim_spans:
-        return
+) -> tuple[int, int]:
+    """Report each uncited unit (sentence, table) with numeric claims; returns how many
+    were uncited and how many units hold claims."""
     found_blocks = blocks(body, masked)
     coverage = _Coverage(body, citations, found_blocks)
     units: list[tuple[int, int, Block]] = []
@@ -404,10 +446,12 @@ def _missing_sources(
         if index >= 0 and claim[0] < units[index][1]:
             claims_by_unit.setdefault(index, []).append(claim)
 
+    uncited = 0
     for index, claims in sorted(claims_by_unit.items()):
         start, end, block = units[index]
         if coverage.cited(start, end, block):
             continue
+        uncited += 1
         quoted = ", ".join(f'"{body[s:e]}"' for s, e in claims[:4])
         what = "table" if block.kind == "table" else "sentence"
         findings.append(
@@ -426,6 +470,7 @@ def _missing_sources(
             fix = _cite_fix(body, start, end, claims, matches, resolver, len(findings) - 1)
             if fix is not None:
                 fixes.append(fix)
+    return uncited, len(claims_by_unit)
 
 
 class _Coverage:

@@ -1,0 +1,213 @@
+"""A report is read as a calculation graph: cited values, computed values, formula
+constants, and unsupported numbers. These tests follow the shapes people write
+calculations in, and the rules each number of a calculation must obey."""
+
+from __future__ import annotations
+
+import pytest
+
+from validation.engine.pipeline import validate
+from validation.engine.types import Bundle, EngineSettings, Finding, FixProposal, Verdict
+
+NUMBERS_ONLY = EngineSettings(citations="none")
+
+# A small statement "in millions" with two years of two line items.
+TABLE = (
+    "| (in millions) | 2019 | 2018 |\n"
+    "|---|---|---|\n"
+    "| Revenue | 680 | 774 |\n"
+    "| Other | 44.1 | 56.7 |\n"
+    "| Interest | 13,535 | 13,264 |\n"
+)
+EVIDENCE = [{"source_ref": "table", "kind": "table", "content": TABLE}]
+
+
+def check(body: str, evidence: list[dict[str, object]] | None = None) -> Verdict:
+    bundle = Bundle(
+        query="What changed in the statement?",
+        body=body,
+        evidence=evidence if evidence is not None else EVIDENCE,
+    )
+    return validate(bundle, NUMBERS_ONLY)
+
+
+def numeric(verdict: Verdict) -> list[Finding]:
+    return [f for f in verdict.findings if f.check in ("claims_supported", "no_hallucinations")]
+
+
+def flagged(body: str, verdict: Verdict) -> list[str]:
+    return [body[f.start : f.end] for f in numeric(verdict)]
+
+
+def fix_for(verdict: Verdict, text: str) -> FixProposal:
+    (fix,) = [fix for fix in verdict.fixes if text in fix.find]
+    return fix
+
+
+# ------------------------------------------------------------------ shapes
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Computing 44.1 - 56.7 = -$12.6 million.",
+        "The change is -$12.6 million, calculated as 44.1 - 56.7.",
+        "We calculate the change as 44.1 - 56.7, which equals -$12.6 million.",
+        "Other fell by (44.1 - 56.7) / 56.7, which equals -22.22%.",
+        "The change was -22.22 percent, calculated as (44.1 - 56.7) / 56.7.",
+        "The average Other is (44.1 + 56.7) / 2 = 50.4 million.",
+        "The average is $50.4 million, calculated as (44.1 + 56.7) / 2.",
+        "Average revenue: (680 + 774 + 44.1 + 56.7 + 13,535) / 5 = 3,017.96.",
+        "Nested: ((680 - 774) + (44.1 - 56.7)) / 2 = -53.3.",
+        "Change: [(680 - 774) / 774] * 100 = -12.14%.",
+        "Ratio: 680 / 774 x 100% = 87.86%.",
+        "Ratio = 680 / 774 = 0.88 or 88%.",
+        "Revenue = 680 - 774\nRevenue = -94",
+        "Interest grew 13,535 / 13,264 - 1, which equals 2.04%.",
+    ],
+)
+def test_a_correct_calculation_in_any_shape_passes(body: str) -> None:
+    verdict = check(body)
+
+    assert flagged(body, verdict) == []
+    assert verdict.fixes == []
+
+
+@pytest.mark.parametrize(
+    ("body", "wrong", "right"),
+    [
+        ("Computing 44.1 - 56.7 = -$13.2 million.", "-$13.2 million", "-$12.6 million"),
+        ("The change is -$13.2 million, calculated as 44.1 - 56.7.", "-$13.2", "-$12.6"),
+        ("It is (680 - 774) / 774, which equals -13.14%.", "-13.14%", "-12.14%"),
+        ("The average is (44.1 + 56.7) / 2 = 52.4.", "52.4", "50.4"),
+        ("Nested: ((680 - 774) + (44.1 - 56.7)) / 2 = -55.3.", "-55.3", "-53.3"),
+    ],
+)
+def test_a_wrong_result_gets_the_recomputed_value_in_its_own_format(
+    body: str, wrong: str, right: str
+) -> None:
+    verdict = check(body)
+
+    assert wrong in flagged(body, verdict)
+    fix = fix_for(verdict, wrong)
+    assert fix.replace == fix.find.replace(wrong, right)
+    assert fix.confidence >= 0.9
+    assert fix.verified_with.startswith("calculator: ")
+    assert fix.tool_calls[0].tool == "calculator"
+
+
+def test_a_percentage_of_a_ratio_is_fixed_as_a_percentage_never_as_a_fraction() -> None:
+    body = "Growth: (120 - 100) / 100 = 25%."
+    evidence = [{"source_ref": "t", "content": "Sales were 120 in 2019 and 100 in 2018."}]
+
+    verdict = check(body, evidence)
+
+    fix = fix_for(verdict, "25%")
+    assert fix.replace == fix.find.replace("25%", "20%")
+    assert check("Growth: (120 - 100) / 100 = 20%.", evidence).fixes == []
+
+
+# ------------------------------------------------------------------ the graph
+
+
+def test_an_operand_in_no_evidence_is_an_orphan_even_when_the_arithmetic_holds() -> None:
+    body = "Computing 38.1 - 56.7 = -$18.6 million."
+
+    verdict = check(body)
+
+    assert flagged(body, verdict) == ["38.1"]
+    (finding,) = numeric(verdict)
+    assert finding.kind == "orphan"
+    assert "operand" in finding.message
+
+
+def test_an_operand_computed_earlier_in_the_report_is_supported() -> None:
+    body = "Other changed by 44.1 - 56.7 = -12.6. As a share: -12.6 / 56.7 = -22.22%."
+
+    assert flagged(body, check(body)) == []
+
+
+def test_a_result_restated_later_is_supported() -> None:
+    body = "Ratio = 680 / 774 = 0.88.\n\nSo the ratio is approximately 0.88."
+
+    assert flagged(body, check(body)) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Change: (680 - 774) / 774 * 100 = -12.14%.",  # the 100 of x 100
+        "Average: (44.1 + 56.7 + 680) / 3 = 260.27.",  # the n of an average
+        "Growth: 13,535 / 13,264 - 1 = 2.04%.",  # the 1 of a growth rate
+        "Two-year rate: (13,535 / 13,264)^(1/2) - 1 = 1.02%.",  # the 1 and 2 of a CAGR
+        "To get a percentage, multiply the ratio by 100.",
+    ],
+)
+def test_formula_constants_are_not_claims(body: str) -> None:
+    assert flagged(body, check(body)) == []
+
+
+# ------------------------------------------------------------------ scale and percent
+
+
+def test_a_result_in_another_scale_than_its_operands_is_a_scale_error() -> None:
+    body = "Computing 44.1 - 56.7 = -$12.6 thousand."
+
+    verdict = check(body)
+
+    assert flagged(body, verdict) == ["-$12.6 thousand"]
+
+
+def test_a_scale_word_that_agrees_with_the_evidence_passes() -> None:
+    assert flagged("x", check("x")) == []
+    body = "Computing 680 - 774 = -$94 million."
+    assert flagged(body, check(body)) == []
+    wrong = "Computing 680 - 774 = -$94 billion."
+    assert flagged(wrong, check(wrong)) == ["-$94 billion"]
+
+
+def test_a_ratio_shown_as_a_percentage_without_x100_is_wrong() -> None:
+    body = "The change is (44.1 - 56.7) / 56.7 = -0.22 percent."
+
+    verdict = check(body)
+
+    fix = fix_for(verdict, "-0.22 percent")
+    assert "-22.22 percent" in fix.replace
+
+
+def test_an_average_of_percentages_stays_a_percentage() -> None:
+    evidence = [{"source_ref": "t", "content": "| | % |\n|---|---|\n| Rate 2019 | 2.9 |\n| Rate 2018 | 3.8 |"}]
+    body = "The average rate: (2.9% + 3.8%) / 2 = 3.35%."
+
+    assert flagged(body, check(body, evidence)) == []
+
+
+# ------------------------------------------------------------------ years and ranges
+
+
+def test_a_year_that_dates_a_figure_must_be_in_the_evidence_or_the_query() -> None:
+    evidence = [{"source_ref": "call", "content": "In 2022 revenue was $5.1 billion."}]
+
+    moved = check("In 2021 revenue was $5.1 billion.", evidence)
+    kept = check("In 2022 revenue was $5.1 billion.", evidence)
+
+    assert [f.kind for f in numeric(moved)] == ["unsupported_year"]
+    assert numeric(kept) == []
+
+
+def test_each_end_of_a_range_is_a_claim() -> None:
+    evidence = [{"source_ref": "call", "content": "Capex will be $80 million to $90 million."}]
+    body = "Capital expenditures will be between $80 million and $100 million."
+
+    assert flagged(body, check(body, evidence)) == ["$100 million"]
+
+
+# ------------------------------------------------------------------ linear cost
+
+
+def test_a_wall_of_operators_is_read_in_linear_time() -> None:
+    body = "1 + " * 20_000 + "1 = 20001"
+
+    verdict = check(body, [{"source_ref": "t", "content": "1"}])
+
+    assert verdict.decision in ("APPROVE", "REVISE", "RETRY", "FAIL")
