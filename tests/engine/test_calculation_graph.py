@@ -77,7 +77,11 @@ def test_a_correct_calculation_in_any_shape_passes(body: str) -> None:
     ("body", "wrong", "right"),
     [
         ("Computing 44.1 - 56.7 = -$13.2 million.", "-$13.2 million", "-$12.6 million"),
-        ("The change is -$13.2 million, calculated as 44.1 - 56.7.", "-$13.2", "-$12.6"),
+        (
+            "The change is -$13.2 million, calculated as 44.1 - 56.7.",
+            "-$13.2 million",
+            "-$12.6 million",
+        ),
         ("It is (680 - 774) / 774, which equals -13.14%.", "-13.14%", "-12.14%"),
         ("The average is (44.1 + 56.7) / 2 = 52.4.", "52.4", "50.4"),
         ("Nested: ((680 - 774) + (44.1 - 56.7)) / 2 = -55.3.", "-55.3", "-53.3"),
@@ -176,7 +180,12 @@ def test_a_ratio_shown_as_a_percentage_without_x100_is_wrong() -> None:
 
 
 def test_an_average_of_percentages_stays_a_percentage() -> None:
-    evidence = [{"source_ref": "t", "content": "| | % |\n|---|---|\n| Rate 2019 | 2.9 |\n| Rate 2018 | 3.8 |"}]
+    evidence = [
+        {
+            "source_ref": "t",
+            "content": "| | % |\n|---|---|\n| Rate 2019 | 2.9 |\n| Rate 2018 | 3.8 |",
+        }
+    ]
     body = "The average rate: (2.9% + 3.8%) / 2 = 3.35%."
 
     assert flagged(body, check(body, evidence)) == []

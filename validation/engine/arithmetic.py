@@ -609,26 +609,65 @@ class OperandFacts:
 
     scale: Decimal | None = None
     inexact: bool = False
+    cited: bool = False  # found in the evidence
 
 
 _HUNDRED = Decimal(100)
 _NO_FACTS: dict[int, OperandFacts] = {}
 
 
-def is_constant(mention: NumberMention, position: int, tree: Node | None) -> bool:
-    """A formula constant: the 100 of "x 100" / "x 100%", the 1 of "- 1" or
-    "(1 + r)", the n of an average or an exponent, a count of periods (12, 4, 365)."""
-    if mention.unit not in ("", "%") or mention.has_explicit_scale or mention.negative:
-        return False
-    if mention.decimals or mention.separators:
-        return False
-    written = abs(mention.written)
-    if mention.unit == "%":
-        return written == 100
-    return written in _CONSTANTS or (written <= 12 and tree is not None)
+def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, str]:
+    """The formula constants of an expression, by the place they hold in it:
+
+    - ``hundred``: the 100 of "x 100" / "x 100%" (a ratio expressed as a percentage);
+    - ``constant``: the n of an average ("/ 3"), a count of periods (x 4, / 365), the 1
+      of "- 1" or "(1 + r)", the numbers of an exponent ("^(1/2)").
+
+    A 100 that is divided by ("/ 100") is a constant only when it is not a cited value
+    (decided by the caller); everything else is a quantity the evidence must support."""
+    roles: dict[int, str] = {}
+    stack: list[tuple[Node, str, str, bool]] = [(tree, "", "", False)]
+    while stack:
+        node, parent, side, in_exponent = stack.pop()
+        if node.op != "num":
+            for child, child_side in ((node.left, "left"), (node.right, "right")):
+                if child is not None:
+                    exponent = in_exponent or (node.op == "^" and child_side == "right")
+                    stack.append((child, node.op, child_side, exponent))
+            continue
+        mention = mentions[node.operand]
+        if not _plain_integer(mention):
+            continue
+        written = abs(mention.written)
+        if in_exponent:
+            roles[node.operand] = "constant"
+        elif written == _HUNDRED and parent == "*":
+            roles[node.operand] = "hundred"
+        elif mention.unit == "%":
+            continue
+        elif (
+            (parent == "/" and side == "right" and (written <= 12 or written in _PERIODS))
+            or (parent == "*" and written in _PERIODS)
+            or (written == 1 and parent in ("+", "-"))
+        ):
+            roles[node.operand] = "constant"
+        elif written in (_HUNDRED, _THOUSAND) and parent == "/" and side == "right":
+            roles[node.operand] = "divisor"
+    return roles
 
 
-_CONSTANTS = frozenset(Decimal(n) for n in (1, 2, 3, 4, 10, 12, 100, 360, 365, 1000))
+def _plain_integer(mention: NumberMention) -> bool:
+    return (
+        mention.unit in ("", "%")
+        and not mention.has_explicit_scale
+        and not mention.negative
+        and not mention.decimals
+        and not (mention.separators and abs(mention.written) != _THOUSAND)
+    )
+
+
+_THOUSAND = Decimal(1000)
+_PERIODS = frozenset(Decimal(n) for n in (4, 12, 52, 360, 365))
 
 
 def _from_link(
@@ -682,7 +721,13 @@ def operand_values(
     facts: Mapping[int, OperandFacts],
 ) -> _Operands:
     tree = calculation.tree
-    constant = {index: is_constant(mentions[index], index, tree) for index in calculation.operands}
+    roles = constant_roles(tree, mentions) if tree is not None else {}
+    cited = {index for index, fact in facts.items() if fact.cited}
+    constant = {
+        index: roles.get(index) in ("hundred", "constant")
+        or (roles.get(index) == "divisor" and index not in cited)
+        for index in calculation.operands
+    }
     variables = [mentions[index] for index in calculation.operands if not constant[index]]
     all_percent = bool(variables) and all(mention.is_percent for mention in variables)
     scales: dict[int, Decimal | None] = {}
@@ -705,9 +750,8 @@ def operand_values(
         mention = mentions[index]
         number = Fraction(mention.written)
         if constant[index]:
-            # "x 100" and "x 100%" express a ratio as a percentage; "100% - 46.2%" is
-            # a percentage among percentages.
-            hundred = hundred or abs(mention.written) == _HUNDRED
+            # "x 100" and "x 100%" express a ratio as a percentage.
+            hundred = hundred or roles.get(index) == "hundred"
             values[index] = number
         elif mention.is_percent:
             values[index] = number if all_percent else number / 100

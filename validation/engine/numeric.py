@@ -50,8 +50,8 @@ from validation.engine.arithmetic import (
     OperandFacts,
     WrittenCalculation,
     check,
+    constant_roles,
     find_calculations,
-    is_constant,
 )
 from validation.engine.calculations import Expression, evaluate, render, subexpressions
 from validation.engine.calculations import read as read_calculations
@@ -132,9 +132,14 @@ def analyze(
     operands: set[int] = set()
     facts: dict[int, OperandFacts] = {}
     for calculation in written_calculations:
+        roles = constant_roles(calculation.tree, mentions) if calculation.tree else {}
         for operand in calculation.operands:
             mention = mentions[operand]
-            if calculation.tree is not None and is_constant(mention, operand, calculation.tree):
+            role = roles.get(operand)
+            found = by_position.get(operand)
+            if role in ("hundred", "constant") or (
+                role == "divisor" and (found is None or found.hit is None)
+            ):
                 constants.add(operand)
                 continue
             if _scaling_constant(body, mention):
@@ -229,20 +234,21 @@ def _computed_values(
 
 
 def _computed_match(mention: NumberMention, computed: _Computed) -> str:
-    """How the report computed `mention` itself, or "" (at the precision shown,
-    allowing for a truncated last digit; a percentage may restate a fraction)."""
+    """How the report computed `mention` itself, or "": a computed value equal to it
+    at the precision shown, or cut short to it (0.65387 written as 0.6538); a
+    percentage may restate a fraction (0.6539 as 65.39%) and a fraction a percentage."""
     written = float(abs(mention.written))
     step = 10.0**-mention.decimals
-    targets = [written]
+    readings = [(written, 1.0)]
     if mention.is_percent:
-        targets.append(written / 100)
+        readings.append((written / 100, 0.01))
     elif written < 10:
-        targets.append(written * 100)
-    for target in targets:
-        scale = 1.0 if target == written else (0.01 if target < written else 100.0)
-        reach = step * scale * 1.0000001
-        position = bisect_left(computed.values, target - reach)
-        if position < len(computed.values) and computed.values[position] <= target + reach:
+        readings.append((written * 100, 100.0))
+    for target, factor in readings:
+        low = target - step * factor / 2 * 1.0000001
+        high = target + step * factor
+        position = bisect_left(computed.values, low)
+        if position < len(computed.values) and computed.values[position] < high:
             return computed.formulas[position]
     return ""
 
@@ -253,6 +259,7 @@ def _operand_facts(claim: Claim, computed: _Computed, index: EvidenceIndex) -> O
     hit = claim.hit
     if hit is None:
         return OperandFacts(scale=None, inexact=bool(_computed_match(claim.mention, computed)))
+    cited = True
     number = hit.number
     scale: Decimal | None = None
     if number.has_scale and number.written:
@@ -261,7 +268,7 @@ def _operand_facts(claim: Claim, computed: _Computed, index: EvidenceIndex) -> O
             scale = ratio
     elif hit.factor == 1 and not number.is_percent:
         scale = index.declared_scale(number.item)
-    return OperandFacts(scale=scale, inexact=hit.status != "exact")
+    return OperandFacts(scale=scale, inexact=hit.status != "exact", cited=cited)
 
 
 def reset_caches() -> None:
@@ -293,8 +300,9 @@ def _scaling_constant(body: str, mention: NumberMention) -> bool:
 
 _SCALING = frozenset((Decimal(100), Decimal(1000)))
 _BY_BEFORE = re.compile(r"(?i)\bby[ \t]$")
-_OPERATOR_BEFORE = re.compile(r"(?:[*/\u00d7\u00f7]|(?<![A-Za-z])[xX])[ \t]*$")
-_OPERATOR_AFTER = re.compile(r"[ \t]*(?:[*/\u00d7\u00f7]|[xX](?![A-Za-z]))")
+# Multiplication only: "/ 100" may divide by a cited 100 (the calculation graph decides).
+_OPERATOR_BEFORE = re.compile(r"(?:[*\u00d7]|(?<![A-Za-z])[xX])[ \t]*$")
+_OPERATOR_AFTER = re.compile(r"[ \t]*(?:[*\u00d7]|[xX](?![A-Za-z]))")
 
 
 # ------------------------------------------------------------------ query and citations

@@ -1,5 +1,5 @@
 """Scale declarations of a document: "(in millions)", "$ in thousands", "US$'000",
-"USDm", "€m". A table's numbers stand in the scale its document declares, which is
+"USDm", "€m", and table header cells such as "$ million" or "RMB'Million". A table's numbers stand in the scale its document declares, which is
 how "44.1" in a report can be known to mean 44.1 million - and "-$12.6 thousand"
 computed from it to be wrong.
 
@@ -16,6 +16,8 @@ _DECLARATION = re.compile(
     r"(?i)(?:\b(?:in|of|amounts?\s*in)\s*(?:[$€£¥]\s?|(?:us|usd|eur|gbp|rmb|hk)\$?\s?"
     r"|u\.s\.\s|dollars\s|euros?\s|pounds\s)?(thousand|million|billion)s?\b"
     r"|\(\s?(thousand|million|billion)s?\s?\)"
+    r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp|aud|cad|chf|jpy|inr))\$?\s?['\u2019]?\s?"
+    r"(thousand|million|billion)s?\b"
     r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp))\s?['\u2019]?(000)s?\b"
     r"|['\u2019](000)s?\b"
     r"|(?:\b(?:us|usd|eur|gbp|rmb)|[$€£¥])\s?(m|bn|k)\b)"
