@@ -82,6 +82,9 @@ from validation.engine.types import (
 )
 
 _PARAGRAPH_REACH = 600
+# Label agreement a close-but-wrong number needs before its evidence value is proposed
+# as the fix (a number-changing fix on a correct report is the worst outcome).
+MIN_FIX_LABEL = 0.5
 
 
 @dataclass
@@ -625,8 +628,8 @@ def _close_finding(body: str, index: EvidenceIndex, claim: Claim, result: _Outpu
         }
     )
     chosen = _unambiguous(claim.close)
-    if chosen is None:
-        return
+    if chosen is None or chosen.label < MIN_FIX_LABEL:
+        return  # a fix must name the same thing as the claim, not just a nearby value
     written = abs(chosen.number.value) / chosen.factor
     replacement = replace_digits(mention, written)
     if replacement == mention.text:

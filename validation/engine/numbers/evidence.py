@@ -847,6 +847,11 @@ class EvidenceIndex:
             source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
         )
 
+    def written_in_text(self, entry: int) -> bool:
+        """The number stands in text as written (trailing zeros and all), not as a
+        JSON number whose precision was lost ("190.70" stored as 190.7)."""
+        return self._record[entry][0] in (_TEXT, _PROSE)
+
     def declared_scale(self, item: int) -> Decimal | None:
         """The scale an item's text declares for its numbers ("(in millions)"),
         else the one the evidence as a whole declares; None when none or several."""

@@ -315,6 +315,39 @@ def match_claim(
             claim.close.append(
                 Hit(number, "close", float(difference / target), label, probe.factor)
             )
+    coarser = _coarser_evidence(claim, index)
+    if coarser is not None:
+        claim.hit, claim.close = coarser, []
+
+
+def _coarser_evidence(claim: Claim, index: EvidenceIndex) -> Hit | None:
+    """An evidence number shown with less precision than the claim, that the claim
+    rounds to ("$16.434 billion" and a filing's "16.4 billion"; "20.2%" and a table's
+    effective tax rate of 20): the claim is consistent with it, not close-but-wrong.
+    A coarse evidence number (under three significant digits) must share the label;
+    a JSON number is never coarse (its trailing zeros are lost, not absent)."""
+    best: Hit | None = None
+    for hit in claim.close:
+        number = hit.number
+        if not number.written or number.decimals >= claim.mention.decimals:
+            continue
+        if not index.written_in_text(number.entry):
+            continue
+        scale = abs(number.value / number.written)
+        quantum = Decimal(1).scaleb(-number.decimals) * scale
+        claimed = abs(claim.mention.written) * hit.factor
+        if abs(claimed - abs(number.value)) > quantum / 2 * EPSILON:
+            continue
+        if _significant_digits(number.written) < 3 and hit.label < 0.5:
+            continue
+        if best is None or hit.label > best.label:
+            best = Hit(number, "rounded", hit.distance, hit.label, hit.factor)
+    return best
+
+
+def _significant_digits(value: Decimal) -> int:
+    digits = str(abs(value)).replace(".", "").lstrip("0")
+    return len(digits)
 
 
 def _label_score(claim: Claim, tokens: frozenset[str], context: frozenset[str], item: int) -> float:

@@ -1,5 +1,6 @@
 """Scale declarations of a document: "(in millions)", "$ in thousands", "US$'000",
-"USDm", "€m", and table header cells such as "$ million" or "RMB'Million". A table's numbers stand in the scale its document declares, which is
+"USDm", "€m", and table header cells such as "$ million" or "RMB'Million". A table's
+numbers stand in the scale its document declares, which is
 how "44.1" in a report can be known to mean 44.1 million - and "-$12.6 thousand"
 computed from it to be wrong.
 
