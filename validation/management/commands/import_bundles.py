@@ -12,9 +12,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from analyses.bundles import max_input_bytes
 from analyses.errors import IngestError
-from analyses.services import analysis_ingest, max_input_bytes
 from validation.engine.seedformat import read_seed
+from validation.services import analysis_submit
 
 # Each source yields (label for the output, the bundle or the error that kept it from being read).
 _Item = tuple[str, bytes | dict[str, Any] | IngestError]
@@ -74,7 +75,7 @@ class Command(BaseCommand):
         try:
             if isinstance(data, IngestError):
                 raise data
-            result = analysis_ingest(data=data, submitter=submitter)
+            result = analysis_submit(data=data, submitter=submitter)
         except IngestError as exc:
             self.stdout.write(f"{label}: error: {exc}")
             return False
