@@ -1,4 +1,5 @@
-"""The queue and the review screen. Thin: read through selectors, write through services.
+"""The queue and the review screen. Thin: read through selectors and presenters, write
+through services.
 
 Every page works without JavaScript (forms POST and redirect back with a message); with
 htmx the same views return only the fragment that changed, rendered from the same
@@ -23,7 +24,7 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
-from validation import selectors, services
+from validation import presenters, selectors, services
 from validation.errors import DomainError
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
@@ -50,7 +51,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 def _nav_count(request: HttpRequest) -> int:
     if not is_reviewer(request.user):
         return 0
-    return Analysis.objects.filter(status=Analysis.Status.IN_REVIEW).count()
+    return selectors.in_review_count()
 
 
 # ---------------------------------------------------------------- queue
@@ -117,7 +118,7 @@ def queue_next(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _review_context(request: HtmxHttpRequest, analysis: Analysis, **extra: Any) -> dict[str, Any]:
-    page = selectors.review_page(
+    page = presenters.review_page(
         analysis=analysis,
         user=request.user,
         reviewer=is_reviewer(request.user),
@@ -152,7 +153,7 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     analysis = _load_analysis(request, pk)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
-    state = selectors.review_state(
+    state = presenters.review_state(
         analysis=analysis, user=request.user, reviewer=is_reviewer(request.user)
     )
     if state.validating:  # the cheap answer, every 1.5 s
@@ -208,8 +209,8 @@ def _fix_card_response(
 ) -> HttpResponse:
     """The changed card, plus the footer and bulk-accept form out of band (counts moved)."""
     analysis.refresh_from_db(fields=["status", "claimed_by", "claimed_until"])
-    state = selectors.review_state(analysis=analysis, user=request.user, reviewer=True)
-    card = selectors.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
+    state = presenters.review_state(analysis=analysis, user=request.user, reviewer=True)
+    card = presenters.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
     context = {"page": state, "card": card}
     response = render(request, f"{REVIEW_TEMPLATE}#fix-card-response", context)
     if error:

@@ -12,8 +12,8 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 
 from validation.permissions import is_reviewer
+from validation.presenters import claim_of, pretty_json
 from validation.rendering import safe_url
-from validation.selectors import claim_of, pretty_json
 
 register = template.Library()
 
