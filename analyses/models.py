@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.db import models
@@ -248,5 +248,5 @@ class Revision(models.Model):
             raise ImmutableError("A revision is immutable; create the next one instead.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise ImmutableError("A revision is never deleted.")

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from analyses.bundles import (
@@ -41,7 +41,7 @@ class IngestResult:
 
 
 def analysis_ingest(
-    *, data: Mapping[str, Any] | bytes | str, submitter: AbstractBaseUser | None
+    *, data: Mapping[str, Any] | bytes | str, submitter: User | None
 ) -> IngestResult:
     """Create an analysis, its evidence and revision 1 from a bundle.
 
@@ -89,7 +89,7 @@ def _analysis_create(
     fields: StructuredFields,
     digest: str,
     external_id: str,
-    submitter: AbstractBaseUser | None,
+    submitter: User | None,
 ) -> Revision:
     analysis = Analysis.objects.create(
         title=bundle_title(bundle),

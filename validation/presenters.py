@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -37,7 +37,7 @@ TABS = ("report", "evidence", "revisions", "attempts", "audit")
 
 OPEN_ATTEMPT = (Attempt.Status.QUEUED, Attempt.Status.RUNNING)
 
-User = AbstractBaseUser | AnonymousUser
+AnyUser = User | AnonymousUser
 
 
 # ---------------------------------------------------------------- claims
@@ -55,7 +55,7 @@ class Claim:
         return f"claimed by {who} · {self.minutes_left} min left"
 
 
-def claim_of(analysis: Analysis, user: User | None, now: datetime | None = None) -> Claim | None:
+def claim_of(analysis: Analysis, user: AnyUser | None, now: datetime | None = None) -> Claim | None:
     """The live claim on `analysis`, or None when unclaimed or expired. Needs
     ``claimed_by`` selected with the analysis (no query here)."""
     if analysis.claimed_by_id is None or analysis.claimed_until is None:
@@ -357,7 +357,7 @@ def _state_parts(analysis: Analysis, *, bodies: bool, full_attempts: bool) -> _S
     )
 
 
-def review_state(*, analysis: Analysis, user: User, reviewer: bool) -> ReviewState:
+def review_state(*, analysis: Analysis, user: AnyUser, reviewer: bool) -> ReviewState:
     """The light state for htmx action responses (4 queries)."""
     parts = _state_parts(analysis, bodies=False, full_attempts=False)
     counts = (
@@ -385,7 +385,7 @@ def review_state(*, analysis: Analysis, user: User, reviewer: bool) -> ReviewSta
 def review_page(
     *,
     analysis: Analysis,
-    user: User,
+    user: AnyUser,
     reviewer: bool,
     tab: str = "report",
     diff_a: str | None = None,

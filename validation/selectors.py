@@ -7,10 +7,10 @@ show is built from these rows in ``validation.presenters``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import (
     Count,
     F,
@@ -32,7 +32,7 @@ from validation.permissions import analyses_for_user
 
 QUEUE_PAGE_SIZE = 25
 
-User = AbstractBaseUser | AnonymousUser
+AnyUser = User | AnonymousUser
 
 
 def _count(model: type[Model], fk: str = "analysis") -> Coalesce:
@@ -58,7 +58,7 @@ class QueueFilters:
     q: str = ""
 
     @classmethod
-    def from_query(cls, params: Any) -> QueueFilters:
+    def from_query(cls, params: Mapping[str, str]) -> QueueFilters:
         """Filters from a GET query dict; unknown values are ignored, not errors."""
         status = params.get("status", "")
         decision = params.get("decision", "")
@@ -69,7 +69,7 @@ class QueueFilters:
             q=params.get("q", "").strip()[:200],
         )
 
-    def as_params(self, **overrides: Any) -> dict[str, str]:
+    def as_params(self, **overrides: object) -> dict[str, str]:
         values = {"status": self.status, "decision": self.decision, "q": self.q}
         values["mine"] = "1" if self.mine else ""
         values.update({k: str(v) for k, v in overrides.items()})
@@ -93,18 +93,18 @@ def queue_annotate(queryset: QuerySet[Analysis]) -> QuerySet[Analysis]:
     )
 
 
-def queue_analyses(*, user: User, filters: QueueFilters) -> QuerySet[Analysis]:
+def queue_analyses(*, user: AnyUser, filters: QueueFilters) -> QuerySet[Analysis]:
     analyses = _queue_base(user=user, filters=filters)
     if filters.status:
         analyses = analyses.filter(status=filters.status)
     return queue_annotate(analyses).order_by("-created_at", "-id")
 
 
-def _queue_base(*, user: User, filters: QueueFilters) -> QuerySet[Analysis]:
+def _queue_base(*, user: AnyUser, filters: QueueFilters) -> QuerySet[Analysis]:
     analyses = analyses_for_user(user)
     if filters.q:
         analyses = analyses.filter(Q(title__icontains=filters.q) | Q(query__icontains=filters.q))
-    if filters.mine:
+    if filters.mine and isinstance(user, User):
         analyses = analyses.filter(claimed_by=user, claimed_until__gt=timezone.now())
     if filters.decision:
         analyses = analyses.alias(
@@ -113,7 +113,7 @@ def _queue_base(*, user: User, filters: QueueFilters) -> QuerySet[Analysis]:
     return analyses
 
 
-def queue_status_counts(*, user: User, filters: QueueFilters) -> list[tuple[str, str, int]]:
+def queue_status_counts(*, user: AnyUser, filters: QueueFilters) -> list[tuple[str, str, int]]:
     """(status, label, count) for every status, under every filter but the status one."""
     rows = (
         _queue_base(user=user, filters=filters).order_by().values("status").annotate(n=Count("pk"))
@@ -122,7 +122,7 @@ def queue_status_counts(*, user: User, filters: QueueFilters) -> list[tuple[str,
     return [(value, label, counts.get(value, 0)) for value, label in Analysis.Status.choices]
 
 
-def analysis_queue_row(*, analysis_id: int, user: User) -> Analysis | None:
+def analysis_queue_row(*, analysis_id: int, user: AnyUser) -> Analysis | None:
     return queue_annotate(analyses_for_user(user)).filter(pk=analysis_id).first()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Max
 
 from analyses.models import Analysis, Revision
@@ -82,7 +82,7 @@ def audit(
     analysis: Analysis,
     action: str,
     *,
-    actor: AbstractBaseUser | None = None,
+    actor: User | None = None,
     fix: Fix | None = None,
     revision_id: int | None = None,
     comment: str = "",

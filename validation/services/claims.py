@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -37,7 +37,7 @@ def _claimed_by_other(analysis: Analysis) -> ClaimedByOther:
     return ClaimedByOther(f"Claimed by {name} until {until}.")
 
 
-def claim_for_action(analysis: Analysis, user: AbstractBaseUser, now: datetime) -> None:
+def claim_for_action(analysis: Analysis, user: User, now: datetime) -> None:
     """Claim (or refresh the claim on) a locked analysis for `user`; saved by the caller or here."""
     holder = _claim_holder(analysis, now)
     if holder is not None and holder != user.pk:
@@ -56,7 +56,7 @@ def claim_for_action(analysis: Analysis, user: AbstractBaseUser, now: datetime) 
 
 
 @transaction.atomic
-def analysis_claim(*, analysis: Analysis, user: AbstractBaseUser) -> Analysis:
+def analysis_claim(*, analysis: Analysis, user: User) -> Analysis:
     """Claim an open analysis for `user` for Policy.claim_minutes (refreshes their own claim)."""
     now = timezone.now()
     analysis = lock_analysis(analysis)
@@ -66,7 +66,7 @@ def analysis_claim(*, analysis: Analysis, user: AbstractBaseUser) -> Analysis:
 
 
 @transaction.atomic
-def analysis_release(*, analysis: Analysis, user: AbstractBaseUser) -> Analysis:
+def analysis_release(*, analysis: Analysis, user: User) -> Analysis:
     """Give up `user`'s claim. Releasing an unclaimed (or expired) analysis changes nothing."""
     now = timezone.now()
     analysis = lock_analysis(analysis)
@@ -83,7 +83,7 @@ def analysis_release(*, analysis: Analysis, user: AbstractBaseUser) -> Analysis:
     return analysis
 
 
-def analysis_claim_next(*, user: AbstractBaseUser) -> Analysis | None:
+def analysis_claim_next(*, user: User) -> Analysis | None:
     """Claim the oldest in-review analysis nobody holds (or whose claim expired); None if none.
 
     On PostgreSQL, rows another reviewer is claiming right now are skipped (SKIP LOCKED); on
@@ -91,6 +91,7 @@ def analysis_claim_next(*, user: AbstractBaseUser) -> Analysis | None:
     """
     now = timezone.now()
     minutes = Policy.load().claim_minutes
+    until = now + timedelta(minutes=minutes)
     free = Q(claimed_by__isnull=True) | Q(claimed_until__lte=now)
     queue = Analysis.objects.filter(free, status=Status.IN_REVIEW).order_by("created_at", "id")
     with transaction.atomic():
@@ -99,14 +100,14 @@ def analysis_claim_next(*, user: AbstractBaseUser) -> Analysis | None:
             if analysis is None:
                 return None
             analysis.claimed_by = user
-            analysis.claimed_until = now + timedelta(minutes=minutes)
+            analysis.claimed_until = until
             analysis.save(update_fields=["claimed_by", "claimed_until", "updated_at"])
         else:
             analysis = None
             for pk in queue.values_list("pk", flat=True)[:20]:
                 # Compare-and-swap: only still-free rows are taken; 0 rows means someone won.
                 taken = Analysis.objects.filter(free, pk=pk, status=Status.IN_REVIEW).update(
-                    claimed_by=user, claimed_until=now + timedelta(minutes=minutes), updated_at=now
+                    claimed_by=user, claimed_until=until, updated_at=now
                 )
                 if taken == 1:
                     analysis = Analysis.objects.get(pk=pk)
@@ -117,6 +118,6 @@ def analysis_claim_next(*, user: AbstractBaseUser) -> Analysis | None:
             analysis,
             AuditEvent.Action.CLAIMED,
             actor=user,
-            data={"until": analysis.claimed_until.isoformat(), "minutes": minutes, "next": True},
+            data={"until": until.isoformat(), "minutes": minutes, "next": True},
         )
         return analysis

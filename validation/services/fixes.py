@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -77,7 +77,7 @@ def _check_reviewable(fix: Fix, current: Revision, allowed: Iterable[str], doing
         raise FixNotReviewable(f"This fix is {fix.status}; it cannot be changed that way.")
 
 
-def _review_start(fix: Fix, user: AbstractBaseUser, allowed: Iterable[str], doing: str) -> Analysis:
+def _review_start(fix: Fix, user: User, allowed: Iterable[str], doing: str) -> Analysis:
     now = timezone.now()
     analysis, current = _lock_for_fix(fix)
     require_status(analysis, IN_REVIEW, "have its fixes reviewed")
@@ -86,7 +86,7 @@ def _review_start(fix: Fix, user: AbstractBaseUser, allowed: Iterable[str], doin
     return analysis
 
 
-def _fix_review(fix: Fix, *, status: str, user: AbstractBaseUser | None, reason: str = "") -> None:
+def _fix_review(fix: Fix, *, status: str, user: User | None, reason: str = "") -> None:
     fix.status = status
     fix.reviewer = user
     fix.reviewed_at = timezone.now() if user is not None else None
@@ -95,7 +95,7 @@ def _fix_review(fix: Fix, *, status: str, user: AbstractBaseUser | None, reason:
 
 
 @transaction.atomic
-def fix_accept(*, fix: Fix, user: AbstractBaseUser) -> Fix:
+def fix_accept(*, fix: Fix, user: User) -> Fix:
     """Accept a proposed (or rejected) fix of the current revision. Accepting twice is a no-op."""
     allowed = (Fix.Status.PROPOSED, Fix.Status.REJECTED, Fix.Status.ACCEPTED)
     analysis = _review_start(fix, user, allowed, "accept")
@@ -109,7 +109,7 @@ def fix_accept(*, fix: Fix, user: AbstractBaseUser) -> Fix:
 
 
 @transaction.atomic
-def fix_reject(*, fix: Fix, user: AbstractBaseUser, reason: str) -> Fix:
+def fix_reject(*, fix: Fix, user: User, reason: str) -> Fix:
     """Reject a fix, with a reason when Policy.require_reject_reason (the default)."""
     reason = (reason or "").strip()
     if not reason and Policy.load().require_reject_reason:
@@ -132,7 +132,7 @@ def fix_reject(*, fix: Fix, user: AbstractBaseUser, reason: str) -> Fix:
 
 
 @transaction.atomic
-def fix_edit(*, fix: Fix, user: AbstractBaseUser, replace: str) -> Fix:
+def fix_edit(*, fix: Fix, user: User, replace: str) -> Fix:
     """Replace the fix's replacement text and accept it (an edited fix).
 
     FIND is not editable, and must still occur exactly once in the fix's revision.
@@ -177,7 +177,7 @@ def fix_edit(*, fix: Fix, user: AbstractBaseUser, replace: str) -> Fix:
 
 
 @transaction.atomic
-def fix_undo(*, fix: Fix, user: AbstractBaseUser) -> Fix:
+def fix_undo(*, fix: Fix, user: User) -> Fix:
     """Return an accepted, rejected or conflicting fix to proposed.
 
     An edited replacement is kept (the card still shows it as edited); to restore the
@@ -202,9 +202,7 @@ def fix_undo(*, fix: Fix, user: AbstractBaseUser) -> Fix:
 
 
 @transaction.atomic
-def fixes_bulk_accept(
-    *, analysis: Analysis, user: AbstractBaseUser, min_confidence: float
-) -> list[Fix]:
+def fixes_bulk_accept(*, analysis: Analysis, user: User, min_confidence: float) -> list[Fix]:
     """Accept every proposed fix of the current revision whose confidence >= min_confidence."""
     if (
         isinstance(min_confidence, bool)
@@ -243,7 +241,7 @@ def fixes_bulk_accept(
 
 
 @transaction.atomic
-def fixes_apply(*, analysis_id: int, user: AbstractBaseUser) -> ApplyOutcome:
+def fixes_apply(*, analysis_id: int, user: User) -> ApplyOutcome:
     """Apply the accepted fixes of the current revision into revision n+1 and re-validate.
 
     One transaction on the locked analysis. Accepted fixes of an older revision become

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
@@ -257,7 +257,7 @@ def sweep_stale_attempts(*, now: datetime | None = None) -> list[int]:
 
 
 @transaction.atomic
-def analysis_revalidate(*, analysis: Analysis, user: AbstractBaseUser) -> Attempt:
+def analysis_revalidate(*, analysis: Analysis, user: User) -> Attempt:
     """Re-run the errored attempt of the current revision (same attempt row, runs reset)."""
     now = timezone.now()
     analysis = lock_analysis(analysis)

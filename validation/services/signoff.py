@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ from validation.services.claims import claim_for_action
 
 
 @transaction.atomic
-def analysis_sign_off(*, analysis: Analysis, user: AbstractBaseUser, comment: str = "") -> Analysis:
+def analysis_sign_off(*, analysis: Analysis, user: User, comment: str = "") -> Analysis:
     """Approve an analysis in review whose latest attempt is done and has no unapplied fix."""
     comment = (comment or "").strip()
     check_length(comment, "The comment")
@@ -65,7 +65,7 @@ def analysis_sign_off(*, analysis: Analysis, user: AbstractBaseUser, comment: st
 
 
 @transaction.atomic
-def analysis_reject(*, analysis: Analysis, user: AbstractBaseUser, comment: str) -> Analysis:
+def analysis_reject(*, analysis: Analysis, user: User, comment: str) -> Analysis:
     """Reject an open analysis for good; the comment (why) is required."""
     comment = (comment or "").strip()
     if not comment:

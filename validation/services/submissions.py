@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
@@ -31,7 +31,7 @@ from validation.services.jobs import attempt_enqueue
 
 
 def analysis_submit(
-    *, data: Mapping[str, Any] | bytes | str, submitter: AbstractBaseUser | None
+    *, data: Mapping[str, Any] | bytes | str, submitter: User | None
 ) -> IngestResult:
     """Ingest a bundle (``analyses.services.analysis_ingest``), record who sent it and queue
     its first validation, all in one transaction.
@@ -58,9 +58,7 @@ def analysis_submit(
 
 
 @transaction.atomic
-def analysis_submit_draft(
-    *, analysis: Analysis, user: AbstractBaseUser | None, body: str
-) -> Revision:
+def analysis_submit_draft(*, analysis: Analysis, user: User | None, body: str) -> Revision:
     """A new draft (RETRY / REVISE path): revision n+1 with `body`, re-validated as RETRY loop.
 
     The pipeline is not a reviewer: reviewers' claims do not block it.
@@ -86,7 +84,7 @@ def analysis_submit_draft(
 
 @transaction.atomic
 def analysis_submit_evidence(
-    *, analysis: Analysis, user: AbstractBaseUser | None, evidence: Sequence[EvidenceItem]
+    *, analysis: Analysis, user: User | None, evidence: Sequence[EvidenceItem]
 ) -> Revision:
     """Add evidence items (an existing `source_ref` is replaced), then re-validate the same
     body as revision n+1 (reason new_evidence, RETRY loop)."""
@@ -121,7 +119,7 @@ def analysis_submit_evidence(
 
 
 def _revision_next(
-    analysis: Analysis, current: Revision, body: str, user: AbstractBaseUser | None, reason: str
+    analysis: Analysis, current: Revision, body: str, user: User | None, reason: str
 ) -> Revision:
     revision = Revision.objects.create(
         analysis=analysis, number=current.number + 1, body=body, author=user, reason=reason

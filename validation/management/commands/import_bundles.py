@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from analyses.bundles import max_input_bytes
@@ -70,7 +70,7 @@ class Command(BaseCommand):
         self,
         label: str,
         data: bytes | dict[str, Any] | IngestError,
-        submitter: AbstractBaseUser | None,
+        submitter: User | None,
     ) -> bool:
         try:
             if isinstance(data, IngestError):
@@ -87,7 +87,7 @@ class Command(BaseCommand):
         return True
 
 
-def _submitter(username: str | None) -> AbstractBaseUser | None:
+def _submitter(username: str | None) -> User | None:
     if not username:
         return None
     user_model = get_user_model()
