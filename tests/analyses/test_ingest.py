@@ -12,7 +12,7 @@ from django.db import IntegrityError, connection
 from analyses.bundles import bundle_digest, bundle_parse
 from analyses.errors import IngestError
 from analyses.models import Analysis, Evidence, Revision
-from tests.analyses.conftest import row_counts
+from tests.support.bundles import row_counts
 from validation.models import Attempt, AuditEvent
 from validation.services import analysis_submit
 

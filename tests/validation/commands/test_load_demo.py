@@ -14,13 +14,13 @@ from django.core.management import CommandError, call_command
 
 from analyses.bundles import bundle_parse
 from analyses.models import Analysis
-from tests.analyses.conftest import row_counts
+from tests.support.bundles import row_counts
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
 
 pytestmark = pytest.mark.django_db
 
-DEMO = Path(__file__).resolve().parents[2] / "analyses" / "demo"
+DEMO = Path(__file__).resolve().parents[3] / "analyses" / "demo"
 
 
 def _load_demo() -> str:
