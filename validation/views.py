@@ -25,7 +25,7 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
-from validation import presenters, selectors, services
+from validation import fix_cards, presenters, selectors, services
 from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
@@ -214,7 +214,7 @@ def _fix_card_response(
     """The changed card, plus the footer and bulk-accept form out of band (counts moved)."""
     analysis.refresh_from_db(fields=["status", "claimed_by", "claimed_until"])
     state = presenters.review_state(analysis=analysis, user=request.user, reviewer=True)
-    card = presenters.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
+    card = fix_cards.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
     context = {"page": state, "card": card}
     response = render(request, f"{REVIEW_TEMPLATE}#fix-card-response", context)
     response.status_code = status

@@ -8,17 +8,12 @@ from django.contrib.auth.models import User
 from django.db.models import Max
 
 from analyses.models import Analysis, Revision
-from validation.errors import (
-    DomainError,
-    IllegalTransition,
-)
+from validation.errors import DomainError, IllegalTransition
 from validation.models import Attempt, AuditEvent, Fix
 
 Status = Analysis.Status
 
-
 MAX_COMMENT_CHARS = 2_000
-
 
 STATUS_WORDS = {
     Status.VALIDATING: "validating",
@@ -27,11 +22,7 @@ STATUS_WORDS = {
     Status.FAILED: "failed",
     Status.REJECTED: "rejected",
 }
-
-
 OPEN = frozenset({Status.VALIDATING, Status.IN_REVIEW})
-
-
 IN_REVIEW = frozenset({Status.IN_REVIEW})
 
 

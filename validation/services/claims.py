@@ -15,13 +15,7 @@ from django.utils import timezone
 from analyses.models import Analysis
 from validation.errors import ClaimedByOther
 from validation.models import AuditEvent, Policy
-from validation.services._shared import (
-    OPEN,
-    Status,
-    audit,
-    lock_analysis,
-    require_status,
-)
+from validation.services._shared import OPEN, Status, audit, lock_analysis, require_status
 
 
 def _claim_holder(analysis: Analysis, now: datetime) -> int | None:

@@ -25,22 +25,12 @@ from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
-from validation.engine.types import (
-    Bundle,
-    EngineSettings,
-    Verdict,
-)
+from validation.engine.types import Bundle, EngineSettings, Verdict
 from validation.errors import IllegalTransition
 from validation.models import Attempt, AuditEvent, Policy
-from validation.services._shared import (
-    IN_REVIEW,
-    Status,
-    audit,
-    lock_analysis,
-    require_status,
-)
+from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status
 from validation.services.claims import claim_for_action
-from validation.services.outcomes import _attempt_error, attempt_record_verdict
+from validation.services.outcomes import attempt_error, attempt_record_verdict
 
 logger = logging.getLogger(__name__)
 
@@ -107,7 +97,7 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
     try:
         attempt = Attempt.objects.select_related("analysis", "revision").get(pk=attempt.pk)
         if attempt.runs > MAX_RUNS:
-            _attempt_error(
+            attempt_error(
                 attempt_id=attempt.pk,
                 run_token=token,
                 message=(
@@ -126,7 +116,7 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
             raise  # the database, not the report: retried below
         except Exception as exc:  # any engine failure becomes a readable errored attempt
             logger.exception("Validation of revision %s failed.", revision_id)
-            _attempt_error(
+            attempt_error(
                 attempt_id=attempt.pk,
                 run_token=token,
                 message=f"Validation failed: {type(exc).__name__}: {exc}",

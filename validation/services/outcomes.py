@@ -11,10 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
-from validation.engine.types import (
-    ToolCallRecord,
-    Verdict,
-)
+from validation.engine.types import ToolCallRecord, Verdict
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy, ToolCall
 from validation.services._shared import (
     MAX_COMMENT_CHARS,
@@ -190,7 +187,7 @@ def _tool_call_rows(verdict: Verdict) -> list[tuple[ToolCallRecord, int | None]]
 
 
 @transaction.atomic
-def _attempt_error(*, attempt_id: int, run_token: str, message: str) -> bool:
+def attempt_error(*, attempt_id: int, run_token: str, message: str) -> bool:
     """Mark a running attempt errored (while `run_token` holds it) and show it to a person."""
     analysis = _lock_attempts_analysis(attempt_id)
     if analysis is None:

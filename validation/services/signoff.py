@@ -7,10 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis
-from validation.errors import (
-    IllegalTransition,
-    ReasonRequired,
-)
+from validation.errors import IllegalTransition, ReasonRequired
 from validation.models import Attempt, AuditEvent, Fix
 from validation.services._shared import (
     IN_REVIEW,
