@@ -30,7 +30,7 @@ lint: install
 	$(BIN)/ruff format --check .
 
 typecheck: install
-	$(BIN)/mypy
+	REDLINE_DEBUG=1 $(BIN)/mypy
 
 pytest: install
 	$(BIN)/pytest $(PYTEST_ARGS)

@@ -3,9 +3,8 @@ through revisions, so the admin shows them and lets an admin fix a title, no mor
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.contrib import admin
+from django.db.models import Model
 from django.http import HttpRequest
 
 from analyses.models import Analysis, Evidence, Revision
@@ -18,17 +17,17 @@ admin.site.index_title = "Policy, users and records"
 class ViewOnlyAdminMixin:
     """For records that are history: nobody adds, changes or deletes them in the admin."""
 
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
-class EvidenceInline(ViewOnlyAdminMixin, admin.TabularInline):
+class EvidenceInline(ViewOnlyAdminMixin, admin.TabularInline[Evidence, Analysis]):
     model = Evidence
     fields = ("source_ref", "kind", "url", "created_at")
     readonly_fields = fields
@@ -36,7 +35,7 @@ class EvidenceInline(ViewOnlyAdminMixin, admin.TabularInline):
     extra = 0
 
 
-class RevisionInline(ViewOnlyAdminMixin, admin.TabularInline):
+class RevisionInline(ViewOnlyAdminMixin, admin.TabularInline[Revision, Analysis]):
     model = Revision
     fields = ("number", "reason", "author", "created_at")
     readonly_fields = fields
@@ -45,7 +44,7 @@ class RevisionInline(ViewOnlyAdminMixin, admin.TabularInline):
 
 
 @admin.register(Analysis)
-class AnalysisAdmin(admin.ModelAdmin):
+class AnalysisAdmin(admin.ModelAdmin[Analysis]):
     list_display = (
         "id",
         "title",
@@ -108,7 +107,7 @@ class AnalysisAdmin(admin.ModelAdmin):
 
 
 @admin.register(Evidence)
-class EvidenceAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class EvidenceAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[Evidence]):
     """Attempts were judged against this evidence; new evidence comes as a new submission."""
 
     list_display = ("source_ref", "kind", "analysis", "url", "created_at")
@@ -121,7 +120,7 @@ class EvidenceAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Revision)
-class RevisionAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class RevisionAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[Revision]):
     list_display = ("analysis", "number", "reason", "author", "created_at")
     list_filter = ("reason",)
     search_fields = ("analysis__title", "body")

@@ -1,9 +1,26 @@
-"""Domain errors of the analyses app."""
+"""The root of Redline's errors, and the analyses app's own.
+
+The root lives here, in the app every other part may import, so that the two apps' errors
+share it without validation's ever being imported by analyses. ``validation.errors`` adds
+the domain and input errors and maps every kind to its HTTP status, in one place.
+"""
 
 from __future__ import annotations
 
 
-class IngestError(Exception):
+class RedlineError(Exception):
+    """A request Redline refuses. It carries one clear, user-facing sentence
+    (``str(error)`` and ``error.message``); whoever raised it has changed nothing."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class IngestError(RedlineError):
     """An analysis bundle that cannot be ingested. Nothing was written.
 
     `errors` holds one message per problem, each naming the field it is about

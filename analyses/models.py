@@ -1,10 +1,13 @@
 from __future__ import annotations
 
-from typing import Any
+from decimal import Decimal, InvalidOperation
+from typing import Any, NoReturn
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from validation.engine.types import EvidenceItem, ExtractedFields
 
 
 class Analysis(models.Model):
@@ -87,6 +90,52 @@ class Analysis(models.Model):
     def is_open(self) -> bool:
         return self.status in (self.Status.VALIDATING, self.Status.IN_REVIEW)
 
+    # Structured fields: the engine reads them from a report (validation.engine.fields); these
+    # three methods are the one place that converts between them and the columns.
+
+    def extracted_fields(self) -> ExtractedFields:
+        """The stored fields in the engine's form (the `previous` of a re-read)."""
+        numeric: dict[str, Decimal] = {}
+        for name, value in (self.numeric_fields or {}).items():
+            try:
+                number = Decimal(str(value))
+            except InvalidOperation:
+                continue
+            if number.is_finite():
+                numeric[name] = number
+        return ExtractedFields(
+            decision=self.decision or None, conviction=self.conviction or None, numeric=numeric
+        )
+
+    def bundle_fields(self) -> dict[str, Any]:
+        """The stored fields as a bundle's `fields` mapping (the engine's input)."""
+        fields: dict[str, Any] = dict(self.numeric_fields or {})
+        if self.decision:
+            fields["decision"] = self.decision
+        if self.conviction:
+            fields["conviction"] = self.conviction
+        return fields
+
+    def take_extracted_fields(self, extracted: ExtractedFields) -> list[str]:
+        """Copy what could be read into the columns (not saved); a field that could not be
+        read keeps its value (never emptied). Returns the names of the columns that changed."""
+        changed: list[str] = []
+        for name in ("decision", "conviction"):
+            value = getattr(extracted, name)
+            if value and value.strip():
+                label = value.strip().upper()[:20]
+                if getattr(self, name) != label:
+                    setattr(self, name, label)
+                    changed.append(name)
+        numeric = dict(self.numeric_fields or {})
+        for name, number in extracted.numeric.items():
+            if number.is_finite() and numeric.get(name) != str(number):
+                numeric[name] = str(number)
+        if numeric != (self.numeric_fields or {}):
+            self.numeric_fields = numeric
+            changed.append("numeric_fields")
+        return changed
+
 
 class Evidence(models.Model):
     """What the report may rely on. Content is text or JSON, never both."""
@@ -125,6 +174,33 @@ class Evidence(models.Model):
     @property
     def content(self) -> Any:
         return self.content_json if self.content_json is not None else self.content_text
+
+    # The columns an evidence item fills: the one builder of evidence rows (ingest and new
+    # evidence alike) writes these and only these.
+    ITEM_FIELDS = ("kind", "url", "content_text", "content_json")
+
+    @classmethod
+    def from_item(cls, analysis: Analysis, item: EvidenceItem) -> Evidence:
+        """An unsaved row for the engine's evidence item (text or JSON, never both)."""
+        text = item.content if isinstance(item.content, str) else ""
+        data = None if isinstance(item.content, str) else item.content
+        return cls(
+            analysis=analysis,
+            source_ref=item.source_ref,
+            kind=item.kind,
+            url=(item.url or "").strip(),
+            content_text=text,
+            content_json=data,
+        )
+
+    def as_item(self) -> EvidenceItem:
+        """This row as the engine's input."""
+        return EvidenceItem(
+            source_ref=self.source_ref,
+            kind=self.kind or Evidence.Kind.TEXT,
+            url=self.url or None,
+            content=self.content,
+        )
 
 
 class ImmutableError(Exception):
@@ -172,5 +248,5 @@ class Revision(models.Model):
             raise ImmutableError("A revision is immutable; create the next one instead.")
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise ImmutableError("A revision is never deleted.")

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis
 
 
-def analysis_get_by_external_id(
-    *, submitter: AbstractBaseUser | None, external_id: str
-) -> Analysis | None:
+def analysis_get_by_external_id(*, submitter: User | None, external_id: str) -> Analysis | None:
     """The analysis `submitter` sent with `external_id`, if any (external ids are per submitter)."""
     if not external_id:
         return None

@@ -3,9 +3,13 @@
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 from django.core.exceptions import ImproperlyConfigured
 
 from project.env import envbool, envint, envlist, envstr
+
+# Generic admin and queryset classes (admin.ModelAdmin[Analysis]) at runtime, as the types say.
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("REDLINE_VAR_DIR", str(BASE_DIR / "var")))

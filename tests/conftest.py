@@ -10,6 +10,8 @@ hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
 
+pytest_plugins = ["tests.support.bundles"]
+
 REQUIRED_MARKERS = ("integration", "browser")
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
@@ -15,11 +16,11 @@ from analyses.admin import ViewOnlyAdminMixin
 from validation.models import Attempt, AuditEvent, Finding, Fix, LLMCall, Policy, ToolCall
 
 
-def _all_fields(model: Any) -> tuple[str, ...]:
+def _all_fields(model: type[Model]) -> tuple[str, ...]:
     return tuple(f.name for f in model._meta.concrete_fields if f.name != "id")
 
 
-class FindingInline(ViewOnlyAdminMixin, admin.TabularInline):
+class FindingInline(ViewOnlyAdminMixin, admin.TabularInline[Finding, Attempt]):
     model = Finding
     fields = ("check_name", "kind", "severity", "message", "start", "end")
     readonly_fields = fields
@@ -27,7 +28,7 @@ class FindingInline(ViewOnlyAdminMixin, admin.TabularInline):
     extra = 0
 
 
-class FixInline(ViewOnlyAdminMixin, admin.TabularInline):
+class FixInline(ViewOnlyAdminMixin, admin.TabularInline[Fix, Attempt]):
     model = Fix
     fk_name = "attempt"
     fields = ("kind", "origin", "find", "replace", "confidence", "status")
@@ -36,14 +37,14 @@ class FixInline(ViewOnlyAdminMixin, admin.TabularInline):
     extra = 0
 
 
-class ToolCallInline(ViewOnlyAdminMixin, admin.TabularInline):
+class ToolCallInline(ViewOnlyAdminMixin, admin.TabularInline[ToolCall, Attempt | Fix]):
     model = ToolCall
     fields = ("tool", "input", "output", "error", "duration_ms")
     readonly_fields = fields
     extra = 0
 
 
-class LLMCallInline(ViewOnlyAdminMixin, admin.TabularInline):
+class LLMCallInline(ViewOnlyAdminMixin, admin.TabularInline[LLMCall, Attempt]):
     model = LLMCall
     fields = ("purpose", "model", "prompt_tokens", "completion_tokens", "latency_ms", "error")
     readonly_fields = fields
@@ -52,7 +53,7 @@ class LLMCallInline(ViewOnlyAdminMixin, admin.TabularInline):
 
 
 @admin.register(Attempt)
-class AttemptAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class AttemptAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[Attempt]):
     list_display = (
         "id",
         "analysis",
@@ -75,7 +76,7 @@ class AttemptAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Finding)
-class FindingAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class FindingAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[Finding]):
     list_display = ("id", "attempt", "check_name", "kind", "severity", "message")
     list_filter = ("check_name", "severity", "kind")
     search_fields = ("message", "text", "attempt__analysis__title")
@@ -84,7 +85,7 @@ class FindingAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Fix)
-class FixAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class FixAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[Fix]):
     """Fixes are accepted, rejected and edited on the review screen, which keeps the audit trail."""
 
     list_display = ("id", "revision", "kind", "origin", "status", "confidence", "reviewer")
@@ -97,7 +98,7 @@ class FixAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ToolCall)
-class ToolCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class ToolCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[ToolCall]):
     list_display = ("id", "tool", "attempt", "fix", "duration_ms", "has_error", "created_at")
     list_filter = ("tool",)
     search_fields = ("tool", "output", "error")
@@ -111,7 +112,7 @@ class ToolCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(LLMCall)
-class LLMCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class LLMCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[LLMCall]):
     list_display = (
         "id",
         "purpose",
@@ -130,7 +131,7 @@ class LLMCallAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
+class AuditEventAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[AuditEvent]):
     list_display = ("created_at", "analysis", "action", "actor", "comment")
     list_filter = ("action",)
     search_fields = ("analysis__title", "actor__username", "comment")
@@ -140,7 +141,7 @@ class AuditEventAdmin(ViewOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Policy)
-class PolicyAdmin(admin.ModelAdmin):
+class PolicyAdmin(admin.ModelAdmin[Policy]):
     """A singleton: the list is the one row. Changing it needs `validation.change_policy`
     (the admin group); a reviewer with `view_policy` sees it read-only."""
 

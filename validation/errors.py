@@ -1,21 +1,41 @@
-"""Domain errors of validation and review.
+"""Redline's errors, and the one place that maps them to HTTP statuses.
 
-Every error carries one clear, user-facing sentence (``str(error)`` and ``error.message``)
-that a view can show as it is. A service that raises one has changed nothing.
+    RedlineError            (analyses.errors) one user-facing sentence; nothing was changed
+    ├── IngestError         (analyses.errors) a bundle that cannot be ingested       -> 400
+    ├── InputError          a malformed request value (not a number, out of range)   -> 400
+    └── DomainError         a request the current state does not allow               -> 409
+        ├── IllegalTransition, ClaimedByOther, FixNotReviewable,
+        └── ReasonRequired, FindNotUnique, NothingToApply
+
+Views and the API answer ``http_status(error)`` with ``str(error)``; a service that raises
+one has changed nothing.
 """
 
 from __future__ import annotations
 
+from analyses.errors import IngestError, RedlineError
 
-class DomainError(Exception):
+__all__ = [
+    "ClaimedByOther",
+    "DomainError",
+    "FindNotUnique",
+    "FixNotReviewable",
+    "IllegalTransition",
+    "IngestError",
+    "InputError",
+    "NothingToApply",
+    "ReasonRequired",
+    "RedlineError",
+    "http_status",
+]
+
+
+class DomainError(RedlineError):
     """A request the current state does not allow; nothing was changed."""
 
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
 
-    def __str__(self) -> str:
-        return self.message
+class InputError(RedlineError):
+    """A request value that is malformed before any state is consulted."""
 
 
 class IllegalTransition(DomainError):
@@ -40,3 +60,18 @@ class FindNotUnique(DomainError):
 
 class NothingToApply(DomainError):
     """Apply was asked for, but no fix is accepted."""
+
+
+HTTP_STATUS: dict[type[RedlineError], int] = {
+    IngestError: 400,
+    InputError: 400,
+    DomainError: 409,
+}
+
+
+def http_status(error: RedlineError) -> int:
+    """The HTTP status that answers `error`: its nearest kind's in HTTP_STATUS, else 400."""
+    for kind in type(error).__mro__:
+        if issubclass(kind, RedlineError) and kind in HTTP_STATUS:
+            return HTTP_STATUS[kind]
+    return 400

@@ -7,8 +7,12 @@ from django.db import models
 from django.db.models import F, Q
 
 from analyses.models import Analysis, Revision
+from validation.engine.types import CHECK_LABELS, CHECK_NAMES
 
 _UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+
+
+CHECK_CHOICES = [(name, CHECK_LABELS[name].capitalize()) for name in CHECK_NAMES]
 
 
 class Policy(models.Model):
@@ -224,13 +228,6 @@ class Attempt(models.Model):
 
 
 class Finding(models.Model):
-    class Check(models.TextChoices):
-        CLAIMS_SUPPORTED = "claims_supported", "Claims supported"
-        NO_HALLUCINATIONS = "no_hallucinations", "No hallucinations"
-        QUERY_ADDRESSED = "query_addressed", "Query addressed"
-        COHERENT_FORMAT = "coherent_format", "Coherent format"
-        SOURCE_METADATA_PRESENT = "source_metadata_present", "Source metadata present"
-
     class Severity(models.TextChoices):
         CRITICAL = "critical", "Critical"
         MAJOR = "major", "Major"
@@ -238,7 +235,7 @@ class Finding(models.Model):
         INFO = "info", "Info"
 
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="findings")
-    check_name = models.CharField("check", max_length=30, choices=Check.choices)
+    check_name = models.CharField("check", max_length=30, choices=CHECK_CHOICES)
     kind = models.CharField(max_length=40)
     severity = models.CharField(max_length=10, choices=Severity.choices)
     message = models.TextField()

@@ -7,9 +7,7 @@ may not see does not exist for them (404), so ids reveal nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
@@ -21,12 +19,12 @@ REVIEWER_GROUPS = ("reviewer", "admin")
 _CACHE_ATTR = "_redline_is_reviewer"
 
 
-def is_reviewer(user: AbstractBaseUser | AnonymousUser | Any) -> bool:
+def is_reviewer(user: User | AnonymousUser) -> bool:
     """True for superusers and members of the reviewer or admin group (cached per user
     object, so a request asks the database once)."""
-    if not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+    if not isinstance(user, User) or not user.is_active:
         return False
-    if getattr(user, "is_superuser", False):
+    if user.is_superuser:
         return True
     cached = getattr(user, _CACHE_ATTR, None)
     if cached is None:
@@ -36,12 +34,12 @@ def is_reviewer(user: AbstractBaseUser | AnonymousUser | Any) -> bool:
 
 
 def analyses_for_user(
-    user: AbstractBaseUser | AnonymousUser | Any, queryset: QuerySet[Analysis] | None = None
+    user: User | AnonymousUser, queryset: QuerySet[Analysis] | None = None
 ) -> QuerySet[Analysis]:
     """The analyses `user` may see (out of `queryset`): all for reviewers, their own
     submissions otherwise."""
     analyses = Analysis.objects.all() if queryset is None else queryset
-    if not getattr(user, "is_authenticated", False):
+    if not isinstance(user, User):
         return analyses.none()
     if is_reviewer(user):
         return analyses

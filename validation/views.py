@@ -1,4 +1,5 @@
-"""The queue and the review screen. Thin: read through selectors, write through services.
+"""The queue and the review screen. Thin: read through selectors and presenters, write
+through services.
 
 Every page works without JavaScript (forms POST and redirect back with a message); with
 htmx the same views return only the fragment that changed, rendered from the same
@@ -12,6 +13,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -23,8 +25,8 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
-from validation import selectors, services
-from validation.errors import DomainError
+from validation import fix_cards, presenters, selectors, services
+from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
 
@@ -33,6 +35,9 @@ QUEUE_TEMPLATE = "validation/queue.html"
 
 
 class HtmxHttpRequest(HttpRequest):
+    """A request past our login gate (project.middleware) and django-htmx's middleware."""
+
+    user: User
     htmx: HtmxDetails
 
 
@@ -50,7 +55,7 @@ def _vary(response: HttpResponse) -> HttpResponse:
 def _nav_count(request: HttpRequest) -> int:
     if not is_reviewer(request.user):
         return 0
-    return Analysis.objects.filter(status=Analysis.Status.IN_REVIEW).count()
+    return selectors.in_review_count()
 
 
 # ---------------------------------------------------------------- queue
@@ -104,7 +109,7 @@ def queue_next(request: HtmxHttpRequest) -> HttpResponse:
     require_reviewer(request)
     try:
         analysis = services.analysis_claim_next(user=request.user)
-    except DomainError as error:
+    except RedlineError as error:
         messages.error(request, str(error))
         return redirect("queue")
     if analysis is None:
@@ -117,7 +122,7 @@ def queue_next(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def _review_context(request: HtmxHttpRequest, analysis: Analysis, **extra: Any) -> dict[str, Any]:
-    page = selectors.review_page(
+    page = presenters.review_page(
         analysis=analysis,
         user=request.user,
         reviewer=is_reviewer(request.user),
@@ -152,7 +157,7 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     analysis = _load_analysis(request, pk)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
-    state = selectors.review_state(
+    state = presenters.review_state(
         analysis=analysis, user=request.user, reviewer=is_reviewer(request.user)
     )
     if state.validating:  # the cheap answer, every 1.5 s
@@ -189,31 +194,30 @@ def _fix_action(
     fix = selectors.get_fix_for_analysis(analysis=analysis, fix_id=fix_id)
     if fix is None:
         raise Http404("No such fix on this analysis.")
-    error = ""
+    error, status = "", 200
     try:
         act(fix)
-    except DomainError as exc:
-        error = str(exc)
+    except RedlineError as exc:
+        error, status = str(exc), http_status(exc)
     if not _is_fragment_request(request):
         if error:
             messages.error(request, f"Fix {fix_id}: {error}")
         else:
             messages.success(request, done)
         return HttpResponseRedirect(reverse("analysis_review", args=[pk]) + f"#fix-{fix_id}")
-    return _fix_card_response(request, analysis, fix_id, error=error)
+    return _fix_card_response(request, analysis, fix_id, error=error, status=status)
 
 
 def _fix_card_response(
-    request: HtmxHttpRequest, analysis: Analysis, fix_id: int, *, error: str = ""
+    request: HtmxHttpRequest, analysis: Analysis, fix_id: int, *, error: str, status: int
 ) -> HttpResponse:
     """The changed card, plus the footer and bulk-accept form out of band (counts moved)."""
     analysis.refresh_from_db(fields=["status", "claimed_by", "claimed_until"])
-    state = selectors.review_state(analysis=analysis, user=request.user, reviewer=True)
-    card = selectors.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
+    state = presenters.review_state(analysis=analysis, user=request.user, reviewer=True)
+    card = fix_cards.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
     context = {"page": state, "card": card}
     response = render(request, f"{REVIEW_TEMPLATE}#fix-card-response", context)
-    if error:
-        response.status_code = 409
+    response.status_code = status
     return response
 
 
@@ -278,9 +282,9 @@ def fixes_bulk_accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         accepted = services.fixes_bulk_accept(
             analysis=analysis, user=request.user, min_confidence=threshold
         )
-    except (DomainError, InvalidThreshold) as exc:
+    except RedlineError as exc:
         messages.error(request, str(exc))
-        status = 409 if isinstance(exc, DomainError) else 400
+        status = http_status(exc)
     else:
         n = len(accepted)
         messages.success(
@@ -295,21 +299,15 @@ def fixes_bulk_accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-class InvalidThreshold(ValueError):
-    """A bulk-accept threshold that is not a number in [0, 1]."""
-
-
 def _parse_threshold(raw: str | None) -> float:
     if raw is None or raw.strip() == "":
         return Policy.load().fix_confidence_threshold
     try:
         value = float(raw)
     except ValueError:
-        raise InvalidThreshold(
-            f"The confidence threshold must be a number, got {raw[:20]!r}."
-        ) from None
+        raise InputError(f"The confidence threshold must be a number, got {raw[:20]!r}.") from None
     if not 0.0 <= value <= 1.0:  # also false for NaN
-        raise InvalidThreshold(f"The confidence threshold must be between 0 and 1, got {raw[:20]}.")
+        raise InputError(f"The confidence threshold must be between 0 and 1, got {raw[:20]}.")
     return value
 
 
@@ -328,9 +326,9 @@ def _analysis_action(
     status = 200
     try:
         messages.success(request, act(analysis))
-    except DomainError as exc:
+    except RedlineError as exc:
         messages.error(request, str(exc))
-        status = 409
+        status = http_status(exc)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
     analysis = _load_analysis(request, pk)
@@ -351,7 +349,7 @@ def fixes_apply(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return _analysis_action(request, pk, act)
 
 
-def _apply_message(outcome: Any) -> str:
+def _apply_message(outcome: services.ApplyOutcome) -> str:
     applied, conflicts, stale = len(outcome.applied), len(outcome.conflicts), len(outcome.stale)
     parts = []
     if outcome.revision is not None:

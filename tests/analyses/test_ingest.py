@@ -1,4 +1,4 @@
-"""analysis_ingest: a bundle becomes an Analysis, its Evidence, Revision 1 and a queued Attempt
+"""analysis_submit: a bundle becomes an Analysis, its Evidence, Revision 1 and a queued Attempt
 in one transaction; every bad input is a clear IngestError that writes nothing."""
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, connection
 
+from analyses.bundles import bundle_digest, bundle_parse
 from analyses.errors import IngestError
 from analyses.models import Analysis, Evidence, Revision
-from analyses.services import analysis_ingest, bundle_digest, bundle_parse
-from tests.analyses.conftest import row_counts
+from tests.support.bundles import row_counts
 from validation.models import Attempt, AuditEvent
+from validation.services import analysis_submit
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_valid_bundle_creates_the_analysis_its_evidence_and_revision_1(bundle, reviewer):
-    result = analysis_ingest(data=bundle, submitter=reviewer)
+    result = analysis_submit(data=bundle, submitter=reviewer)
 
     assert result.created is True
     analysis = result.analysis
@@ -40,7 +41,7 @@ def test_a_valid_bundle_creates_the_analysis_its_evidence_and_revision_1(bundle,
 
 
 def test_json_evidence_is_stored_as_json_and_text_evidence_as_text(bundle):
-    analysis = analysis_ingest(data=bundle, submitter=None).analysis
+    analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     tool, report = analysis.evidence.order_by("id")
     assert tool.source_ref == "gurufocus"
@@ -58,7 +59,7 @@ def test_json_evidence_is_stored_as_json_and_text_evidence_as_text(bundle):
 
 
 def test_structured_fields_are_sorted_into_decision_conviction_numeric_and_extra(bundle):
-    analysis = analysis_ingest(data=bundle, submitter=None).analysis
+    analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     assert analysis.decision == "WATCH"  # normalised to upper case
     assert analysis.conviction == "MODERATE"
@@ -74,7 +75,7 @@ def test_structured_fields_are_sorted_into_decision_conviction_numeric_and_extra
 def test_decision_and_conviction_missing_from_fields_are_read_from_the_body(bundle):
     del bundle["fields"]["decision"], bundle["fields"]["conviction"]
 
-    analysis = analysis_ingest(data=bundle, submitter=None).analysis
+    analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     assert (analysis.decision, analysis.conviction) == ("WATCH", "MODERATE")
 
@@ -82,7 +83,7 @@ def test_decision_and_conviction_missing_from_fields_are_read_from_the_body(bund
 def test_numeric_fields_missing_from_the_bundle_are_read_from_the_body(bundle):
     bundle["body"] += "\nIntrinsic value per share: $160.00. Current price: $134.22.\n"
 
-    analysis = analysis_ingest(data=bundle, submitter=None).analysis
+    analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     assert analysis.numeric_fields["intrinsic_value"] == "152.4"  # the bundle's own value wins
     assert analysis.numeric_fields["current_price"] == "134.22"
@@ -91,20 +92,20 @@ def test_numeric_fields_missing_from_the_bundle_are_read_from_the_body(bundle):
 def test_fields_sent_in_the_bundle_win_over_the_body(bundle):
     bundle["fields"]["decision"] = "AVOID"
 
-    assert analysis_ingest(data=bundle, submitter=None).analysis.decision == "AVOID"
+    assert analysis_submit(data=bundle, submitter=None).analysis.decision == "AVOID"
 
 
 def test_a_bundle_without_fields_or_a_final_decision_leaves_them_blank(bundle):
     bundle["fields"] = {}
     bundle["body"] = "# Note\n\nOperating cash flow was $15.5B [gurufocus].\n"
 
-    analysis = analysis_ingest(data=bundle, submitter=None).analysis
+    analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     assert (analysis.decision, analysis.conviction) == ("", "")
 
 
 def test_ingest_queues_one_attempt_for_revision_1_and_records_an_audit_event(bundle, reviewer):
-    analysis = analysis_ingest(data=bundle, submitter=reviewer).analysis
+    analysis = analysis_submit(data=bundle, submitter=reviewer).analysis
 
     attempt = Attempt.objects.get(analysis=analysis)
     assert attempt.revision == analysis.revisions.get(number=1)
@@ -121,22 +122,22 @@ def test_the_validation_task_is_sent_only_when_the_transaction_commits(
     bundle, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        analysis_ingest(data=bundle, submitter=None)
+        analysis_submit(data=bundle, submitter=None)
 
     assert len(callbacks) == 1
 
 
 def test_json_bytes_and_json_text_are_accepted(bundle):
-    from_bytes = analysis_ingest(data=json.dumps(bundle).encode(), submitter=None)
+    from_bytes = analysis_submit(data=json.dumps(bundle).encode(), submitter=None)
     bundle["external_id"] = "another"
-    from_text = analysis_ingest(data=json.dumps(bundle), submitter=None)
+    from_text = analysis_submit(data=json.dumps(bundle), submitter=None)
 
     assert from_bytes.created and from_text.created
     assert from_bytes.analysis.bundle_sha256 == from_text.analysis.bundle_sha256
 
 
 def test_a_utf8_byte_order_mark_is_ignored(bundle):
-    result = analysis_ingest(data=b"\xef\xbb\xbf" + json.dumps(bundle).encode(), submitter=None)
+    result = analysis_submit(data=b"\xef\xbb\xbf" + json.dumps(bundle).encode(), submitter=None)
 
     assert result.created
 
@@ -144,18 +145,18 @@ def test_a_utf8_byte_order_mark_is_ignored(bundle):
 def test_without_a_title_the_first_heading_of_the_body_is_the_title(bundle):
     bundle["title"] = ""
 
-    assert analysis_ingest(data=bundle, submitter=None).analysis.title == "NVO quick screen"
+    assert analysis_submit(data=bundle, submitter=None).analysis.title == "NVO quick screen"
 
 
 def test_without_title_or_heading_the_query_is_the_title(bundle):
     bundle["title"] = ""
     bundle["body"] = "Owner earnings were $14.8B [gurufocus]."
 
-    assert analysis_ingest(data=bundle, submitter=None).analysis.title == bundle["query"]
+    assert analysis_submit(data=bundle, submitter=None).analysis.title == bundle["query"]
 
 
 def test_a_minimal_bundle_needs_only_query_and_body():
-    result = analysis_ingest(data={"query": "What is 2 + 2?", "body": "4."}, submitter=None)
+    result = analysis_submit(data={"query": "What is 2 + 2?", "body": "4."}, submitter=None)
 
     assert result.created
     assert result.analysis.evidence.count() == 0
@@ -168,10 +169,10 @@ def test_a_minimal_bundle_needs_only_query_and_body():
 def test_re_ingesting_the_same_external_id_and_content_returns_the_existing_analysis(
     bundle, reviewer
 ):
-    first = analysis_ingest(data=bundle, submitter=reviewer)
+    first = analysis_submit(data=bundle, submitter=reviewer)
     before = row_counts()
 
-    again = analysis_ingest(data=json.dumps(bundle, indent=4).encode(), submitter=reviewer)
+    again = analysis_submit(data=json.dumps(bundle, indent=4).encode(), submitter=reviewer)
 
     assert again.created is False
     assert again.analysis.pk == first.analysis.pk
@@ -181,11 +182,11 @@ def test_re_ingesting_the_same_external_id_and_content_returns_the_existing_anal
 def test_the_same_external_id_with_different_content_is_an_error_and_writes_nothing(
     bundle, reviewer, nothing_written
 ):
-    original = analysis_ingest(data=bundle, submitter=reviewer).analysis
+    original = analysis_submit(data=bundle, submitter=reviewer).analysis
     bundle["body"] += "\nOne more sentence.\n"
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=bundle, submitter=reviewer)
+        analysis_submit(data=bundle, submitter=reviewer)
 
     assert str(caught.value).startswith(
         "external_id 'nvo-2024-q4' was already used for a different bundle"
@@ -194,16 +195,16 @@ def test_the_same_external_id_with_different_content_is_an_error_and_writes_noth
 
 
 def test_external_ids_belong_to_their_submitter(bundle, reviewer, other_reviewer):
-    mine = analysis_ingest(data=bundle, submitter=reviewer)
-    theirs = analysis_ingest(data=bundle, submitter=other_reviewer)
+    mine = analysis_submit(data=bundle, submitter=reviewer)
+    theirs = analysis_submit(data=bundle, submitter=other_reviewer)
 
     assert mine.created and theirs.created
     assert mine.analysis.pk != theirs.analysis.pk
 
 
 def test_without_a_submitter_the_external_id_is_still_idempotent(bundle):
-    first = analysis_ingest(data=bundle, submitter=None)
-    again = analysis_ingest(data=bundle, submitter=None)
+    first = analysis_submit(data=bundle, submitter=None)
+    again = analysis_submit(data=bundle, submitter=None)
 
     assert again.created is False
     assert again.analysis.pk == first.analysis.pk
@@ -213,8 +214,8 @@ def test_without_a_submitter_the_external_id_is_still_idempotent(bundle):
 def test_bundles_without_an_external_id_are_always_new(bundle, external_id):
     bundle["external_id"] = external_id
 
-    first = analysis_ingest(data=bundle, submitter=None)
-    second = analysis_ingest(data=bundle, submitter=None)
+    first = analysis_submit(data=bundle, submitter=None)
+    second = analysis_submit(data=bundle, submitter=None)
 
     assert first.created and second.created
     assert first.analysis.pk != second.analysis.pk
@@ -237,7 +238,7 @@ def test_a_concurrent_ingest_that_wins_the_race_is_returned_not_duplicated(bundl
         return result
 
     with connection.execute_wrapper(racing_insert):
-        result = analysis_ingest(data=bundle, submitter=reviewer)
+        result = analysis_submit(data=bundle, submitter=reviewer)
 
     assert result.created is False
     assert result.analysis.pk == state["winner"].pk
@@ -388,7 +389,7 @@ def test_each_invalid_bundle_is_rejected_with_a_message_naming_the_field(
     data = change(bundle)
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=data, submitter=reviewer)
+        analysis_submit(data=data, submitter=reviewer)
 
     assert message in caught.value.errors[0] or message in str(caught.value)
 
@@ -399,7 +400,7 @@ def test_all_problems_of_a_bundle_are_reported_together(bundle, nothing_written)
     del bundle["evidence"][1]["source_ref"]
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=bundle, submitter=None)
+        analysis_submit(data=bundle, submitter=None)
 
     assert caught.value.errors == [
         "query: field required",
@@ -412,7 +413,7 @@ def test_an_oversized_body_is_rejected_in_bytes_not_characters(bundle, settings,
     bundle["body"] = "é" * 501  # 501 characters, 1002 bytes
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=bundle, submitter=None)
+        analysis_submit(data=bundle, submitter=None)
 
     assert str(caught.value) == (
         "body: exceeds the 1000-byte limit (settings.REDLINE_MAX_BODY_BYTES); it is 1002 bytes"
@@ -423,7 +424,7 @@ def test_a_body_at_the_limit_is_accepted(bundle, settings):
     settings.REDLINE_MAX_BODY_BYTES = 1000
     bundle["body"] = "é" * 500
 
-    assert analysis_ingest(data=bundle, submitter=None).created
+    assert analysis_submit(data=bundle, submitter=None).created
 
 
 def test_oversized_evidence_is_rejected(bundle, settings, nothing_written):
@@ -431,7 +432,7 @@ def test_oversized_evidence_is_rejected(bundle, settings, nothing_written):
     bundle["evidence"][1]["content"] = "x" * 60
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=bundle, submitter=None)
+        analysis_submit(data=bundle, submitter=None)
 
     assert str(caught.value).startswith(
         "evidence: exceeds the 100-byte limit in total (settings.REDLINE_MAX_EVIDENCE_BYTES)"
@@ -444,7 +445,7 @@ def test_oversized_input_bytes_are_rejected_before_parsing(settings, nothing_wri
     data = b"[" * 1_000_100
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=data, submitter=None)
+        analysis_submit(data=data, submitter=None)
 
     assert str(caught.value).startswith("bundle: exceeds the 1000020-byte input limit")
 
@@ -453,14 +454,14 @@ def test_non_utf8_bytes_in_the_body_name_the_body(bundle, nothing_written):
     data = json.dumps(bundle).encode().replace(b"NVO quick screen\\n", b"NVO \xff screen\\n", 1)
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=data, submitter=None)
+        analysis_submit(data=data, submitter=None)
 
     assert str(caught.value) == "body is not valid UTF-8 (byte 0xff)"
 
 
 def test_non_utf8_bytes_outside_any_string_give_their_offset(nothing_written):
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=b'{"query": "q", \xfe "body": "b"}', submitter=None)
+        analysis_submit(data=b'{"query": "q", \xfe "body": "b"}', submitter=None)
 
     assert str(caught.value) == "bundle is not valid UTF-8 (byte 0xfe at offset 15)"
 
@@ -469,14 +470,14 @@ def test_malformed_json_gives_line_and_column(nothing_written):
     text = '{\n  "query": "q",\n  "body" "no colon"\n}'
 
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=text, submitter=None)
+        analysis_submit(data=text, submitter=None)
 
     assert str(caught.value) == "malformed JSON at line 3 column 10: Expecting ':' delimiter"
 
 
 def test_nan_is_not_json(nothing_written):
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data='{"query": "q", "body": "b", "fields": {"x": NaN}}', submitter=None)
+        analysis_submit(data='{"query": "q", "body": "b", "fields": {"x": NaN}}', submitter=None)
 
     assert str(caught.value) == "malformed JSON: NaN is not a valid JSON number"
 
@@ -492,7 +493,7 @@ def test_nan_is_not_json(nothing_written):
 )
 def test_a_bundle_must_be_a_json_object(data, message, nothing_written):
     with nothing_written(), pytest.raises(IngestError) as caught:
-        analysis_ingest(data=data, submitter=None)
+        analysis_submit(data=data, submitter=None)
 
     assert str(caught.value) == message
 
@@ -501,7 +502,7 @@ def test_a_duplicate_source_ref_writes_no_evidence(bundle, nothing_written):
     bundle["evidence"].append(dict(bundle["evidence"][0]))
 
     with nothing_written(), pytest.raises(IngestError):
-        analysis_ingest(data=bundle, submitter=None)
+        analysis_submit(data=bundle, submitter=None)
 
     assert Evidence.objects.count() == 0
 
@@ -523,7 +524,7 @@ def test_a_write_that_fails_half_way_rolls_back_everything(bundle, reviewer):
 
     before = row_counts()
     with connection.execute_wrapper(fail_evidence_insert), pytest.raises(IntegrityError):
-        analysis_ingest(data=bundle, submitter=reviewer)
+        analysis_submit(data=bundle, submitter=reviewer)
 
     assert row_counts() == before
 
@@ -535,7 +536,7 @@ def test_evidence_nested_too_deeply_is_rejected_naming_the_item(bundle, nothing_
     bundle["evidence"][0]["content"] = content
 
     with pytest.raises(IngestError) as caught:
-        analysis_ingest(data=bundle, submitter=None)
+        analysis_submit(data=bundle, submitter=None)
 
     assert "evidence[0].content" in str(caught.value)
     assert "evidence[0].content: is nested deeper than 64 levels" in str(caught.value)

@@ -13,9 +13,9 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from analyses.models import Analysis, Revision
-from analyses.services import analysis_ingest
 from tests.support.worker import wait_until
 from validation.models import Fix
+from validation.services import analysis_submit
 
 pytestmark = [
     pytest.mark.browser,
@@ -69,7 +69,7 @@ def test_review_accept_reject_apply_revalidate_and_sign_off(
     dialogs: list[str],
 ) -> None:
     # Ingested, queued, and no worker yet: the queue shows it validating and polls its row.
-    analysis = analysis_ingest(data=BUNDLE, submitter=None).analysis
+    analysis = analysis_submit(data=BUNDLE, submitter=None).analysis
     login(reviewer)
     row = page.locator(f"#analysis-row-{analysis.pk}")
     expect(row).to_contain_text("Validating")
@@ -162,7 +162,7 @@ def test_the_status_fragment_updates_while_validation_runs(
     reviewer: Any,
     start_worker: Callable[[], Any],
 ) -> None:
-    analysis = analysis_ingest(data=BUNDLE, submitter=None).analysis
+    analysis = analysis_submit(data=BUNDLE, submitter=None).analysis
     login(reviewer)
     page.goto(f"{live_server.url}/analyses/{analysis.pk}/")
     progress = page.locator("#validation-progress")

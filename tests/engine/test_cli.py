@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from validation.engine import validate
 from validation.engine.cli import main
+from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict, VerdictError
 
 ROOT = Path(__file__).resolve().parents[2]

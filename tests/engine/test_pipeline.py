@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from validation.engine import Bundle, EngineSettings, Verdict, build_index, validate
 from validation.engine.fixes import FixToApply, apply_fixes
-from validation.engine.types import EvidenceItem
+from validation.engine.numbers import build_index
+from validation.engine.pipeline import validate
+from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +112,9 @@ def test_the_public_api_loads_lazily_without_the_numbers_engine() -> None:
         "from validation.engine.fixes import apply_fixes\n"
         "from validation.engine.seedformat import read_seed\n"
         "assert 'validation.engine.numbers' not in sys.modules\n"
-        "from validation.engine import validate, build_index, read_seed, Bundle\n"
+        "from validation.engine.numbers import build_index\n"
+        "from validation.engine.pipeline import validate\n"
+        "from validation.engine.types import Bundle\n"
         "assert callable(validate) and callable(build_index)\n"
     )
     completed = subprocess.run(

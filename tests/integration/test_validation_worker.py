@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 
 from analyses.models import Analysis
-from analyses.services import analysis_ingest
 from tests.support.worker import Worker, wait_until
 from validation import services
-from validation.engine import Verdict, validate
+from validation.engine.pipeline import validate
+from validation.engine.types import Verdict
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
+from validation.services import analysis_submit
 from validation.tasks import validate_revision
 
 pytestmark = [
@@ -53,7 +54,7 @@ BUNDLE: dict[str, Any] = {
 def _ingest(**changes: Any) -> Analysis:
     bundle = copy.deepcopy(BUNDLE)
     bundle.update(changes)
-    return analysis_ingest(data=bundle, submitter=None).analysis
+    return analysis_submit(data=bundle, submitter=None).analysis
 
 
 def _expected(attempt: Attempt) -> Verdict:

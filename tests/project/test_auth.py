@@ -154,3 +154,18 @@ def test_logging_out_needs_a_post_and_ends_the_session(client, reviewer):
     assert response.status_code == 302
     assert response["Location"] == reverse("login")
     assert client.get(reverse("queue")).status_code == 302
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/analyses/", "/api/", "/metrics", "/healthz", "/readyz", "/healthz/"]
+)
+def test_machine_endpoints_are_never_sent_to_the_login_page(client, path):
+    """The API, metrics and health checks answer programs (401 or 200 themselves); the login
+    gate leaves them alone. Until they exist, they are simply not found."""
+    response = client.get(path)
+
+    assert response.status_code == 404
+
+
+def test_a_path_that_only_starts_like_the_api_is_still_gated(client):
+    assert client.get("/apiary/").status_code == 302

@@ -23,6 +23,15 @@ CHECK_NAMES: tuple[CheckName, ...] = (
     "coherent_format",
     "source_metadata_present",
 )
+# The one set of labels people read for the checks: the review screen shows them as they are,
+# the admin capitalised (Finding.check_name choices), the seed record in title case.
+CHECK_LABELS: dict[CheckName, str] = {
+    "claims_supported": "claims supported",
+    "no_hallucinations": "no hallucinations",
+    "query_addressed": "query addressed",
+    "coherent_format": "coherent format",
+    "source_metadata_present": "source metadata present",
+}
 Severity = Literal["critical", "major", "minor", "info"]
 # How strictly sources must be cited: not at all, somewhere in the report, or on every
 # numeric claim (seed §4.5, the default).

@@ -1,17 +1,8 @@
-"""Create the reviewer and admin groups and the single Policy row."""
+"""Once created the reviewer and admin groups and the Policy row here. The post_migrate receiver
+(validation.roles) ensures them after every migrate and flush, so this migration does nothing
+now; it stays so that databases that applied it keep a consistent history."""
 
 from django.db import migrations
-
-
-def create_groups_and_policy(apps, schema_editor):
-    from validation.roles import ensure_roles_and_policy
-
-    ensure_roles_and_policy(apps)
-
-
-def remove_groups(apps, schema_editor):
-    Group = apps.get_model("auth", "Group")
-    Group.objects.filter(name__in=["reviewer", "admin"]).delete()
 
 
 class Migration(migrations.Migration):
@@ -21,4 +12,4 @@ class Migration(migrations.Migration):
         ("contenttypes", "0002_remove_content_type_name"),
     ]
 
-    operations = [migrations.RunPython(create_groups_and_policy, remove_groups)]
+    operations: list[migrations.operations.base.Operation] = []

@@ -7,13 +7,15 @@ from datetime import datetime
 from typing import Any
 
 from django import template
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from analyses.models import Analysis
 from validation.permissions import is_reviewer
+from validation.presenters import claim_of, pretty_json
 from validation.rendering import safe_url
-from validation.selectors import claim_of, pretty_json
 
 register = template.Library()
 
@@ -111,9 +113,11 @@ def query(context: template.Context, **overrides: Any) -> str:
 
 
 @register.simple_tag
-def role_label(user: Any) -> str:
+def role_label(user: User | AnonymousUser | None) -> str:
     """ "reviewer", "admin" or "user" for the top bar (uses the cached role check)."""
-    if getattr(user, "is_superuser", False):
+    if user is None:
+        return "user"
+    if user.is_superuser:
         return "admin"
     if is_reviewer(user):
         return "reviewer"
@@ -127,7 +131,7 @@ def safe_link(url: str | None) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def claim_label(context: template.Context, analysis: Any) -> str:
+def claim_label(context: template.Context, analysis: Analysis) -> str:
     claim = claim_of(analysis, context.get("user"), context.get("now"))
     return claim.label if claim else ""
 

@@ -15,7 +15,8 @@ from django.utils import timezone
 from analyses.models import Analysis
 from tests.support.review_data import analysis_in_review
 from validation import services, tasks
-from validation.engine import Verdict, validate
+from validation.engine.pipeline import validate
+from validation.engine.types import Verdict
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 
 pytestmark = pytest.mark.django_db

@@ -12,15 +12,15 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
+from analyses.bundles import bundle_parse
 from analyses.models import Analysis
-from analyses.services import bundle_parse
-from tests.analyses.conftest import row_counts
-from validation.engine import validate
+from tests.support.bundles import row_counts
+from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
 
 pytestmark = pytest.mark.django_db
 
-DEMO = Path(__file__).resolve().parents[2] / "analyses" / "demo"
+DEMO = Path(__file__).resolve().parents[3] / "analyses" / "demo"
 
 
 def _load_demo() -> str:

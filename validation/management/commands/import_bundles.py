@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from analyses.bundles import max_input_bytes
 from analyses.errors import IngestError
-from analyses.services import analysis_ingest, max_input_bytes
 from validation.engine.seedformat import read_seed
+from validation.services import analysis_submit
 
 # Each source yields (label for the output, the bundle or the error that kept it from being read).
 _Item = tuple[str, bytes | dict[str, Any] | IngestError]
@@ -69,12 +70,12 @@ class Command(BaseCommand):
         self,
         label: str,
         data: bytes | dict[str, Any] | IngestError,
-        submitter: AbstractBaseUser | None,
+        submitter: User | None,
     ) -> bool:
         try:
             if isinstance(data, IngestError):
                 raise data
-            result = analysis_ingest(data=data, submitter=submitter)
+            result = analysis_submit(data=data, submitter=submitter)
         except IngestError as exc:
             self.stdout.write(f"{label}: error: {exc}")
             return False
@@ -86,7 +87,7 @@ class Command(BaseCommand):
         return True
 
 
-def _submitter(username: str | None) -> AbstractBaseUser | None:
+def _submitter(username: str | None) -> User | None:
     if not username:
         return None
     user_model = get_user_model()

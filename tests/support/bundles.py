@@ -1,3 +1,6 @@
+"""Bundles for tests: a valid bundle to break, and proof that nothing was written (a pytest plugin
+loaded by tests/conftest.py)."""
+
 from __future__ import annotations
 
 import copy

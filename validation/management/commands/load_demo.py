@@ -1,9 +1,10 @@
 """Demo data for the local run (`make run` runs this every time, so it is idempotent): a
-reviewer and an admin user, and the bundles of analyses/demo/*.json ingested through the same
+reviewer and an admin user, and the bundles of analyses/demo/*.json submitted through the same
 service as the API. Their external_ids make a second run a no-op."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,11 @@ from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+import analyses
 from analyses.errors import IngestError
-from analyses.services import analysis_ingest
-from project.env import envstr
+from validation.services import analysis_submit
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_DIR = Path(analyses.__file__).resolve().parent / "demo"
 DEFAULT_PASSWORD = "redline-demo"
 # username, group, is_staff, is_superuser
 DEMO_USERS = (
@@ -32,7 +33,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        password = envstr("REDLINE_DEMO_PASSWORD")
+        password = os.environ.get("REDLINE_DEMO_PASSWORD", "")
         if not password:
             if not settings.DEBUG:
                 # A superuser with a published password must never appear on a real server.
@@ -50,7 +51,7 @@ class Command(BaseCommand):
         failed = 0
         for path in sorted(DEMO_DIR.glob("*.json")):
             try:
-                result = analysis_ingest(data=path.read_bytes(), submitter=users["admin"])
+                result = analysis_submit(data=path.read_bytes(), submitter=users["admin"])
             except IngestError as exc:
                 failed += 1
                 self.stderr.write(f"{path.name}: error: {exc}")

@@ -11,11 +11,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from analyses.models import Analysis
-from tests.analyses.conftest import row_counts
+from tests.support.bundles import row_counts
 
 pytestmark = pytest.mark.django_db
 
-SEED = Path(__file__).resolve().parents[2] / "analyses" / "demo" / "seed"
+SEED = Path(__file__).resolve().parents[3] / "analyses" / "demo" / "seed"
 
 
 def _import(*args: str) -> tuple[str, CommandError | None]:

@@ -1,0 +1,73 @@
+"""Business logic of validation and review: every write goes through here.
+
+Views, tasks, the API, the admin and the commands call these functions; none of them holds
+business logic. Every function is keyword-only. Those that write run in one transaction and,
+where they act on an analysis, lock its row first so that two reviewers (or a reviewer and a
+worker) never interleave. A refused action raises a ``validation.errors.DomainError`` and
+changes nothing.
+
+One module per aggregate, re-exported here:
+
+- ``submissions``: a new analysis from a bundle, a new draft, new evidence.
+- ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
+- ``outcomes``: record a run's verdict or error; loop control (seed §7).
+- ``claims``: who is reviewing an analysis.
+- ``fixes``: fix review and apply.
+- ``signoff``: sign-off and reject.
+- ``_shared``: the analysis lock, status rules and the audit record they all use.
+"""
+
+from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
+from validation.services.fixes import (
+    MAX_REPLACE_CHARS,
+    ApplyOutcome,
+    fix_accept,
+    fix_edit,
+    fix_reject,
+    fix_undo,
+    fixes_apply,
+    fixes_bulk_accept,
+)
+from validation.services.jobs import (
+    MAX_RUNS,
+    analysis_revalidate,
+    attempt_bundle,
+    attempt_enqueue,
+    attempt_run,
+    engine_settings,
+    sweep_stale_attempts,
+)
+from validation.services.outcomes import attempt_record_verdict
+from validation.services.signoff import analysis_reject, analysis_sign_off
+from validation.services.submissions import (
+    analysis_submit,
+    analysis_submit_draft,
+    analysis_submit_evidence,
+)
+
+__all__ = [
+    "MAX_REPLACE_CHARS",
+    "MAX_RUNS",
+    "ApplyOutcome",
+    "analysis_claim",
+    "analysis_claim_next",
+    "analysis_reject",
+    "analysis_release",
+    "analysis_revalidate",
+    "analysis_sign_off",
+    "analysis_submit",
+    "analysis_submit_draft",
+    "analysis_submit_evidence",
+    "attempt_bundle",
+    "attempt_enqueue",
+    "attempt_record_verdict",
+    "attempt_run",
+    "engine_settings",
+    "fix_accept",
+    "fix_edit",
+    "fix_reject",
+    "fix_undo",
+    "fixes_apply",
+    "fixes_bulk_accept",
+    "sweep_stale_attempts",
+]

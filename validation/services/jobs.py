@@ -1,0 +1,282 @@
+"""Jobs: the Attempt row, not the broker message, is the source of truth.
+
+``attempt_enqueue`` records a queued attempt and sends a wake-up after commit; ``attempt_run``
+(the body of the ``validate_revision`` task) claims the attempt with a compare-and-swap, runs
+the engine and persists the verdict (``outcomes``) only while its claim still holds, so
+duplicate and redelivered messages change nothing; ``sweep_stale_attempts`` re-sends
+attempts whose message was lost.
+
+This module and ``validation.tasks`` know each other: tasks import services inside their
+bodies, and services send tasks once the transaction commits. That is the one back edge
+inside ``validation`` (see tests/project/test_dependencies.py)."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from datetime import datetime, timedelta
+from functools import partial
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db.models import F, Max, Q
+from django.utils import timezone
+
+from analyses.models import Analysis, Revision
+from validation.engine.types import Bundle, EngineSettings, Verdict
+from validation.errors import IllegalTransition
+from validation.models import Attempt, AuditEvent, Policy
+from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status
+from validation.services.claims import claim_for_action
+from validation.services.outcomes import attempt_error, attempt_record_verdict
+
+logger = logging.getLogger(__name__)
+
+# A run lost this many times (worker killed, time limit) is given up as errored rather than
+# re-run forever; a reviewer can still re-validate it.
+MAX_RUNS = 3
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.REDLINE_ATTEMPT_LEASE_SECONDS)
+
+
+@transaction.atomic
+def attempt_enqueue(*, revision: Revision, loop_kind: str = Attempt.LoopKind.INITIAL) -> Attempt:
+    """Record a queued attempt for `revision` and wake a worker once the transaction commits.
+
+    The attempt row, not the broker message, is the source of truth: a lost message is
+    re-sent by the sweeper once `lease_expires_at` (here: the deadline to start) has passed.
+    Enqueuing the same revision twice returns the existing attempt.
+    """
+    existing = Attempt.objects.filter(revision=revision).first()
+    if existing is not None:
+        return existing
+    number = (
+        Attempt.objects.filter(analysis_id=revision.analysis_id).aggregate(n=Max("number"))["n"]
+        or 0
+    ) + 1
+    attempt = Attempt.objects.create(
+        analysis_id=revision.analysis_id,
+        revision=revision,
+        number=number,
+        loop_kind=loop_kind,
+        lease_expires_at=timezone.now() + _lease(),
+    )
+    transaction.on_commit(partial(send_validation, revision.pk))
+    return attempt
+
+
+def send_validation(revision_id: int) -> None:
+    from validation.tasks import validate_revision  # the tasks module imports this one
+
+    validate_revision.delay(revision_id)
+
+
+def attempt_run(*, revision_id: int) -> Attempt | None:
+    """Run the validator on `revision_id`'s queued attempt; the body of `validate_revision`.
+
+    Idempotent: returns without doing anything when the attempt is done or errored, or is
+    running under another run's live lease. Returns None when the revision has no attempt.
+    Not atomic on purpose: the claim must be committed (visible to other workers) before the
+    engine runs, and the results are written in their own transaction.
+    """
+    attempt = Attempt.objects.filter(revision_id=revision_id).first()
+    if attempt is None:
+        logger.warning("No attempt for revision %s: nothing to run.", revision_id)
+        return None
+    if attempt.status in (Attempt.Status.DONE, Attempt.Status.ERRORED):
+        return attempt
+    token = _attempt_claim(attempt.pk)
+    if token is None:
+        logger.info("Attempt %s is not claimable (%s): skipped.", attempt.pk, attempt.status)
+        attempt.refresh_from_db()
+        return attempt
+    try:
+        attempt = Attempt.objects.select_related("analysis", "revision").get(pk=attempt.pk)
+        if attempt.runs > MAX_RUNS:
+            attempt_error(
+                attempt_id=attempt.pk,
+                run_token=token,
+                message=(
+                    f"Validation did not finish in {MAX_RUNS} runs: each run was lost (worker "
+                    "stopped or over its time limit). Re-validate to try again."
+                ),
+            )
+            attempt.refresh_from_db()
+            return attempt
+        delay = settings.REDLINE_TASK_DEBUG_DELAY_SECONDS
+        if delay:  # test seam: the crash-recovery integration test kills the worker here
+            time.sleep(delay)
+        try:
+            verdict, markdown, elapsed_ms = _engine_run(attempt)
+        except (OperationalError, InterfaceError):
+            raise  # the database, not the report: retried below
+        except Exception as exc:  # any engine failure becomes a readable errored attempt
+            logger.exception("Validation of revision %s failed.", revision_id)
+            attempt_error(
+                attempt_id=attempt.pk,
+                run_token=token,
+                message=f"Validation failed: {type(exc).__name__}: {exc}",
+            )
+        else:
+            attempt_record_verdict(
+                attempt_id=attempt.pk,
+                run_token=token,
+                verdict=verdict,
+                markdown=markdown,
+                elapsed_ms=elapsed_ms,
+            )
+    except (OperationalError, InterfaceError):
+        # A transient database error: hand the attempt back so the task's retry can claim it
+        # at once instead of waiting for the lease to run out.
+        _attempt_release(attempt_id=attempt.pk, run_token=token)
+        raise
+    attempt.refresh_from_db()
+    return attempt
+
+
+def _attempt_claim(attempt_id: int) -> str | None:
+    """Move the attempt to running under a new run token; None if another run holds it."""
+    now = timezone.now()
+    token = uuid.uuid4().hex
+    # Compare-and-swap: of two workers holding the same message (a duplicate, a redelivery,
+    # a sweeper re-send) exactly one moves the attempt; the other updates 0 rows and leaves.
+    claimed = (
+        Attempt.objects.filter(pk=attempt_id)
+        .filter(
+            Q(status=Attempt.Status.QUEUED)
+            | Q(status=Attempt.Status.RUNNING, lease_expires_at__lt=now)
+        )
+        .update(
+            status=Attempt.Status.RUNNING,
+            run_token=token,
+            lease_expires_at=now + _lease(),
+            started_at=now,
+            runs=F("runs") + 1,
+        )
+    )
+    return token if claimed == 1 else None
+
+
+def _attempt_release(*, attempt_id: int, run_token: str) -> None:
+    try:
+        Attempt.objects.filter(
+            pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
+        ).update(
+            status=Attempt.Status.QUEUED,
+            run_token="",
+            lease_expires_at=timezone.now() + _lease(),
+        )
+    except DatabaseError:  # the database is still away: the sweeper finds it after the lease
+        logger.warning("Could not release attempt %s; the sweeper will.", attempt_id)
+
+
+def engine_settings(policy: Policy) -> EngineSettings:
+    """The part of the admin Policy the engine needs."""
+    return EngineSettings(
+        approve_threshold=policy.approve_threshold,
+        revise_threshold=policy.revise_threshold,
+        retry_threshold=policy.retry_threshold,
+        relative_tolerance=policy.relative_tolerance,
+    )
+
+
+def attempt_bundle(attempt: Attempt) -> Bundle:
+    """The engine's input for one attempt: its revision's body and the analysis' evidence."""
+    analysis = attempt.analysis
+    evidence = [item.as_item() for item in analysis.evidence.order_by("id")]
+    return Bundle(
+        query=analysis.query,
+        goals=list(analysis.goals or []),
+        title=analysis.title,
+        body=attempt.revision.body,
+        fields=analysis.bundle_fields(),
+        evidence=evidence,
+    )
+
+
+def _engine_run(attempt: Attempt) -> tuple[Verdict, str, float]:
+    from validation.engine.pipeline import validate  # the pipeline is heavy; load it where it runs
+    from validation.engine.report import render_attempt_markdown
+
+    bundle = attempt_bundle(attempt)
+    started = time.perf_counter()
+    verdict = validate(bundle, engine_settings(Policy.load()))
+    elapsed_ms = (time.perf_counter() - started) * 1000
+    markdown = render_attempt_markdown(verdict, attempt.number)
+    return verdict, markdown, elapsed_ms
+
+
+def sweep_stale_attempts(*, now: datetime | None = None) -> list[int]:
+    """Re-send `validate_revision` for attempts whose message was lost; return their revisions.
+
+    Lost means: queued past its start deadline, or running past its lease (the worker died,
+    and the filesystem broker does not redeliver what a killed worker had taken). Each one is
+    put back to queued with a new deadline, so a backlog is not re-sent on every sweep.
+    """
+    now = now or timezone.now()
+    stale = Attempt.objects.filter(
+        Q(status__in=[Attempt.Status.QUEUED, Attempt.Status.RUNNING], lease_expires_at__lt=now)
+        | Q(
+            status=Attempt.Status.QUEUED,
+            lease_expires_at__isnull=True,
+            queued_at__lt=now - _lease(),
+        )
+    ).values_list("pk", "revision_id", "status", "lease_expires_at", "run_token")
+    revision_ids: list[int] = []
+    for attempt_id, revision_id, status, deadline, run_token in stale:
+        with transaction.atomic():
+            # Compare-and-swap on what we read: a worker that claimed the attempt meanwhile,
+            # or another sweeper, has changed the row and we leave it alone.
+            requeued = Attempt.objects.filter(
+                pk=attempt_id, status=status, run_token=run_token, lease_expires_at=deadline
+            ).update(
+                status=Attempt.Status.QUEUED,
+                run_token="",
+                lease_expires_at=now + _lease(),
+            )
+            if requeued == 1:
+                revision_ids.append(revision_id)
+                transaction.on_commit(partial(send_validation, revision_id))
+    if revision_ids:
+        logger.warning("Re-sent validation of revisions %s (message lost).", revision_ids)
+    return revision_ids
+
+
+@transaction.atomic
+def analysis_revalidate(*, analysis: Analysis, user: User) -> Attempt:
+    """Re-run the errored attempt of the current revision (same attempt row, runs reset)."""
+    now = timezone.now()
+    analysis = lock_analysis(analysis)
+    require_status(analysis, IN_REVIEW, "be re-validated")
+    claim_for_action(analysis, user, now)
+    attempt = analysis.attempts.order_by("-number").first()
+    if attempt is None or attempt.status != Attempt.Status.ERRORED:
+        state = f"attempt {attempt.number} is {attempt.status}" if attempt else "it has none"
+        raise IllegalTransition(f"Only an errored attempt can be re-run ({state}).")
+    Attempt.objects.filter(pk=attempt.pk).update(
+        status=Attempt.Status.QUEUED,
+        error="",
+        run_token="",
+        runs=0,
+        queued_at=now,
+        started_at=None,
+        finished_at=None,
+        lease_expires_at=now + _lease(),
+    )
+    analysis.status = Status.VALIDATING
+    analysis.save()
+    audit(
+        analysis,
+        AuditEvent.Action.VALIDATED,
+        actor=user,
+        revision_id=attempt.revision_id,
+        comment="Re-validation requested after an error.",
+        data={"attempt": attempt.number, "requeued": True, "previous_error": attempt.error},
+    )
+    transaction.on_commit(partial(send_validation, attempt.revision_id))
+    attempt.refresh_from_db()
+    return attempt

@@ -1,0 +1,296 @@
+"""Outcomes: what a finished run does. A verdict (or an error) is recorded on its attempt,
+and loop control (seed §7) routes the analysis within the policy's loop limits."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from analyses.models import Analysis, Revision
+from validation.engine.types import ToolCallRecord, Verdict
+from validation.models import Attempt, AuditEvent, Finding, Fix, Policy, ToolCall
+from validation.services._shared import (
+    MAX_COMMENT_CHARS,
+    Status,
+    audit,
+    is_latest_attempt,
+    set_status,
+)
+
+logger = logging.getLogger(__name__)
+
+
+@transaction.atomic
+def attempt_record_verdict(
+    *, attempt_id: int, run_token: str, verdict: Verdict, markdown: str = "", elapsed_ms: float = 0
+) -> bool:
+    """Persist a verdict for a running attempt, then apply loop control to its analysis.
+
+    Writes only while `run_token` still holds the attempt (a run whose lease was taken over
+    writes nothing); returns whether it wrote.
+    """
+    now = timezone.now()
+    tool_calls = _tool_call_rows(verdict)
+    timings = {**verdict.timings_ms, "total_ms": round(elapsed_ms, 3)}
+    analysis = _lock_attempts_analysis(attempt_id)
+    if analysis is None:
+        return False
+    # Compare-and-swap on id + run token: only the run that still owns the attempt records it.
+    won = Attempt.objects.filter(
+        pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
+    ).update(
+        status=Attempt.Status.DONE,
+        decision=verdict.decision,
+        confidence=verdict.confidence,
+        checks=verdict.checks.model_dump(mode="json"),
+        issues=list(verdict.issues),
+        revision_hints=verdict.revision_hints,
+        suggested_fixes=verdict.suggested_fixes,
+        numbers=verdict.numbers.model_dump(mode="json"),
+        goal_scores=[goal.model_dump(mode="json") for goal in verdict.goals],
+        goal_decision=(verdict.goal_decision or "")[:40],
+        markdown=markdown,
+        timings=timings,
+        tool_call_count=len(tool_calls),
+        llm_call_count=0,
+        error="",
+        finished_at=now,
+        lease_expires_at=None,
+    )
+    if won != 1:
+        logger.info("Attempt %s was taken over by another run; its verdict is dropped.", attempt_id)
+        return False
+    attempt = Attempt.objects.select_related("revision").get(pk=attempt_id)
+
+    findings = Finding.objects.bulk_create(
+        [
+            Finding(
+                attempt=attempt,
+                check_name=item.check,
+                kind=item.kind[:40],
+                severity=item.severity,
+                message=item.message,
+                start=item.start,
+                end=item.end,
+                text=item.text,
+                evidence=[excerpt.model_dump(mode="json") for excerpt in item.evidence],
+            )
+            for item in verdict.findings
+        ]
+    )
+    rejected_before = _rejected_fixes_by_text(analysis, attempt.revision)
+    fixes = Fix.objects.bulk_create(
+        [
+            Fix(
+                attempt=attempt,
+                revision=attempt.revision,
+                finding=(
+                    findings[proposal.finding_index]
+                    if proposal.finding_index is not None
+                    and 0 <= proposal.finding_index < len(findings)
+                    else None
+                ),
+                kind=proposal.kind[:40],
+                origin=proposal.origin,
+                find=proposal.find,
+                replace=proposal.replace,
+                proposed_replace=proposal.replace,
+                verified_with=proposal.verified_with,
+                confidence=proposal.confidence,
+                offset=proposal.offset,
+                evidence=[excerpt.model_dump(mode="json") for excerpt in proposal.evidence],
+                **_carried_rejection(rejected_before.get((proposal.find, proposal.replace)), now),
+            )
+            for proposal in verdict.fixes
+        ]
+    )
+    ToolCall.objects.bulk_create(
+        [
+            ToolCall(
+                attempt=attempt,
+                fix=fixes[fix_index] if fix_index is not None else None,
+                tool=call.tool[:60],
+                input=call.model_dump(mode="json")["input"],
+                output=call.output or "",
+                error=call.error or "",
+                duration_ms=call.duration_ms,
+            )
+            for call, fix_index in tool_calls
+        ]
+    )
+
+    changed = analysis.take_extracted_fields(verdict.fields)
+    if changed:
+        analysis.save(update_fields=[*changed, "updated_at"])
+    after_attempt(analysis=analysis, attempt=attempt)
+    return True
+
+
+def _rejected_fixes_by_text(analysis: Analysis, revision: Revision) -> dict[tuple[str, str], Fix]:
+    """Fixes a reviewer rejected on an earlier revision, by (FIND, proposed REPLACE)."""
+    earlier = (
+        Fix.objects.filter(
+            revision__analysis_id=analysis.pk,
+            revision__number__lt=revision.number,
+            status=Fix.Status.REJECTED,
+        )
+        .select_related("revision")
+        .order_by("revision__number", "id")
+    )
+    return {(fix.find, fix.proposed_replace): fix for fix in earlier}
+
+
+def _carried_rejection(earlier: Fix | None, now: datetime) -> dict[str, Any]:
+    """A proposal a person already rejected arrives rejected, with the earlier reason, so the
+    reviewer does not judge the same change twice; undo brings it back like any rejection."""
+    if earlier is None:
+        return {}
+    return {
+        "status": Fix.Status.REJECTED,
+        "reviewer_id": earlier.reviewer_id,
+        "reviewed_at": now,
+        "reason": f"Rejected on revision {earlier.revision.number}: {earlier.reason}".strip(),
+    }
+
+
+def _lock_attempts_analysis(attempt_id: int) -> Analysis | None:
+    """Lock the attempt's analysis before touching the attempt: every writer takes the
+    analysis row first (review actions do too), so two of them never wait on each other."""
+    analysis_id = (
+        Attempt.objects.filter(pk=attempt_id).values_list("analysis_id", flat=True).first()
+    )
+    if analysis_id is None:
+        return None
+    return Analysis.objects.select_for_update().get(pk=analysis_id)
+
+
+def _tool_call_rows(verdict: Verdict) -> list[tuple[ToolCallRecord, int | None]]:
+    """Each tool call once, with the index of the fix it verifies (None: the attempt's own).
+
+    A call that the verdict lists both on a fix and among its own calls is stored once,
+    linked to the fix.
+    """
+    rows: list[tuple[ToolCallRecord, int | None]] = []
+    for index, proposal in enumerate(verdict.fixes):
+        rows.extend((call, index) for call in proposal.tool_calls)
+    linked = [call for call, _ in rows]
+    for call in verdict.tool_calls:
+        if call in linked:
+            linked.remove(call)
+        else:
+            rows.append((call, None))
+    return rows
+
+
+@transaction.atomic
+def attempt_error(*, attempt_id: int, run_token: str, message: str) -> bool:
+    """Mark a running attempt errored (while `run_token` holds it) and show it to a person."""
+    analysis = _lock_attempts_analysis(attempt_id)
+    if analysis is None:
+        return False
+    won = Attempt.objects.filter(
+        pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
+    ).update(
+        status=Attempt.Status.ERRORED,
+        error=message[:5_000],
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+    )
+    if won != 1:
+        return False
+    attempt = Attempt.objects.get(pk=attempt_id)
+    if analysis.status == Status.VALIDATING and is_latest_attempt(attempt):
+        analysis.status = Status.IN_REVIEW
+        analysis.save(update_fields=["status", "updated_at"])
+    audit(
+        analysis,
+        AuditEvent.Action.VALIDATED,
+        revision_id=attempt.revision_id,
+        comment=message[:MAX_COMMENT_CHARS],
+        data={"attempt": attempt.number, "status": Attempt.Status.ERRORED},
+    )
+    return True
+
+
+def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
+    """Route the analysis by the attempt's decision, within the policy's loop limits.
+
+    APPROVE -> in review awaiting sign-off (approved at once if the policy allows validator-
+    only approval); REVISE / RETRY -> in review (RETRY also asks the pipeline for new input)
+    while under their limits, else failed; FAIL -> failed. Only an analysis still validating
+    its current revision moves: one rejected meanwhile keeps its status.
+    """
+    policy = Policy.load()
+    decision = attempt.decision
+    data: dict[str, Any] = {
+        "attempt": attempt.number,
+        "decision": decision,
+        "confidence": attempt.confidence,
+    }
+    if analysis.status != Status.VALIDATING or not is_latest_attempt(attempt):
+        audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
+        return
+    failure = ""
+    analysis.needs_new_input = False
+    if decision == Attempt.Decision.APPROVE:
+        if policy.allow_validator_only_approval:
+            set_status(analysis, Status.APPROVED)
+        else:
+            set_status(analysis, Status.IN_REVIEW)
+    elif decision == Attempt.Decision.REVISE:
+        failure = _loop_limit_failure(
+            analysis, policy, "REVISE", "the validator still asks for revision"
+        )
+        if not failure:
+            analysis.revise_loops += 1
+            set_status(analysis, Status.IN_REVIEW)
+    elif decision == Attempt.Decision.RETRY:
+        failure = _loop_limit_failure(
+            analysis, policy, "RETRY", "the evidence or approach is still wrong"
+        )
+        if not failure:
+            analysis.retry_loops += 1
+            analysis.needs_new_input = True
+            set_status(analysis, Status.IN_REVIEW)
+    else:
+        failure = f"The validator decided FAIL (confidence {attempt.confidence:.2f})."
+    if failure:
+        set_status(analysis, Status.FAILED)
+    analysis.save()
+    data["status"] = analysis.status
+    audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
+    if failure:
+        audit(
+            analysis,
+            AuditEvent.Action.FAILED,
+            revision_id=attempt.revision_id,
+            comment=failure,
+            data=data,
+        )
+    elif analysis.status == Status.APPROVED:
+        audit(
+            analysis,
+            AuditEvent.Action.APPROVED,
+            revision_id=attempt.revision_id,
+            comment="Approved by the validator (the policy allows validator-only approval).",
+            data=data,
+        )
+
+
+def _loop_limit_failure(analysis: Analysis, policy: Policy, kind: str, still: str) -> str:
+    """Why one more REVISE or RETRY loop is over the policy's limits, or "" if it is not."""
+    used, limit = (
+        (analysis.revise_loops, policy.max_revise_loops)
+        if kind == "REVISE"
+        else (analysis.retry_loops, policy.max_retry_loops)
+    )
+    if used >= limit:
+        return f"{kind} loop limit reached ({used} of {limit}); {still}."
+    total = analysis.revise_loops + analysis.retry_loops
+    if total >= policy.max_total_loops:
+        return f"Total loop limit reached ({total} of {policy.max_total_loops})."
+    return ""

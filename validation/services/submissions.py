@@ -1,0 +1,171 @@
+"""Submissions from the pipeline: a new analysis (ingest), a new draft, new evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.validators import URLValidator
+from django.db import transaction
+
+from analyses.bundles import content_bytes
+from analyses.models import Analysis, Evidence, Revision
+from analyses.services import IngestResult, analysis_ingest
+from validation.engine.fields import extract_fields
+from validation.engine.types import EvidenceItem
+from validation.errors import DomainError
+from validation.models import Attempt, AuditEvent
+from validation.services._shared import (
+    IN_REVIEW,
+    Status,
+    audit,
+    current_revision,
+    lock_analysis,
+    require_status,
+    retire_open_fixes,
+)
+from validation.services.jobs import attempt_enqueue
+
+
+def analysis_submit(
+    *, data: Mapping[str, Any] | bytes | str, submitter: User | None
+) -> IngestResult:
+    """Ingest a bundle (``analyses.services.analysis_ingest``), record who sent it and queue
+    its first validation, all in one transaction.
+
+    Raises IngestError, having written nothing, when the bundle is invalid. A re-sent bundle
+    (same external_id, same content) returns the existing analysis and queues nothing.
+    """
+    with transaction.atomic():
+        result = analysis_ingest(data=data, submitter=submitter)
+        if result.created and result.revision is not None:
+            audit(
+                result.analysis,
+                AuditEvent.Action.INGESTED,
+                actor=submitter,
+                revision_id=result.revision.pk,
+                data={
+                    "external_id": result.external_id,
+                    "bundle_sha256": result.bundle_sha256,
+                    "evidence_items": result.evidence_items,
+                },
+            )
+            attempt_enqueue(revision=result.revision)
+    return result
+
+
+@transaction.atomic
+def analysis_submit_draft(*, analysis: Analysis, user: User | None, body: str) -> Revision:
+    """A new draft (RETRY / REVISE path): revision n+1 with `body`, re-validated as RETRY loop.
+
+    The pipeline is not a reviewer: reviewers' claims do not block it.
+    """
+    _check_body(body)
+    analysis = lock_analysis(analysis)
+    require_status(analysis, IN_REVIEW, "take a new draft")
+    current = current_revision(analysis)
+    if body == current.body:
+        raise DomainError(f"The new draft is the same as revision {current.number}.")
+    revision = _revision_next(analysis, current, body, user, Revision.Reason.NEW_DRAFT)
+    analysis.take_extracted_fields(extract_fields(body, previous=analysis.extracted_fields()))
+    _revalidate_new_revision(analysis, revision)
+    audit(
+        analysis,
+        AuditEvent.Action.NEW_DRAFT,
+        actor=user,
+        revision_id=revision.pk,
+        data={"previous_revision": current.number},
+    )
+    return revision
+
+
+@transaction.atomic
+def analysis_submit_evidence(
+    *, analysis: Analysis, user: User | None, evidence: Sequence[EvidenceItem]
+) -> Revision:
+    """Add evidence items (an existing `source_ref` is replaced), then re-validate the same
+    body as revision n+1 (reason new_evidence, RETRY loop)."""
+    _check_evidence(evidence)
+    analysis = lock_analysis(analysis)
+    require_status(analysis, IN_REVIEW, "take new evidence")
+    current = current_revision(analysis)
+    existing = {item.source_ref: item for item in Evidence.objects.filter(analysis=analysis)}
+    added: list[str] = []
+    replaced: list[str] = []
+    for item in evidence:
+        new = Evidence.from_item(analysis, item)
+        row = existing.get(item.source_ref)
+        if row is None:
+            new.save()
+            added.append(item.source_ref)
+        else:
+            for name in Evidence.ITEM_FIELDS:
+                setattr(row, name, getattr(new, name))
+            row.save(update_fields=Evidence.ITEM_FIELDS)
+            replaced.append(item.source_ref)
+    revision = _revision_next(analysis, current, current.body, user, Revision.Reason.NEW_EVIDENCE)
+    _revalidate_new_revision(analysis, revision)
+    audit(
+        analysis,
+        AuditEvent.Action.NEW_EVIDENCE,
+        actor=user,
+        revision_id=revision.pk,
+        data={"added": added, "replaced": replaced},
+    )
+    return revision
+
+
+def _revision_next(
+    analysis: Analysis, current: Revision, body: str, user: User | None, reason: str
+) -> Revision:
+    revision = Revision.objects.create(
+        analysis=analysis, number=current.number + 1, body=body, author=user, reason=reason
+    )
+    retire_open_fixes(analysis, revision)
+    return revision
+
+
+def _revalidate_new_revision(analysis: Analysis, revision: Revision) -> None:
+    analysis.needs_new_input = False
+    analysis.status = Status.VALIDATING
+    analysis.save()
+    attempt_enqueue(revision=revision, loop_kind=Attempt.LoopKind.RETRY)
+
+
+def _check_body(body: str) -> None:
+    if not isinstance(body, str) or not body.strip():
+        raise DomainError("The new draft is empty.")
+    if "\x00" in body:
+        raise DomainError("The new draft contains a NUL character.")
+    size = len(body.encode("utf-8", "surrogatepass"))
+    if size > settings.REDLINE_MAX_BODY_BYTES:
+        raise DomainError(
+            f"The new draft is {size} bytes; the limit is {settings.REDLINE_MAX_BODY_BYTES}."
+        )
+
+
+def _check_evidence(evidence: Sequence[EvidenceItem]) -> None:
+    if not evidence:
+        raise DomainError("Send at least one evidence item.")
+    refs = [item.source_ref for item in evidence]
+    repeated = sorted({ref for ref in refs if refs.count(ref) > 1})
+    if repeated:
+        raise DomainError(f"Evidence source_ref used more than once: {', '.join(repeated)}.")
+    url_valid = URLValidator(schemes=["http", "https"])
+    size = 0
+    for index, item in enumerate(evidence):
+        if item.url:
+            try:
+                url_valid(item.url.strip())
+            except DjangoValidationError:
+                raise DomainError(f"evidence[{index}].url is not a valid URL.") from None
+        if isinstance(item.content, str) and not item.content.strip():
+            raise DomainError(f"evidence[{index}].content must not be empty.")
+        size += content_bytes(item.content)
+    if size > settings.REDLINE_MAX_EVIDENCE_BYTES:
+        raise DomainError(
+            f"The evidence is {size} bytes; the limit is {settings.REDLINE_MAX_EVIDENCE_BYTES}."
+        )
