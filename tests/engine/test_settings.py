@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from validation.engine import validate
+from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
 
 ROOT = Path(__file__).resolve().parents[2]

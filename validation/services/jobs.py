@@ -181,6 +181,8 @@ def engine_settings(policy: Policy) -> EngineSettings:
         revise_threshold=policy.revise_threshold,
         retry_threshold=policy.retry_threshold,
         relative_tolerance=policy.relative_tolerance,
+        citations=policy.citations,
+        failing_severity=policy.failing_severity,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from validation.engine import validate
+from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings, EvidenceItem
 from validation.models import Policy
 from validation.services import engine_settings

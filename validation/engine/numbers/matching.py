@@ -195,6 +195,7 @@ def _generate(
                 yield probe_of(
                     full / declared, step * scale / declared, _ONE, "nonpercent", True, False
                 )
+    if scale != 1 and not from_context:
         for other in _SHIFTS:
             if other < scale:
                 yield probe_of(
