@@ -220,3 +220,63 @@ def test_a_wall_of_operators_is_read_in_linear_time() -> None:
     verdict = check(body, [{"source_ref": "t", "content": "1"}])
 
     assert verdict.decision in ("APPROVE", "REVISE", "RETRY", "FAIL")
+
+
+def test_an_operand_computed_in_an_unlinked_expression_is_supported() -> None:
+    body = "Growth = [(680 - 774) / 774] * 100\n\nDoing the math: (-94 / 774) * 100 = -12.14%."
+
+    assert flagged(body, check(body)) == []
+
+
+# ------------------------------------------------------------------ the evidence's own words
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["(in millions)", "| $ million | 2019 | 2018 |", "RMB'Million", "(Dollars in millions)"],
+)
+def test_a_documents_declared_scale_gives_its_bare_numbers_their_scale(header: str) -> None:
+    evidence = [{"source_ref": "10-K", "content": f"{header}\nSegment revenue\n$\n411\n$\n247"}]
+
+    supported = check("Segment revenue was $411 million.", evidence)
+    scaled_wrong = check("Computing 411 - 247 = $164 thousand.", evidence)
+
+    assert numeric(supported) == []
+    assert flagged("Computing 411 - 247 = $164 thousand.", scaled_wrong) == ["$164 thousand"]
+
+
+def test_a_figure_more_precise_than_the_text_it_rounds_to_is_consistent() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Net revenue for 2022 was $23.6 billion."}]
+
+    assert numeric(check("Net revenue for 2022 was $23.601 billion.", evidence)) == []
+    assert [
+        f.kind for f in numeric(check("Net revenue for 2022 was $23.9 billion.", evidence))
+    ] == ["close_but_wrong"]
+
+
+def test_a_json_number_is_never_coarse() -> None:
+    evidence = [{"source_ref": "quote", "content": {"price_ask": 190.70}}]
+
+    verdict = check("The ask price was $190.66.", evidence)
+
+    assert [f.kind for f in numeric(verdict)] == ["close_but_wrong"]
+
+
+def test_a_close_number_about_something_else_gets_no_fix() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Equity in income of affiliates was 19.0%."}]
+
+    verdict = check("The gross margin was 19.4%.", evidence)
+
+    assert verdict.fixes == []
+
+
+def test_numbers_alone_on_their_lines_take_the_label_of_their_row() -> None:
+    evidence = [
+        {
+            "source_ref": "10-K",
+            "content": "(In millions)\n2021\n2020\nOperatingincome\n \n2,112 \n509\nNetsales\n14,082 \n11,303",
+        }
+    ]
+    body = "Operating income was $509 million on net sales of $11,303 million."
+
+    assert numeric(check(body, evidence)) == []

@@ -27,6 +27,7 @@ gap longer than ``MAX_GAP`` characters is never a link or an operator.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -85,6 +86,7 @@ _OPERATOR_CHARS = str.maketrans(
     }
 )
 _ALLOWED = frozenset("+-*/^() \t")
+_LETTERS_AND_DOTS = re.compile(r"[^\W\d_]|\.")
 
 
 # ------------------------------------------------------------------ expression trees
@@ -254,8 +256,11 @@ def _times_x(text: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    cleaned = "".join(char if char.isalpha() or char == "." else " " for char in text)
-    return [word.strip(".") for word in cleaned.split() if word.strip(".")]
+    return [word for word in (match.strip(".") for match in _WORD.findall(text)) if word]
+
+
+_WORD = re.compile(r"[^\W\d_][^\W\d_.]*(?:\.[^\W\d_]+)*\.?")
+_DIGIT = re.compile(r"\d")
 
 
 def _classify(body: str, mentions: Sequence[NumberMention], i: int) -> _Gap:
@@ -265,7 +270,7 @@ def _classify(body: str, mentions: Sequence[NumberMention], i: int) -> _Gap:
     if first.in_range and second.in_range:
         return _Gap("none")  # "4-6%", "$80 million to $100 million"
     raw = body[first.end : second.start]
-    if any(char.isdigit() for char in raw):
+    if _DIGIT.search(raw):
         return _Gap("none")
     text = _normalize(raw)
     operator = _operator_gap(text)
@@ -280,7 +285,7 @@ def _operator_gap(text: str) -> str | None:
     words = _words(text)
     if len(words) > MAX_LABEL_WORDS or any(word in _STOP_WORDS for word in words):
         return None
-    symbols = "".join(char for char in text if not (char.isalpha() or char == "."))
+    symbols = _LETTERS_AND_DOTS.sub("", text)
     if not set(symbols) <= _ALLOWED:
         return None
     operators = "".join(symbols.split())
