@@ -274,7 +274,10 @@ def test_numbers_alone_on_their_lines_take_the_label_of_their_row() -> None:
     evidence = [
         {
             "source_ref": "10-K",
-            "content": "(In millions)\n2021\n2020\nOperatingincome\n \n2,112 \n509\nNetsales\n14,082 \n11,303",
+            "content": (
+                "(In millions)\n2021\n2020\nOperatingincome\n \n2,112 \n509\n"
+                "Netsales\n14,082 \n11,303"
+            ),
         }
     ]
     body = "Operating income was $509 million on net sales of $11,303 million."
