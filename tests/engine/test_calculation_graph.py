@@ -283,3 +283,10 @@ def test_numbers_alone_on_their_lines_take_the_label_of_their_row() -> None:
     body = "Operating income was $509 million on net sales of $11,303 million."
 
     assert numeric(check(body, evidence)) == []
+
+
+def test_an_integer_that_is_part_of_a_name_is_not_a_claim() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Commercial Airplanes delivered 480 aircraft."}]
+    body = "Deliveries of the Boeing 737 and the 787 family reached 480 aircraft."
+
+    assert flagged(body, check(body, evidence)) == ["787"]

@@ -114,7 +114,11 @@ def analyze(
     claims: list[Claim] = []
     by_position: dict[int, Claim] = {}
     for position, mention in enumerate(mentions):
-        if _quoted(mention, quoted) or _scaling_constant(body, mention):
+        if (
+            _quoted(mention, quoted)
+            or _scaling_constant(body, mention)
+            or _model_name(body, mention)
+        ):
             continue
         claim = Claim(
             position,
@@ -302,6 +306,29 @@ def _scaling_constant(body: str, mention: NumberMention) -> bool:
 
 
 _SCALING = frozenset((Decimal(100), Decimal(1000)))
+
+
+def _model_name(body: str, mention: NumberMention) -> bool:
+    """A bare integer right after a capitalized name inside a sentence ("Boeing 737",
+    "Windows 11", "Model 3"): part of a name, not an amount. Not at a sentence start,
+    and never a number with separators, decimals, a unit or a scale."""
+    if not mention.is_plain_integer() or mention.text != body[mention.start : mention.end]:
+        return False
+    start = mention.start
+    if start < 3 or body[start - 1] != " ":
+        return False
+    word_end = start - 1
+    word_start = word_end
+    while word_start > 0 and body[word_start - 1].isalpha() and word_end - word_start < 30:
+        word_start -= 1
+    word = body[word_start:word_end]
+    if len(word) < 2 or not word[0].isupper() or word.isupper():
+        return False
+    before = body[max(0, word_start - 2) : word_start]
+    sentence_start = word_start == 0 or before.endswith((". ", "\n")) or before in ("\n", ":")
+    return not sentence_start and mention.end < len(body) and not body[mention.end].isdigit()
+
+
 _BY_BEFORE = re.compile(r"(?i)\bby[ \t]$")
 # Multiplication only: "/ 100" may divide by a cited 100 (the calculation graph decides).
 _OPERATOR_BEFORE = re.compile(r"(?:[*\u00d7]|(?<![A-Za-z])[xX])[ \t]*$")
