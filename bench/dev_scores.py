@@ -55,7 +55,11 @@ def table(title: str, sets: dict[str, dict[str, object]]) -> str:
         cells = [_cell(metrics.get(key)) for key, _ in COLUMNS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
         for variant, rate in sorted(dict(metrics.get("variants") or {}).items()):
-            variants.append(f"- {name} `{variant}`: {json.dumps(rate)}")
+            kind = "positive" if rate.get("positive") else "negative"
+            variants.append(
+                f"- {name} `{variant}` ({kind}, n={rate.get('n')}): "
+                f"flagged {float(rate.get('flag_rate') or 0):.3f}"
+            )
     if variants:
         lines += ["", "Flag rate by variant:", "", *variants]
     return "\n".join(lines)
