@@ -722,7 +722,7 @@ def operand_values(
 ) -> _Operands:
     tree = calculation.tree
     roles = constant_roles(tree, mentions) if tree is not None else {}
-    cited = {index for index, fact in facts.items() if fact.cited}
+    cited = {index for index in calculation.operands if (facts.get(index) or _EXACT).cited}
     constant = {
         index: roles.get(index) in ("hundred", "constant")
         or (roles.get(index) == "divisor" and index not in cited)

@@ -496,6 +496,17 @@ class _ParseError(Exception):
 def evaluate(node: Node, values: Sequence[Fraction | None]) -> Fraction | None:
     """The exact value of `node` with operand values `values` (by mention index);
     None when undefined (division by zero, a root of a negative, out of bounds)."""
+    return _evaluate(node, values)[id(node)]
+
+
+def evaluate_all(node: Node, values: Sequence[Fraction | None]) -> list[Fraction | None]:
+    """The values of every operation of the tree, in one pass (what the report
+    computes on its way to the result)."""
+    results = _evaluate(node, values)
+    return [results[id(operation)] for operation in subexpressions(node)]
+
+
+def _evaluate(node: Node, values: Sequence[Fraction | None]) -> dict[int, Fraction | None]:
     results: dict[int, Fraction | None] = {}
     stack: list[tuple[Node, bool]] = [(node, False)]
     while stack:
@@ -513,7 +524,7 @@ def evaluate(node: Node, values: Sequence[Fraction | None]) -> Fraction | None:
         left = results[id(current.left)] if current.left is not None else None
         right = results[id(current.right)] if current.right is not None else None
         results[id(current)] = _apply(current.op, left, right)
-    return results[id(node)]
+    return results
 
 
 def subexpressions(node: Node) -> list[Node]:

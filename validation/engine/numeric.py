@@ -53,7 +53,7 @@ from validation.engine.arithmetic import (
     constant_roles,
     find_calculations,
 )
-from validation.engine.calculations import Expression, evaluate, render, subexpressions
+from validation.engine.calculations import Expression, evaluate_all, render
 from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import clear_cache as calculator_cache_clear
 from validation.engine.numbers.derive import derive
@@ -188,6 +188,18 @@ def analyze(
     by_paragraph: dict[tuple[int, int], list[Claim]] = {}
     for claim in claims:
         by_paragraph.setdefault(claim.paragraph, []).append(claim)
+    paragraph_starts = {
+        paragraph: [claim.mention.start for claim in members]
+        for paragraph, members in by_paragraph.items()
+    }
+    supported_by_paragraph = {
+        paragraph: [claim for claim in members if claim.hit is not None]
+        for paragraph, members in by_paragraph.items()
+    }
+    supported_starts = {
+        paragraph: [claim.mention.start for claim in members]
+        for paragraph, members in supported_by_paragraph.items()
+    }
     for claim in claims:
         if (
             claim.hit is None
@@ -196,9 +208,15 @@ def analyze(
             and not claim.operand
             and not small_integer(claim.mention)
         ):
-            nearby = _nearby(by_paragraph.get(claim.paragraph, []), claim.mention.start)
+            neighbours = by_paragraph.get(claim.paragraph, [])
+            starts = paragraph_starts[claim.paragraph]
+            nearby = _nearby(
+                supported_by_paragraph[claim.paragraph],
+                supported_starts[claim.paragraph],
+                claim.mention.start,
+            )
             claim.sentence = _sentence(body, claim.mention.start, claim.mention.end)
-            unsupported = _unsupported_nearby(by_paragraph.get(claim.paragraph, []), claim)
+            unsupported = _unsupported_nearby(neighbours, starts, claim)
             claim.derivation = derive(claim, nearby, unsupported, index)
 
     return _assemble(body, index, claims, tool_calls)
@@ -228,12 +246,12 @@ def _computed_values(
         result = mentions[calculation.result]
         found.append((float(abs(result.written)), f"{calculation.expression} = {result.text}"))
     values: list[Fraction | None] = [None] * len(mentions)
+    texts = [mention.text for mention in mentions]
     for expression in expressions:
         for operand in expression.indices:
             values[operand] = Fraction(mentions[operand].written)
-        described = render(expression.tree, [mention.text for mention in mentions])
-        for node in subexpressions(expression.tree):
-            value = evaluate(node, values)
+        described = render(expression.tree, texts)
+        for value in evaluate_all(expression.tree, values):
             if value is not None:
                 found.append((abs(float(value)), described))
     found.sort()
@@ -407,31 +425,56 @@ def _line(body: str, position: int) -> tuple[int, int]:
     return body.rfind("\n", 0, position) + 1, end if end >= 0 else len(body)
 
 
-def _nearby(claims: Sequence[Claim], position: int) -> list[EvidenceNumber]:
+_NEARBY_LIMIT = 20  # evidence numbers offered to the derived search
+_NEARBY_STEPS = 64  # claims looked at for a sentence's unsupported numbers
+
+
+def _nearby(
+    supported: Sequence[Claim], starts: Sequence[int], position: int
+) -> list[EvidenceNumber]:
     """Evidence numbers matched by claims within _PARAGRAPH_REACH characters,
-    nearest first."""
-    close_by = [
-        claim
-        for claim in claims
-        if claim.hit is not None and abs(claim.mention.start - position) <= _PARAGRAPH_REACH
-    ]
-    close_by.sort(key=lambda claim: abs(claim.mention.start - position))
-    return [claim.hit.number for claim in close_by if claim.hit is not None]
+    nearest first (at most _NEARBY_LIMIT). `supported` are the paragraph's claims
+    that matched the evidence, in order, and `starts` their positions."""
+    right = bisect_left(starts, position)
+    left = right - 1
+    found: list[EvidenceNumber] = []
+    while len(found) < _NEARBY_LIMIT:
+        take_left = left >= 0 and (
+            right >= len(supported) or position - starts[left] <= starts[right] - position
+        )
+        if take_left:
+            claim, left = supported[left], left - 1
+        elif right < len(supported):
+            claim, right = supported[right], right + 1
+        else:
+            break
+        if abs(claim.mention.start - position) > _PARAGRAPH_REACH:
+            break
+        if claim.hit is not None and claim.mention.start != position:
+            found.append(claim.hit.number)
+    return found
 
 
-def _unsupported_nearby(claims: Sequence[Claim], claim: Claim) -> list[NumberMention]:
+def _unsupported_nearby(
+    claims: Sequence[Claim], starts: Sequence[int], claim: Claim
+) -> list[NumberMention]:
     """Up to 3 numbers of the claim's own sentence that no evidence supports."""
     low, high = claim.sentence
-    found = [
-        other.mention
-        for other in claims
-        if other is not claim
-        and other.hit is None
-        and not other.close
-        and low <= other.mention.start < high
-        and not small_integer(other.mention)
-    ]
-    return found[:3]
+    found: list[NumberMention] = []
+    position = bisect_left(starts, low)
+    for other in claims[position : position + _NEARBY_STEPS]:
+        if other.mention.start >= high:
+            break
+        if (
+            other is not claim
+            and other.hit is None
+            and not other.close
+            and not small_integer(other.mention)
+        ):
+            found.append(other.mention)
+            if len(found) == 3:
+                break
+    return found
 
 
 # ------------------------------------------------------------------ results
