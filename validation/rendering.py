@@ -45,7 +45,7 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 _MARKDOWN.validateLink = lambda url: True  # type: ignore[method-assign]
 
 # Above this many markup characters a body is shown as plain text (see the module doc).
-MARKDOWN_MAX_MARKUP = 30_000
+MARKDOWN_MAX_MARKUP = 12_000
 _MARKUP_CHARS = "[]()<>!*_`|&\\#"
 
 

@@ -168,10 +168,10 @@ class TestHostileText:
         assert html.count("<mark") == 1
 
     def test_a_long_report_of_prose_still_renders_as_markdown(self) -> None:
-        body = "## Section\n\nRevenue was **$10.5B** in 2024 [ref](https://x.example).\n\n" * 2_000
+        body = "## Section\n\nRevenue was **$10.5B** in 2024 [ref](https://x.example).\n\n" * 800
         html = str(render_markdown(body))
         assert "render-notice" not in html
-        assert html.count("<h2>") == 2_000
+        assert html.count("<h2>") == 800
 
     def test_protected_regions_match_the_link_and_tag_pattern(self) -> None:
         from validation.rendering import _protected_regions
