@@ -62,7 +62,7 @@ MAX_FINDINGS_PER_KIND = 200
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _NO_SPACE_HEADING = re.compile(r"^( {0,3})(#{2,6})([^\s#].*)$")
-_EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]*#*[ \t]*$")
+_EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t#]*+$")  # possessive: one pass over a line
 _SEPARATOR_CELL = re.compile(r"^\s*:?-{1,}:?\s*$")
 _CONNECTIVES = frozenset(
     """
