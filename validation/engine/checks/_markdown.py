@@ -186,7 +186,7 @@ def unique_find(body: str, start: int, end: int) -> tuple[str, int] | None:
     low, high = max(0, start - FIND_CONTEXT), min(len(body), end + FIND_CONTEXT)
     if not occurs_once(body, body[low:high]):
         return None
-    return widen_to_unique(body, start, end)
+    return widen_to_unique(body, start, end, low=low, high=high)
 
 
 # ---------------------------------------------------------------- blocks and sentences
