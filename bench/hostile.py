@@ -255,7 +255,11 @@ def main() -> None:
         for stage in stages:
             runs = 1 if stage == "check" else args.runs
             small = measure(STAGES[stage](small_body), runs, args.timeout)
-            large = measure(STAGES[stage](large_body), runs, args.timeout)
+            large = (
+                Measure(args.timeout, timed_out=True, note="not run")
+                if small.timed_out
+                else measure(STAGES[stage](large_body), runs, args.timeout)
+            )
             results.append((stage, name, small, large))
             print(f"  {stage:6s} {name:28s} {_row(small, large)}", flush=True)
 
@@ -263,6 +267,8 @@ def main() -> None:
         return m.seconds * 1000 / (size / 1000)  # ms per KB
 
     def ratio(small: Measure, large: Measure) -> float:
+        if small.timed_out:
+            return float("nan")  # unknown: not even 10 KB finished
         return per_kb(large, LARGE) / max(per_kb(small, SMALL), 1e-9)
 
     print("\nSlowest ten at 200 KB (time per KB; ratio = per-KB at 200 KB / per-KB at 10 KB):")
@@ -273,22 +279,27 @@ def main() -> None:
     ranked = sorted(results, key=lambda r: r[3].seconds, reverse=True)
     for stage, name, small, large in ranked[:10]:
         mark = ">" if large.timed_out else " "
+        small_mark = ">" if small.timed_out else " "
         print(
-            f"  {stage:6s} {name:28s} {small.seconds * 1000:8.0f}ms {mark}{large.seconds:8.2f}s "
-            f"{per_kb(large, LARGE):8.2f} {mark}{ratio(small, large):6.2f}  {large.note}"
+            f"  {stage:6s} {name:28s} {small_mark}{small.seconds * 1000:7.0f}ms "
+            f"{mark}{large.seconds:8.2f}s {per_kb(large, LARGE):8.2f} "
+            f"{mark}{ratio(small, large):6.2f}  {large.note}"
         )
 
     print("\nWorst per-KB ratio of each stage (target <= 2):")
     for stage in stages:
-        rows = [r for r in results if r[0] == stage]
+        everything = [r for r in results if r[0] == stage]
+        rows = [r for r in everything if not r[2].timed_out]
         if not rows:
             continue
         worst = max(rows, key=lambda r: ratio(r[2], r[3]))
         median = statistics.median(ratio(r[2], r[3]) for r in rows)
         mark = ">" if worst[3].timed_out else ""
+        over = [r[1] for r in everything if r[3].timed_out]
         print(
             f"  {stage:6s} worst {mark}{ratio(worst[2], worst[3]):6.2f} ({worst[1]}), "
             f"median {median:.2f}, slowest 200 KB {max(r[3].seconds for r in rows):.2f}s"
+            + (f"; over {args.timeout:.0f}s at 200 KB: {', '.join(over)}" if over else "")
         )
 
     print("\nThe inputs issue 12 reported, at their sizes:")
@@ -322,6 +333,8 @@ def main() -> None:
 
 
 def _row(small: Measure, large: Measure) -> str:
+    if small.timed_out:
+        return f"10KB >{small.seconds * 1000:7.0f}ms  200KB not run (10 KB already timed out)"
     mark = ">" if large.timed_out else " "
     per_small = small.seconds * 1000 / (SMALL / 1000)
     per_large = large.seconds * 1000 / (LARGE / 1000)
