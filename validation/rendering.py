@@ -8,8 +8,9 @@ Cost is bounded by the input's size, whatever the input (a 200 KB wall of ``[`` 
 * Markdown goes through markdown-it-py, a CommonMark parser that runs in linear time
   (python-markdown is quadratic on runs of ``[``). Its constant is still high on text
   made mostly of markup, so a body with more than :data:`MARKDOWN_MAX_MARKUP` markup
-  characters (``[ ] ( < > ! * _ ` | & \\ #``) is shown as escaped plain text, with its
-  highlights and a notice saying why. Real reports have a few thousand.
+  characters (markdown-it's inline terminators, ``! # $ % & * + - : < = > @ [ \\ ] ^ _ `
+  { | } ~``) is shown as escaped plain text, with its highlights and a notice saying why.
+  Real reports have a few thousand.
 * Link and tag regions that highlights must not split are found by one left-to-right scan.
 * Diffs trim the common head and tail first; what is left is diffed by difflib only while
   the two sides are smaller than :data:`DIFF_MAX_CELLS` (lines x lines, or words x words),
@@ -45,8 +46,10 @@ _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 _MARKDOWN.validateLink = lambda url: True  # type: ignore[method-assign]
 
 # Above this many markup characters a body is shown as plain text (see the module doc).
-MARKDOWN_MAX_MARKUP = 12_000
-_MARKUP_CHARS = "[]()<>!*_`|&\\#"
+MARKDOWN_MAX_MARKUP = 10_000
+# markdown-it's inline terminators (and "|" for tables): each one sends the parser through
+# every inline rule, some 35 µs a character, where ordinary text is skipped in runs.
+_MARKUP_CHARS = "!#$%&*+-:<=>@[\\]^_`{|}~"
 
 
 def sanitize_html(html: str) -> str:
