@@ -1,9 +1,11 @@
 """Redline settings. Every knob is an environment variable; README lists them all."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 import django_stubs_ext
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from project.env import envbool, envint, envlist, envstr
@@ -49,12 +51,15 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "axes",
+    "csp",
     "analyses",
     "validation",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -64,7 +69,47 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "project.middleware.LoginRequiredMiddleware",
+    # Last, as django-axes asks: turns a locked-out login into its 429 response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy: only our own scripts, styles, images and fonts; no inline script or
+# style anywhere (htmx's indicator styles live in redline.css, see htmx-config in base.html),
+# no framing, forms post only to us. Report bodies are sanitized HTML without images.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [NONE],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "base-uri": [NONE],
+        "object-src": [NONE],
+    }
+}
+
+# Login throttling (django-axes). Failed logins are counted in the database, so the limit holds
+# across web processes and hosts; the login page and the admin login both go through
+# django.contrib.auth.authenticate, which axes guards. After REDLINE_LOGIN_FAILURE_LIMIT
+# failures of one username from one address, that pair is refused with HTTP 429 for
+# REDLINE_LOGIN_COOLOFF_MINUTES, even with the right password; a success resets the count.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("REDLINE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("REDLINE_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+if envbool("REDLINE_BEHIND_PROXY", False):
+    # The client address is the one the (single) proxy in front of us saw.
+    AXES_IPWARE_PROXY_COUNT = 1
+    AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 ROOT_URLCONF = "project.urls"
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -203,3 +205,42 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
             raise PermissionDenied
         policy = Policy.load()
         return HttpResponseRedirect(reverse("admin:validation_policy_change", args=[policy.pk]))
+
+
+# ---------------------------------------------------------------- users
+
+User = get_user_model()
+
+
+class RedlineUserAdmin(UserAdmin):  # type: ignore[type-arg]
+    """Members of the admin group manage users, but only a superuser makes or touches a
+    superuser: the admin group cannot raise anyone (itself included) above itself."""
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        readonly = tuple(super().get_readonly_fields(request, obj))
+        if not request.user.is_superuser:
+            # Read-only fields are ignored when posted, so a forged form cannot set them.
+            readonly += ("is_superuser", "user_permissions")
+        return readonly
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        if obj is not None and obj.is_superuser and not request.user.is_superuser:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        queryset = super().get_queryset(request)
+        if not request.user.is_superuser:
+            # Bulk actions (delete selected) act on the queryset: superusers are out of reach.
+            queryset = queryset.filter(is_superuser=False)
+        return queryset
+
+
+if admin.site.is_registered(User):
+    admin.site.unregister(User)
+admin.site.register(User, RedlineUserAdmin)

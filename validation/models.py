@@ -10,6 +10,13 @@ from analyses.models import Analysis, Revision
 from validation.engine.types import CHECK_LABELS, CHECK_NAMES
 
 _UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+# Sane ranges for the Policy's counts and delays; the database holds the same bounds
+# (validation_policy_field_ranges), so neither a form nor a script can store 99999999 loops
+# or a 1e308-second retry delay.
+MAX_LOOPS = 10
+MAX_TOTAL_LOOPS = 20
+MAX_RETRY_DELAY_SECONDS = 60.0
+MAX_CLAIM_MINUTES = 24 * 60
 
 
 CHECK_CHOICES = [(name, CHECK_LABELS[name].capitalize()) for name in CHECK_NAMES]
@@ -22,9 +29,15 @@ class Policy(models.Model):
     revise_threshold = models.FloatField(default=0.50, validators=_UNIT)
     retry_threshold = models.FloatField(default=0.30, validators=_UNIT)
 
-    max_revise_loops = models.PositiveSmallIntegerField(default=2)
-    max_retry_loops = models.PositiveSmallIntegerField(default=1)
-    max_total_loops = models.PositiveSmallIntegerField(default=3)
+    max_revise_loops = models.PositiveSmallIntegerField(
+        default=2, validators=[MaxValueValidator(MAX_LOOPS)]
+    )
+    max_retry_loops = models.PositiveSmallIntegerField(
+        default=1, validators=[MaxValueValidator(MAX_LOOPS)]
+    )
+    max_total_loops = models.PositiveSmallIntegerField(
+        default=3, validators=[MaxValueValidator(MAX_TOTAL_LOOPS)]
+    )
 
     retry_enabled = models.BooleanField(
         default=True, help_text="Re-ask the LLM judge with its errors."
@@ -32,7 +45,10 @@ class Policy(models.Model):
     retry_max_attempts = models.PositiveSmallIntegerField(
         default=3, validators=[MinValueValidator(1), MaxValueValidator(10)]
     )
-    retry_delay_seconds = models.FloatField(default=0.0, validators=[MinValueValidator(0.0)])
+    retry_delay_seconds = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(MAX_RETRY_DELAY_SECONDS)],
+    )
     retry_abort_on_identical_errors = models.BooleanField(default=True)
 
     relative_tolerance = models.FloatField(
@@ -73,7 +89,7 @@ class Policy(models.Model):
         default=False, help_text="APPROVE by the validator alone approves, without a sign-off."
     )
     claim_minutes = models.PositiveSmallIntegerField(
-        default=30, validators=[MinValueValidator(1), MaxValueValidator(24 * 60)]
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(MAX_CLAIM_MINUTES)]
     )
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -100,6 +116,22 @@ class Policy(models.Model):
                 condition=Q(max_total_loops__gte=F("max_revise_loops"))
                 & Q(max_total_loops__gte=F("max_retry_loops")),
                 name="validation_policy_loop_limits_consistent",
+            ),
+            models.CheckConstraint(
+                condition=Q(max_revise_loops__lte=MAX_LOOPS)
+                & Q(max_retry_loops__lte=MAX_LOOPS)
+                & Q(max_total_loops__lte=MAX_TOTAL_LOOPS)
+                & Q(retry_max_attempts__gte=1)
+                & Q(retry_max_attempts__lte=10)
+                & Q(retry_delay_seconds__gte=0)
+                & Q(retry_delay_seconds__lte=MAX_RETRY_DELAY_SECONDS)
+                & Q(relative_tolerance__gte=0)
+                & Q(relative_tolerance__lte=1)
+                & Q(fix_confidence_threshold__gte=0)
+                & Q(fix_confidence_threshold__lte=1)
+                & Q(claim_minutes__gte=1)
+                & Q(claim_minutes__lte=MAX_CLAIM_MINUTES),
+                name="validation_policy_field_ranges",
             ),
         ]
 

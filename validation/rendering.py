@@ -2,19 +2,33 @@
 
 Everything returned as ``SafeString`` here was either escaped by us or passed through nh3
 after Markdown rendering; report bodies are untrusted text written by an LLM.
+
+Cost is bounded by the input's size, whatever the input (a 200 KB wall of ``[`` included):
+
+* Markdown goes through markdown-it-py, a CommonMark parser that runs in linear time
+  (python-markdown is quadratic on runs of ``[``). Its constant is still high on text
+  made mostly of markup, so a body with more than :data:`MARKDOWN_MAX_MARKUP` markup
+  characters (markdown-it's inline terminators, ``! # $ % & * + - : < = > @ [ \\ ] ^ _ `
+  { | } ~``) is shown as escaped plain text, with its highlights and a notice saying why.
+  Real reports have a few thousand.
+* Link and tag regions that highlights must not split are found by one left-to-right scan.
+* Diffs trim the common head and tail first; what is left is diffed by difflib only while
+  the two sides are smaller than :data:`DIFF_MAX_CELLS` (lines x lines, or words x words),
+  else it is shown as removed + added as a whole, with a notice row.
 """
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import markdown
 import nh3
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
 
 # ---------------------------------------------------------------- sanitizing
 
@@ -25,7 +39,17 @@ _ALLOWED_ATTRIBUTES = {
     tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items() if tag in _ALLOWED_TAGS
 }
 _URL_SCHEMES = {"http", "https", "mailto"}
-_MARKDOWN_EXTENSIONS = ["tables", "fenced_code"]
+# CommonMark + GitHub tables; raw HTML is passed on to nh3, which keeps only what is safe.
+_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
+# Every link becomes a link and nh3 alone decides which URLs survive: a refused
+# ``[x](javascript:…)`` loses its href instead of staying behind as literal text.
+_MARKDOWN.validateLink = lambda url: True  # type: ignore[method-assign]
+
+# Above this many markup characters a body is shown as plain text (see the module doc).
+MARKDOWN_MAX_MARKUP = 10_000
+# markdown-it's inline terminators (and "|" for tables): each one sends the parser through
+# every inline rule, some 35 µs a character, where ordinary text is skipped in runs.
+_MARKUP_CHARS = "!#$%&*+-:<=>@[\\]^_`{|}~"
 
 
 def sanitize_html(html: str) -> str:
@@ -42,9 +66,29 @@ def sanitize_html(html: str) -> str:
     )
 
 
+def markup_count(source: str) -> int:
+    """How many characters of `source` Markdown may treat as markup (a cost estimate)."""
+    return sum(source.count(char) for char in _MARKUP_CHARS)
+
+
+def renders_as_markdown(source: str) -> bool:
+    return markup_count(source) <= MARKDOWN_MAX_MARKUP
+
+
+def _plain_notice(source: str) -> str:
+    return (
+        '<p class="render-notice">This text has '
+        f"{markup_count(source):,} Markdown markup characters, more than the "
+        f"{MARKDOWN_MAX_MARKUP:,} the review screen renders; it is shown as plain text.</p>"
+    )
+
+
 def render_markdown(source: str) -> SafeString:
-    """Render untrusted Markdown to sanitized HTML."""
-    html = markdown.markdown(source, extensions=_MARKDOWN_EXTENSIONS, output_format="html")
+    """Render untrusted Markdown to sanitized HTML (plain escaped text above the markup cap)."""
+    if not renders_as_markdown(source):
+        # safe: escaped
+        return mark_safe(f'{_plain_notice(source)}<pre class="report-plain">{escape(source)}</pre>')
+    html = _MARKDOWN.render(source).rstrip("\n")
     return mark_safe(sanitize_html(html))  # safe: nh3 has just sanitized it
 
 
@@ -72,9 +116,11 @@ _LINE_MARKERS = re.compile(
     r"[ \t]*(?:(?:#{1,6}|[-*+]|\d{1,9}[.)]|>)[ \t]+|`{3,}|~{3,}|\|[ \t]*)*", re.ASCII
 )
 
+_MARKER_REACH = 120
+
 # Places a sentinel must not land in: a link destination would lose its href, a raw tag
-# its attributes. A boundary inside one moves out to the edge of the whole construct.
-_PROTECTED = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]*>")
+# its attributes. A boundary inside one moves out to the edge of the whole construct
+# (see _protected_regions).
 
 # When spans overlap, the mark takes the colour of the most telling kind.
 _KIND_PRIORITY = ("arithmetic", "close_but_wrong", "orphan")
@@ -102,7 +148,12 @@ def _adjust_span(source: str, start: int, end: int) -> tuple[int, int]:
         start += 1
     while end > start and source[end - 1].isspace():
         end -= 1
-    line_start = source.rfind("\n", 0, start) + 1
+    # Block markers sit in the first few characters of a line; looking further back for the
+    # line start would make every highlight cost a scan of its whole line.
+    reach = max(0, start - _MARKER_REACH)
+    line_start = source.rfind("\n", reach, start) + 1
+    if line_start == 0 and reach > 0:
+        return start, end
     if source[line_start:start].strip() == "":
         match = _LINE_MARKERS.match(source, line_start)
         if match and match.end() > start:
@@ -110,19 +161,67 @@ def _adjust_span(source: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+class _NextOf:
+    """The first position at or after `i` of a character `pattern` matches, for `i` that
+    never decreases: a found position is reused while it is still ahead, so the text is
+    scanned once in all, however many times this is asked."""
+
+    def __init__(self, source: str, pattern: re.Pattern[str]) -> None:
+        self.source = source
+        self.pattern = pattern
+        self.found = -1
+
+    def at(self, i: int) -> int:
+        if self.found < i:
+            match = self.pattern.search(self.source, i)
+            self.found = match.start() if match else len(self.source)
+        return self.found
+
+
+_OPENERS = re.compile(r"[\[<]")
+
+
 def _protected_regions(source: str) -> list[tuple[int, int, int]]:
     """(construct start, inner start, construct end) of links and raw tags; "inner start" is
-    where a boundary starts to hurt: the link destination, or anywhere in a tag."""
-    regions = []
-    for match in _PROTECTED.finditer(source):
-        text = match.group()
-        inner = match.start() + text.index("](") + 1 if text.startswith("[") else match.start()
-        regions.append((match.start(), inner, match.end()))
+    where a boundary starts to hurt: the link destination, or anywhere in a tag.
+
+    Finds what ``\\[[^\\]\\n]*\\]\\([^)\\n]*\\)|<[^>\\n]*>`` finds, leftmost first, in one
+    pass (the regex itself rescans the rest of the line from every ``[`` of a run)."""
+    n = len(source)
+    label_end = _NextOf(source, re.compile(r"[\]\n]"))
+    destination_end = _NextOf(source, re.compile(r"[)\n]"))
+    tag_end = _NextOf(source, re.compile(r"[>\n]"))
+    regions: list[tuple[int, int, int]] = []
+    position = 0
+    while (opener := _OPENERS.search(source, position)) is not None:
+        start = opener.start()
+        position = start + 1
+        if source[start] == "<":
+            end = tag_end.at(start + 1)
+            if end < n and source[end] == ">":
+                regions.append((start, start, end + 1))
+                position = end + 1
+            continue
+        close = label_end.at(start + 1)
+        if close + 1 < n and source[close] == "]" and source[close + 1] == "(":
+            end = destination_end.at(close + 2)
+            if end < n and source[end] == ")":
+                regions.append((start, close + 1, end + 1))
+                position = end + 1
     return regions
 
 
-def _move_out(position: int, regions: Sequence[tuple[int, int, int]], *, opening: bool) -> int:
-    for start, inner, end in regions:
+def _move_out(
+    position: int,
+    regions: Sequence[tuple[int, int, int]],
+    starts: Sequence[int],
+    *,
+    opening: bool,
+) -> int:
+    # Regions do not overlap: only the last one starting before `position` can hold it.
+    index = bisect.bisect_left(starts, position) - 1
+    if index >= 0:
+        start, inner, end = regions[index]
         if inner < position < end:
             return start if opening else end
     return position
@@ -139,14 +238,15 @@ def render_report(source: str, highlights: Sequence[Highlight] = ()) -> SafeStri
     boundaries: list[tuple[int, int, str]] = []  # (position, order, sentinel)
     usable: list[Highlight] = []
     regions = _protected_regions(source)
+    starts = [region[0] for region in regions]
     for highlight in highlights:
         if len(usable) >= _MAX_HIGHLIGHTS:
             break
         if not 0 <= highlight.start < highlight.end <= len(source):
             continue
         start, end = _adjust_span(source, highlight.start, highlight.end)
-        start = _move_out(start, regions, opening=True)
-        end = _move_out(end, regions, opening=False)
+        start = _move_out(start, regions, starts, opening=True)
+        end = _move_out(end, regions, starts, opening=False)
         if start >= end:
             continue
         index = len(usable)
@@ -165,8 +265,13 @@ def render_report(source: str, highlights: Sequence[Highlight] = ()) -> SafeStri
         pieces.append(sentinel)
         cursor = position
     pieces.append(source[cursor:])
-    html = str(render_markdown("".join(pieces)))
-    # Safe: sanitized above; the marks added now are ours, with escaped attribute values.
+    marked_source = "".join(pieces)
+    if renders_as_markdown(source):
+        html = str(render_markdown(marked_source))
+    else:
+        html = f'<pre class="report-plain">{escape(marked_source)}</pre>'
+        html = _plain_notice(source) + html
+    # Safe: sanitized or escaped above; the marks added now are ours, with escaped attributes.
     return mark_safe(_sentinels_to_marks(html, usable))
 
 
@@ -247,10 +352,52 @@ def tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
+# difflib's matcher is quadratic or worse on repetitive input (a wall of blank lines, "5% "
+# x 60,000); past this many cells (old items x new items, after the common head and tail
+# are trimmed) the middle is shown as removed + added as a whole.
+DIFF_MAX_CELLS = 250_000
+
+# At most this many removed, added or changed rows are shown per block of the diff.
+DIFF_MAX_ROWS = 2_000
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def diff_opcodes(old: Sequence[str], new: Sequence[str]) -> tuple[list[Opcode], bool]:
+    """difflib opcodes of `old` → `new`, and whether the middle was too large to diff.
+
+    The common head and tail are found in linear time; only what lies between them goes to
+    SequenceMatcher, and only while it has at most DIFF_MAX_CELLS cells."""
+    limit = min(len(old), len(new))
+    head = 0
+    while head < limit and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    old_end, new_end = len(old) - tail, len(new) - tail
+    opcodes: list[Opcode] = []
+    if head:
+        opcodes.append(("equal", 0, head, 0, head))
+    middle_old, middle_new = old_end - head, new_end - head
+    capped = middle_old * middle_new > DIFF_MAX_CELLS
+    if capped:
+        tag = "replace" if middle_old and middle_new else ("delete" if middle_old else "insert")
+        opcodes.append((tag, head, old_end, head, new_end))
+    elif middle_old or middle_new:
+        matcher = difflib.SequenceMatcher(
+            None, old[head:old_end], new[head:new_end], autojunk=False
+        )
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            opcodes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        opcodes.append(("equal", old_end, len(old), new_end, len(new)))
+    return opcodes, capped
+
+
 def _diff_html(old_tokens: Sequence[str], new_tokens: Sequence[str]) -> str:
-    matcher = difflib.SequenceMatcher(None, old_tokens, new_tokens, autojunk=False)
     out: list[str] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in diff_opcodes(old_tokens, new_tokens)[0]:
         old = escape("".join(old_tokens[i1:i2]))
         new = escape("".join(new_tokens[j1:j2]))
         if tag == "equal":
@@ -328,9 +475,9 @@ def line_diff(old: str, new: str, context: int = 2) -> list[DiffLine]:
     """Line diff of two revision bodies; changed line pairs get a word diff. Runs of more
     than 2*`context` unchanged lines collapse into one "skip" row."""
     old_lines, new_lines = _split_lines(old), _split_lines(new)
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    opcodes, capped = diff_opcodes(old_lines, new_lines)
     rows: list[DiffLine] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes:
         if tag == "equal":
             rows.extend(
                 _equal_rows(
@@ -338,8 +485,9 @@ def line_diff(old: str, new: str, context: int = 2) -> list[DiffLine]:
                 )
             )
             continue
-        if tag == "replace" and i2 - i1 == j2 - j1:
-            for k in range(i2 - i1):
+        if tag == "replace" and i2 - i1 == j2 - j1 and not capped:
+            pairs = min(i2 - i1, DIFF_MAX_ROWS)
+            for k in range(pairs):
                 rows.append(
                     DiffLine(
                         "change",
@@ -348,12 +496,30 @@ def line_diff(old: str, new: str, context: int = 2) -> list[DiffLine]:
                         word_diff(old_lines[i1 + k], new_lines[j1 + k]),
                     )
                 )
+            rows.extend(_hidden(i2 - i1 - pairs, "changed"))
             continue
-        for k in range(i1, i2):
+        shown = min(i2 - i1, DIFF_MAX_ROWS)
+        for k in range(i1, i1 + shown):
             rows.append(DiffLine("delete", k + 1, None, escape(old_lines[k])))
-        for k in range(j1, j2):
+        rows.extend(_hidden(i2 - i1 - shown, "removed"))
+        shown = min(j2 - j1, DIFF_MAX_ROWS)
+        for k in range(j1, j1 + shown):
             rows.append(DiffLine("insert", None, k + 1, escape(new_lines[k])))
+        rows.extend(_hidden(j2 - j1 - shown, "added"))
+    if capped:
+        notice = (
+            f"The changed part is too large to compare line by line (more than "
+            f"{DIFF_MAX_CELLS:,} line pairs); it is shown as removed, then added."
+        )
+        rows.insert(0, DiffLine("skip", None, None, mark_safe(notice)))  # safe: our text
     return rows
+
+
+def _hidden(count: int, what: str) -> list[DiffLine]:
+    if count <= 0:
+        return []
+    text = f"{count:,} more {what} line{'s' if count != 1 else ''} not shown"
+    return [DiffLine("skip", None, None, mark_safe(text))]  # safe: our text
 
 
 def _equal_rows(

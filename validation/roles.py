@@ -24,7 +24,8 @@ REVIEWER_PERMISSIONS = [
     ("validation", "view_auditevent"),
     ("validation", "view_policy"),
 ]
-ADMIN_APPS = ["analyses", "validation", "auth"]
+# "axes": admins see failed logins and unlock a locked-out user (delete its access attempt).
+ADMIN_APPS = ["analyses", "validation", "auth", "axes"]
 
 
 def ensure_roles_and_policy() -> None:

@@ -404,6 +404,7 @@ def test_all_problems_of_a_bundle_are_reported_together(bundle, nothing_written)
 
     assert caught.value.errors == [
         "query: field required",
+        "evidence[0].url: 'nope' is not a valid URL",
         "evidence[1].source_ref: field required",
     ]
 
@@ -416,7 +417,7 @@ def test_an_oversized_body_is_rejected_in_bytes_not_characters(bundle, settings,
         analysis_submit(data=bundle, submitter=None)
 
     assert str(caught.value) == (
-        "body: exceeds the 1000-byte limit (settings.REDLINE_MAX_BODY_BYTES); it is 1002 bytes"
+        "body: exceeds the 1000-byte limit (REDLINE_MAX_BODY_BYTES); it is 1002 bytes"
     )
 
 
@@ -435,7 +436,7 @@ def test_oversized_evidence_is_rejected(bundle, settings, nothing_written):
         analysis_submit(data=bundle, submitter=None)
 
     assert str(caught.value).startswith(
-        "evidence: exceeds the 100-byte limit in total (settings.REDLINE_MAX_EVIDENCE_BYTES)"
+        "evidence: exceeds the 100-byte limit in total (REDLINE_MAX_EVIDENCE_BYTES)"
     )
 
 

@@ -107,3 +107,50 @@ def test_a_submitter_without_a_role_reads_but_cannot_act(
     status = page.evaluate(POST_WITH_CSRF, f"/analyses/{review.analysis.pk}/fixes/{fix.pk}/accept/")
     assert status == 403
     assert Fix.objects.get(pk=fix.pk).status == Fix.Status.PROPOSED
+
+
+CSP_LISTENER = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI}`);
+});
+"""
+
+
+def test_the_review_page_works_under_the_content_security_policy(
+    live_server: Any, page: Page, login: Callable[[Any], None], reviewer: Any, admin_user: Any
+) -> None:
+    console: list[str] = []
+    page.on("console", lambda message: console.append(message.text))
+    page.add_init_script(CSP_LISTENER)
+    review = make_review()
+    login(reviewer)
+
+    response = page.goto(f"{live_server.url}/analyses/{review.analysis.pk}/")
+    assert response is not None
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    for tab in ("Evidence", "Revisions", "Attempts", "Audit", "Report"):
+        page.locator(".tabs a", has_text=tab).click()  # htmx swaps, under the policy
+        expect(page.locator(".tabs a.is-active")).to_contain_text(tab)
+    first = page.locator(".fix-card").first
+    first.locator("[data-action=accept]").click()
+    expect(first).to_have_attribute("data-status", "accepted")
+    page.keyboard.press("?")  # review.js: the shortcut overlay
+    expect(page.locator("#shortcut-help")).to_be_visible()
+    violations = page.evaluate("window.__cspViolations")
+
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url("**/accounts/login/")
+    login(admin_user)
+    page.goto(f"{live_server.url}/admin/validation/policy/1/change/")
+    expect(page.locator("body")).to_contain_text("Fix confidence threshold")
+    violations += page.evaluate("window.__cspViolations")
+
+    assert violations == []
+    assert not [text for text in console if "Content Security Policy" in text], console
+
+    # The listener does see violations: an inline style is refused and reported.
+    page.evaluate("""document.body.insertAdjacentHTML("beforeend", '<b style="color:red">x</b>')""")
+    page.wait_for_function("window.__cspViolations.length > 0")
+    assert page.evaluate("window.__cspViolations")[0].startswith("style-src")

@@ -282,3 +282,13 @@ def test_any_text_gives_findings_with_valid_spans_and_applicable_fixes(body: str
         assert body[fix.offset : fix.offset + len(fix.find)] == fix.find
         assert body.count(fix.find) == 1
         assert fix.finding_index is not None and findings[fix.finding_index].kind == fix.kind
+
+
+def test_a_repeated_mistake_is_listed_a_bounded_number_of_times_and_counted() -> None:
+    from validation.engine.checks.format import MAX_FINDINGS_PER_KIND
+
+    findings, _ = check_format("Intro.\n\n" + "##x\n" * 50_000)
+
+    headings = [f for f in findings if f.kind == "heading"]
+    assert len(headings) == MAX_FINDINGS_PER_KIND + 1
+    assert headings[-1].message.startswith("49,800 more headings like the ones above")

@@ -89,15 +89,16 @@ def test_jsonl_gives_one_line_per_bundle_in_order_and_survives_a_broken_line() -
     third = Verdict.model_validate_json(lines[2])
     invalid = VerdictError.model_validate_json(lines[3])
     assert broken.line == 2
-    assert broken.error.startswith("line 2 is not valid JSON")
+    assert broken.error == "line 2 is not a valid bundle:"
+    assert broken.details[0].startswith("malformed JSON at line")
     assert first.fields.decision == "BUY" and third.fields.decision == "BUY"
     assert {f.kind for f in third.findings} >= {"unknown_url"}
     assert invalid.line == 5
-    assert invalid.details == ["evidence.0.source_ref: Field required"]
+    assert invalid.details == ["evidence[0].source_ref: field required"]
     assert json.loads(lines[1]) == {
         "error": broken.error,
         "line": 2,
-        "details": [],
+        "details": broken.details,
     }
 
 
@@ -110,9 +111,9 @@ def test_jsonl_reads_a_non_utf8_line_as_an_error_line(tmp_path: Path) -> None:
 
     assert result.returncode == 0
     first, second = result.stdout.splitlines()
-    assert VerdictError.model_validate_json(first).error == (
-        "line 1 is not valid UTF-8 (byte 0xe9 at offset 14)"
-    )
+    assert VerdictError.model_validate_json(first).details == [
+        "query is not valid UTF-8 (byte 0xe9)"
+    ]
     assert Verdict.model_validate_json(second).decision
 
 
@@ -164,7 +165,7 @@ def test_a_bundle_breaking_the_schema_names_the_field() -> None:
     _assert_clean_failure(
         result,
         "bundle_invalid.json is not a valid bundle:",
-        "evidence.0.source_ref: Field required",
+        "evidence[0].source_ref: field required",
     )
 
 
@@ -179,11 +180,15 @@ def test_bad_json_is_refused_with_its_position(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text('{"query": "q",\n "body": }', "utf-8")
 
-    _assert_clean_failure(redline("check", str(path)), "is not valid JSON", "(line 2, column")
+    _assert_clean_failure(
+        redline("check", str(path)), "is not a valid bundle", "malformed JSON at line 2 column 10"
+    )
 
 
 def test_json_that_is_not_an_object_is_refused() -> None:
-    _assert_clean_failure(redline("check", "-", stdin=b"[1, 2]"), "standard input is not a bundle")
+    _assert_clean_failure(
+        redline("check", "-", stdin=b"[1, 2]"), "bundle must be a JSON object, got an array"
+    )
 
 
 def test_a_missing_file_is_refused() -> None:
@@ -248,7 +253,7 @@ def test_evidence_nested_too_deeply_is_refused_naming_the_field(tmp_path: Path) 
     result = redline("check", str(path))
 
     assert result.returncode == 2
-    assert "evidence.0.content" in result.stderr
+    assert "evidence[0].content" in result.stderr
     assert "nested deeper than 64 levels" in result.stderr
     assert "Traceback" not in result.stderr
 
@@ -311,7 +316,8 @@ def test_json_nested_too_deeply_to_parse_is_refused(tmp_path: Path) -> None:
     result = redline("check", str(path))
 
     assert result.returncode == 2
-    assert result.stderr.startswith(f"redline: {path} is not valid JSON: nested too deeply")
+    assert result.stderr.startswith(f"redline: {path} is not a valid bundle:")
+    assert "malformed JSON: nested too deeply" in result.stderr
 
 
 def test_the_command_line_never_imports_django() -> None:
@@ -345,3 +351,95 @@ def test_jsonl_verdicts_equal_single_checks(tmp_path: Path) -> None:
         Verdict.model_validate_json(alone)
     )
     assert Verdict.model_validate_json(batch[1]).findings[0].kind == "unknown_ref"
+
+
+# ---------------------------------------------------------------- ingest's rules, ingest's limits
+
+
+def _bundle_text(**changes: object) -> str:
+    bundle: dict[str, object] = {
+        "query": "What is the price?",
+        "body": "The price is $1.50 [src].",
+        "evidence": [{"source_ref": "src", "content": "Price: $1.50"}],
+    }
+    bundle.update(changes)
+    return json.dumps(bundle)
+
+
+@pytest.mark.parametrize(
+    ("text", "detail"),
+    [
+        (_bundle_text(fields={"intrinsic_value": 1}).replace("1}", "NaN}"), "NaN is not a valid"),
+        (_bundle_text(fields={"x": 1}).replace("1}", "Infinity}"), "Infinity is not a valid"),
+        (_bundle_text(fields={"x": 1}).replace("1}", "1e999}"), "fields.x: must be a finite"),
+        (_bundle_text(body="a\u0000b"), "body: contains a NUL character"),
+        (_bundle_text(body=" \n\t "), "body: must not be blank"),
+        (_bundle_text(fields={f"f{i}": "x" for i in range(101)}), "at most 100 fields"),
+        (_bundle_text(fields={"x": 1}).replace("1}", "9" * 5000 + "}"), "fields.x: an integer"),
+        (
+            _bundle_text(evidence=[{"source_ref": "s", "content": {"n": 1}}]).replace(
+                '"n": 1', '"n": ' + "7" * 5000
+            ),
+            "evidence[0].content.n: an integer of 5000 digits",
+        ),
+        (_bundle_text(fields={"intrinsic_value": "NaN"}), "fields.intrinsic_value: must be a"),
+        (_bundle_text(fields={"decision": "buy?"}), "fields.decision: must be a"),
+        (
+            _bundle_text(evidence=[{"source_ref": "s", "url": "javascript:x", "content": "c"}]),
+            "is not a valid URL",
+        ),
+    ],
+)
+def test_what_ingest_refuses_the_command_line_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, detail: str
+) -> None:
+    path = tmp_path / "bundle.json"
+    path.write_text(text, "utf-8")
+
+    code = main(["check", str(path)])
+
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert detail in err
+    assert "Traceback" not in err
+
+
+def test_the_byte_limits_come_from_the_environment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDLINE_MAX_BODY_BYTES", "10")
+    path = tmp_path / "bundle.json"
+    path.write_text(_bundle_text(), "utf-8")
+
+    assert main(["check", str(path)]) == 2
+    assert "body: exceeds the 10-byte limit (REDLINE_MAX_BODY_BYTES)" in capsys.readouterr().err
+
+
+def test_a_file_over_the_input_limit_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "huge.json"
+    with path.open("wb") as handle:  # sparse: 50 MB that the command must not read
+        handle.truncate(50_000_000)
+
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "exceeds the 6200000-byte input limit" in err
+    assert "it is 50000000 bytes" in err
+
+
+def test_jsonl_goes_on_after_a_huge_integer_and_an_oversized_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDLINE_MAX_EVIDENCE_BYTES", "1000")
+    huge_int = _bundle_text(fields={"x": 1}).replace("1}", "9" * 5000 + "}")
+    oversized = _bundle_text(title="x" * 1_300_000)
+    path = tmp_path / "batch.jsonl"
+    path.write_text("\n".join([huge_int, oversized, _bundle_text()]) + "\n", "utf-8")
+
+    assert main(["check", "--jsonl", str(path)]) == 0
+
+    first, second, third = capsys.readouterr().out.splitlines()
+    assert "an integer of 5000 digits" in VerdictError.model_validate_json(first).details[0]
+    assert "exceeds the 1201000-byte input limit" in VerdictError.model_validate_json(second).error
+    assert Verdict.model_validate_json(third).decision

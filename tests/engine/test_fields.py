@@ -181,3 +181,20 @@ def test_bundle_fields_become_the_previous_fields_leniently() -> None:
         numeric={"intrinsic_value": Decimal("195.0"), "fair_value": Decimal("1180.5")},
     )
     assert fields_from_mapping({"decision": "", "conviction": 3}) == ExtractedFields()
+
+
+@pytest.mark.parametrize("wall", [" ", "*", "_", "|", "\n", "*_ |\n"])
+def test_a_200_kb_wall_of_decoration_is_read_whole_and_holds_no_field(wall: str) -> None:
+    text = (wall * 200_000)[:200_000]
+
+    assert extract_fields(text) == ExtractedFields()
+    assert read_decision(f"FINAL DECISION{text}BUY") is None
+    assert read_decision(f"{text}**FINAL DECISION:** BUY") == "BUY"
+    assert read_conviction(f"{text}Conviction: HIGH.\n{text}") == "HIGH"
+    assert read_numeric(f"Intrinsic value{text}") == {}
+
+
+def test_a_label_inside_a_word_is_not_a_label() -> None:
+    assert read_decision("indecision: BUY") is None
+    assert read_conviction("xfinal conviction: HIGH") == "HIGH"
+    assert read_numeric("Intrinsic value: -   $12") == {"intrinsic_value": Decimal("-12")}

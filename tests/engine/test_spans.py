@@ -63,3 +63,18 @@ def test_the_result_always_contains_the_span_and_occurs_once(
     assert body[offset : offset + len(find)] == find
     assert offset <= start and end <= offset + len(find)
     assert occurs_once(body, find)
+
+
+def test_on_long_repeated_text_bisection_still_finds_a_unique_widening(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from validation.engine import spans
+
+    monkeypatch.setattr(spans, "_STAIRCASE_WORK", 0)
+    body = "Intro line.\n" + "##x\n" * 400 + "The end.\n"
+    start = body.index("##x")
+    find, offset = spans.widen_to_unique(body, start, start + 3)
+
+    assert spans.occurs_once(body, find)
+    assert body[offset : offset + len(find)] == find
+    assert offset <= start and start + 3 <= offset + len(find)

@@ -9,9 +9,15 @@ No Django, no database::
     redline check bundle.json --format markdown    # seed §9 section 7 + findings and fixes
     redline check bundle.json --settings settings.json          # EngineSettings overrides
 
+Input rules: the same as ingest's (``validation.engine.intake``, one set of rules): the same
+Bundle model, the same messages and the same byte limits, read from the environment
+variables ingest's settings read (``REDLINE_MAX_BODY_BYTES``, default 200000, and
+``REDLINE_MAX_EVIDENCE_BYTES``, default 5000000). A file, standard input or JSONL line
+larger than their sum plus 1,000,000 bytes is refused before it is read or parsed.
+
 Exit codes: 0 when the check ran (whatever the decision); 2 when the input cannot be
-read -- bad JSON, not UTF-8, a bundle or settings file that breaks the schema (the
-message names the field, e.g. ``evidence.0.source_ref: Field required``), a file that
+read -- bad JSON, not UTF-8, too large, a bundle or settings file that breaks the rules
+(the message names the field, e.g. ``evidence[0].source_ref: field required``), a file that
 cannot be opened; 3 when the engine itself fails on a readable bundle (one line on
 stderr, ``redline: internal error while checking FILE: ExceptionType: message``, no
 traceback). With ``--jsonl`` an unreadable *line*, or one the engine fails on, gives a
@@ -25,13 +31,14 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, TextIO
 
 from pydantic import ValidationError
 
-from validation.engine.types import Bundle, EngineSettings, Verdict, VerdictError
+from validation.engine.intake import BundleError, read_bundle, validation_messages
+from validation.engine.types import Bundle, EngineSettings, InputLimits, Verdict, VerdictError
 
 if TYPE_CHECKING:
     from validation.engine.numbers import EvidenceIndex
@@ -104,14 +111,15 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
     if args.jsonl is not None and args.format != "json":
         parser.error("--jsonl writes one JSON verdict per line; --format markdown needs one bundle")
     try:
-        settings = _read_settings(args.settings) if args.settings else EngineSettings()
+        limits = _limits_from_env()
+        settings = _read_settings(args.settings, limits) if args.settings else EngineSettings()
         if args.jsonl is not None:
-            return _check_jsonl(Path(args.jsonl), settings, sys.stdout, engine)
+            return _check_jsonl(Path(args.jsonl), settings, sys.stdout, engine, limits)
         if args.context is not None:
-            bundle = _read_seed(Path(args.context), Path(args.response))
+            bundle = _read_seed(Path(args.context), Path(args.response), limits)
             where = f"{args.context} + {args.response}"
         else:
-            bundle = _read_bundle(args.bundle)
+            bundle = _read_bundle(args.bundle, limits)
             where = "standard input" if args.bundle == "-" else args.bundle
         try:
             rendered = _render_verdict(bundle, settings, args.format, engine)
@@ -137,13 +145,40 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
 # ---------------------------------------------------------------- reading
 
 
-def _read_bytes(name: str) -> bytes:
-    if name == "-":
-        return sys.stdin.buffer.read()
+def _limits_from_env() -> InputLimits:
     try:
-        return Path(name).read_bytes()
+        return InputLimits.from_env()
+    except (ValueError, ValidationError) as error:
+        raise InputError(f"bad input limits in the environment: {error}") from None
+
+
+def _read_bytes(name: str, limit: int) -> bytes:
+    """The bytes of file `name` (``-``: standard input), refused unread above `limit`."""
+    if name == "-":
+        data = sys.stdin.buffer.read(limit + 1)
+        if len(data) > limit:
+            raise InputError(_too_large("standard input", None, limit))
+        return data
+    path = Path(name)
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise InputError(_too_large(name, size, limit))
+            data = handle.read(limit + 1)  # a pipe or a growing file has no honest size
     except OSError as error:
         raise InputError(f"cannot open {name}: {error.strerror or error}") from None
+    if len(data) > limit:
+        raise InputError(_too_large(name, None, limit))
+    return data
+
+
+def _too_large(where: str, size: int | None, limit: int) -> str:
+    actual = f"it is {size} bytes" if size is not None else "it is larger"
+    return (
+        f"{where} exceeds the {limit}-byte input limit (REDLINE_MAX_BODY_BYTES + "
+        f"REDLINE_MAX_EVIDENCE_BYTES + 1000000); {actual}"
+    )
 
 
 def _decode(data: bytes, where: str) -> str:
@@ -164,34 +199,35 @@ def _parse_json(text: str, where: str) -> Any:
         ) from None
     except RecursionError:
         raise InputError(f"{where} is not valid JSON: nested too deeply to read") from None
+    except ValueError as error:  # an integer longer than Python converts
+        raise InputError(f"{where} is not valid JSON: {error}") from None
 
 
 def validation_details(error: ValidationError) -> list[str]:
-    """``evidence.0.source_ref: Field required`` -- one line per schema error."""
+    """``approve_threshold: Input should be ...`` -- one line per settings error (bundle
+    errors are worded by validation.engine.intake, as ingest words them)."""
     details = []
     for item in error.errors():
-        location = ".".join(str(part) for part in item["loc"]) or "(bundle)"
+        location = ".".join(str(part) for part in item["loc"]) or "(settings)"
         details.append(f"{location}: {item['msg']}")
     return details
 
 
-def parse_bundle(text: str, where: str) -> Bundle:
-    data = _parse_json(text, where)
-    if not isinstance(data, dict):
-        raise InputError(f"{where} is not a bundle: expected a JSON object")
+def parse_bundle(data: bytes | str, where: str, limits: InputLimits | None = None) -> Bundle:
+    """A bundle by ingest's rules (validation.engine.intake), or an InputError naming `where`."""
     try:
-        return Bundle.model_validate(data)
-    except ValidationError as error:
-        raise InputError(f"{where} is not a valid bundle:", validation_details(error)) from None
+        return read_bundle(data, limits or InputLimits())
+    except BundleError as error:
+        raise InputError(f"{where} is not a valid bundle:", error.errors) from None
 
 
-def _read_bundle(name: str) -> Bundle:
+def _read_bundle(name: str, limits: InputLimits) -> Bundle:
     where = "standard input" if name == "-" else name
-    return parse_bundle(_decode(_read_bytes(name), where), where)
+    return parse_bundle(_read_bytes(name, limits.input_bytes), where, limits)
 
 
-def _read_settings(name: str) -> EngineSettings:
-    data = _parse_json(_decode(_read_bytes(name), name), name)
+def _read_settings(name: str, limits: InputLimits) -> EngineSettings:
+    data = _parse_json(_decode(_read_bytes(name, limits.input_bytes), name), name)
     if not isinstance(data, dict):
         raise InputError(f"{name} is not an EngineSettings object")
     try:
@@ -200,19 +236,24 @@ def _read_settings(name: str) -> EngineSettings:
         raise InputError(f"{name} is not valid settings:", validation_details(error)) from None
 
 
-def _read_seed(context: Path, response: Path) -> Bundle:
+def _read_seed(context: Path, response: Path, limits: InputLimits) -> Bundle:
     from validation.engine.seedformat import read_seed
 
-    context_md = _decode(_read_bytes(str(context)), str(context))
-    response_md = _decode(_read_bytes(str(response)), str(response))
+    context_md = _decode(_read_bytes(str(context), limits.input_bytes), str(context))
+    response_md = _decode(_read_bytes(str(response), limits.input_bytes), str(response))
+    where = f"{context} + {response}"
     try:
-        return read_seed(context_md, response_md)
+        bundle = read_seed(context_md, response_md)
     except ValidationError as error:
-        raise InputError(
-            f"{context} + {response} do not make a valid bundle:", validation_details(error)
-        ) from None
+        details = validation_messages(error)
+        raise InputError(f"{where} do not make a valid bundle:", details) from None
     except ValueError as error:
         raise InputError(f"{context}: {error}") from None
+    # The seed pair meets the same rules as a bundle file.
+    try:
+        return read_bundle(bundle.model_dump(mode="json"), limits)
+    except BundleError as error:
+        raise InputError(f"{where} do not make a valid bundle:", error.errors) from None
 
 
 # ---------------------------------------------------------------- running
@@ -237,11 +278,16 @@ def _describe(error: BaseException) -> str:
 
 
 def _check_jsonl(
-    path: Path, settings: EngineSettings, out: TextIO, engine: Engine | None = None
+    path: Path,
+    settings: EngineSettings,
+    out: TextIO,
+    engine: Engine | None = None,
+    limits: InputLimits | None = None,
 ) -> int:
     from validation.engine.numbers import build_index
     from validation.engine.pipeline import validate
 
+    limits = limits or InputLimits()
     run = engine or validate
     index: EvidenceIndex | None = None
     index_key: str | None = None
@@ -250,14 +296,18 @@ def _check_jsonl(
     except OSError as error:
         raise InputError(f"cannot open {path}: {error.strerror or error}") from None
     with handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+        for number, raw in enumerate(_lines(handle, limits.input_bytes), start=1):
+            if raw is not None and not raw.strip():
                 continue
+            where = f"line {number}"
             try:
-                bundle = parse_bundle(_decode(raw, f"line {number}"), f"line {number}")
+                if raw is None:
+                    raise InputError(_too_large(where, None, limits.input_bytes))
+                bundle = parse_bundle(raw, where, limits)
             except InputError as error:
                 line = VerdictError(error=error.error, line=number, details=error.details)
                 out.write(line.model_dump_json() + "\n")
+                out.flush()
                 continue
             try:
                 key = json.dumps([item.model_dump(mode="json") for item in bundle.evidence])
@@ -266,13 +316,28 @@ def _check_jsonl(
                 out.write(run(bundle, settings, index=index).model_dump_json() + "\n")
             except Exception as error:  # one bad bundle must not stop the batch
                 failure = VerdictError(
-                    error=f"internal error while checking line {number}",
+                    error=f"internal error while checking {where}",
                     line=number,
                     details=[_describe(error)],
                 )
                 out.write(failure.model_dump_json() + "\n")
             out.flush()
     return 0
+
+
+def _lines(handle: BinaryIO, limit: int) -> Iterator[bytes | None]:
+    """The lines of `handle`; None for a line longer than `limit`, which is skipped unread
+    in bounded chunks (a 50 MB line never sits in memory)."""
+    while True:
+        line = handle.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith(b"\n"):
+            yield line
+            continue
+        while line and not line.endswith(b"\n"):
+            line = handle.readline(1 << 20)
+        yield None
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -41,7 +41,7 @@ the number shown: ``$195.00`` -> 195.00, ``25%`` -> 25; scale words multiply
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -62,20 +62,20 @@ RATINGS = (
 CONVICTIONS = ("VERY HIGH", "VERY LOW", "HIGH", "MODERATE", "MEDIUM", "LOW")
 _PLACEHOLDERS = frozenset({"UNKNOWN", "N/A", "NA", "TBD", "NONE", "NULL", "PENDING"})
 
-_DECORATION = r"[\s*_`>#|]*"  # markdown emphasis, quotes, headings, table pipes
-_SEPARATOR = r"[*_\s]*[:\-–—=|][*_\s]*"  # noqa: RUF001
-_STRONG_DECISION = re.compile(
-    rf"(?im)(?:^|[|\s*_]){_DECORATION}final\s+decision"
-    rf"{_SEPARATOR}\[?([A-Za-z][A-Za-z/]*(?:\s+[A-Za-z]+)?)"
-)
-_WEAK_DECISION = re.compile(
-    rf"(?im)(?:^|[|\s*_]){_DECORATION}(?:decision|recommendation|verdict|rating|action)"
-    rf"{_SEPARATOR}\[?([A-Za-z]+(?:\s+[A-Za-z]+)?)"
-)
-_CONVICTION = re.compile(
-    rf"(?im)(?:^|[|\s*_]){_DECORATION}(?:final\s+)?conviction(?:\s+level)?"
-    rf"{_SEPARATOR}\[?([A-Za-z]+(?:\s+[A-Za-z]+)?)"
-)
+# Labels are found keyword first and their surroundings are then checked with possessive
+# patterns, so every character is looked at a bounded number of times: a wall of spaces,
+# `*`, `_`, `|` or newlines costs time linear in its length (no regex tries to start a
+# match at each character of the wall and rescan the rest of it).
+_STRONG_DECISION_KEY = re.compile(r"(?i)final\s++decision")
+_WEAK_DECISION_KEY = re.compile(r"(?i)decision|recommendation|verdict|rating|action")
+_CONVICTION_KEY = re.compile(r"(?i)(?:final\s++)?(conviction)(?:\s++level)?")
+# What may stand right before a label: markdown emphasis, quotes, headings, table pipes.
+_DECORATION_MARKS = frozenset("*_`>#|")
+# The decoration run before a label must hold one of these, or start a line.
+_LEADING_MARKS = frozenset("*_|")
+_SEPARATOR = r"[*_\s]*+[:\-–—=|][*_\s]*+"  # noqa: RUF001
+_STRONG_VALUE = re.compile(rf"{_SEPARATOR}\[?([A-Za-z][A-Za-z/]*+(?:\s++[A-Za-z]++)?)")
+_WEAK_VALUE = re.compile(rf"{_SEPARATOR}\[?([A-Za-z]++(?:\s++[A-Za-z]++)?)")
 
 _NUMERIC_LABELS: dict[str, str] = {
     "intrinsic_value": r"intrinsic[\s_]+value(?:\s+per\s+share)?|\bIV\b",
@@ -84,15 +84,17 @@ _NUMERIC_LABELS: dict[str, str] = {
     "margin_of_safety": r"margin[\s_]+of[\s_]+safety|\bMoS\b",
     "current_price": r"(?:current|share|stock)[\s_]+price",
 }
+# Possessive: filler never gives back what it took (a number cannot start with filler), so
+# a run of filler is scanned once instead of being re-split in every possible way.
 _FILLER = (
-    r"(?:[\s*_:=~≈|]+|\([^)\n]{0,40}\)|\b(?:per\s+share|estimated?|is|was|of|at|about|"
-    r"approximately|approx\.?|around|roughly|stands\s+at|comes\s+to|now)\b)*"
+    r"(?:[\s*_:=~≈|]++|\([^)\n]{0,40}\)|\b(?:per\s+share|estimated?|is|was|of|at|about|"
+    r"approximately|approx\.?|around|roughly|stands\s+at|comes\s+to|now)\b)*+"
 )
 _NUMBER = (
-    r"(?P<sign>[-−])?\s*(?:[$€£]|USD\s*|EUR\s*|GBP\s*|DKK\s*)?\s*"  # noqa: RUF001
+    r"(?P<sign>[-−])?\s*+(?:[$€£]|(?:USD|EUR|GBP|DKK)\s*+)?\s*+"  # noqa: RUF001
     r"(?P<number>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:(?P<suffix>[kKmMbBtT]n?)\b|\s*(?P<word>thousand|million|billion|trillion|bn|mn)\b)?"
-    r"(?P<percent>\s*%)?"
+    r"(?:(?P<suffix>[kKmMbBtT]n?)\b|\s*+(?P<word>thousand|million|billion|trillion|bn|mn)\b)?"
+    r"(?P<percent>\s*+%)?"
 )
 _SCALES = {
     "k": Decimal(10) ** 3,
@@ -110,7 +112,8 @@ _SCALES = {
 _LABEL_PATTERNS = {name: re.compile(rf"(?i)(?:{label})") for name, label in _NUMERIC_LABELS.items()}
 _DIRECT = re.compile(rf"(?i){_FILLER}{_NUMBER}")
 # "Margin of safety: (139.00 - 104.20) / 139.00 = 25.0%": the result of a shown formula.
-_RESULT = re.compile(rf"(?i)[:=]?(?:(?![.;!?]\s)[^\n:=]){{0,120}}?=[*_\s]*{_NUMBER}")
+_RESULT_REACH = 122  # an optional ":" or "=", at most 120 characters, then "="
+_RESULT = re.compile(rf"(?i)[:=]?(?:(?![.;!?]\s)[^\n:=]){{0,120}}?=[*_\s]*+{_NUMBER}")
 
 
 def extract_fields(body: str, previous: ExtractedFields | None = None) -> ExtractedFields:
@@ -126,24 +129,68 @@ def extract_fields(body: str, previous: ExtractedFields | None = None) -> Extrac
 
 
 def read_decision(text: str) -> str | None:
-    strong = _last_value(_STRONG_DECISION, text, None)
-    return strong or _last_value(_WEAK_DECISION, text, RATINGS)
+    strong = _last_value(_label_spans(_STRONG_DECISION_KEY, text), _STRONG_VALUE, text, None)
+    if strong:
+        return strong
+    return _last_value(_label_spans(_WEAK_DECISION_KEY, text), _WEAK_VALUE, text, RATINGS)
 
 
 def read_conviction(text: str) -> str | None:
-    return _last_value(_CONVICTION, text, CONVICTIONS)
+    return _last_value(_conviction_spans(text), _WEAK_VALUE, text, CONVICTIONS)
 
 
-def _last_value(pattern: re.Pattern[str], text: str, allowed: tuple[str, ...] | None) -> str | None:
+def _label_spans(key: re.Pattern[str], text: str) -> Iterator[tuple[int, int]]:
+    for found in key.finditer(text):
+        if _stands_alone(text, found.start()):
+            yield found.start(), found.end()
+
+
+def _conviction_spans(text: str) -> Iterator[tuple[int, int]]:
+    for found in _CONVICTION_KEY.finditer(text):
+        if _stands_alone(text, found.start()):
+            yield found.start(), found.end()
+        elif found.start(1) > found.start() and _stands_alone(text, found.start(1)):
+            yield found.start(1), found.end()  # "xfinal conviction": the label is "conviction"
+
+
+def _stands_alone(text: str, start: int) -> bool:
+    """A label counts at line start or after emphasis, a quote, a heading or a table pipe
+    (``**Decision:**``, ``| Decision |``), not inside a word (``indecision``).
+
+    The walk back covers only the decoration run right before this label; labels are
+    letters, so the runs of two labels never overlap and the walks add up to the text."""
+    position = start
+    leading = False
+    while position > 0:
+        char = text[position - 1]
+        if char.isspace() or char in _DECORATION_MARKS:
+            leading = leading or char.isspace() or char in _LEADING_MARKS
+            if char == "\n":
+                return True
+            position -= 1
+            continue
+        return leading
+    return True
+
+
+def _last_value(
+    spans: Iterable[tuple[int, int]],
+    value: re.Pattern[str],
+    text: str,
+    allowed: tuple[str, ...] | None,
+) -> str | None:
     found: str | None = None
-    for match in pattern.finditer(text):
-        after = text[match.end(1) :]
+    for _start, end in spans:
+        match = value.match(text, end)
+        if match is None:
+            continue
+        after = text[match.end(1) : match.end(1) + 200]
         bracketed = text[match.start(1) - 1] == "["
         if after.startswith("|") or (bracketed and after.lstrip().startswith("|")):
             continue  # the prompt's template "[BUY|WATCH|AVOID]" echoed back
-        value = _normalize_word(match.group(1), allowed)
-        if value is not None:
-            found = value
+        normalized = _normalize_word(match.group(1), allowed)
+        if normalized is not None:
+            found = normalized
     return found
 
 
@@ -170,7 +217,10 @@ def read_numeric(text: str) -> dict[str, Decimal]:
     values: dict[str, Decimal] = {}
     for name, label in _LABEL_PATTERNS.items():
         for found in label.finditer(text):
-            match = _DIRECT.match(text, found.end()) or _RESULT.match(text, found.end())
+            match = _DIRECT.match(text, found.end())
+            # A formula result needs an "=" within reach; most labels have none.
+            if match is None and "=" in text[found.end() : found.end() + _RESULT_REACH]:
+                match = _RESULT.match(text, found.end())
             value = _to_decimal(match) if match else None
             if value is not None:
                 values[name] = value

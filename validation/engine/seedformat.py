@@ -40,6 +40,7 @@ Refs are made unique by suffixing `` (2)``, `` (3)``… and are cut to 200 chara
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -47,8 +48,11 @@ from typing import Any
 
 from validation.engine.types import Bundle, EvidenceItem
 
-_HEADING = re.compile(r"^(#{1,6})[ \t]*(.*?)[ \t#]*$")
-_BOLD_SECTION = re.compile(r"^\*\*\s*(§\s*\d+(?:\.\d+)?[^*]*?)\s*\*\*:?\s*$")
+# Possessive and with the closing #s stripped in Python (heading_title): a line of 200,000
+# "#" or "*" is read once, not re-split at every character. _FENCE_OPEN / _fence_blocks do
+# what one DOTALL pattern with a backreference did, in one pass over the lines.
+_HEADING = re.compile(r"^(#{1,6})[ \t]*+(.*)$")
+_BOLD_SECTION = re.compile(r"^\*\*\s*+(§\s*+\d+(?:\.\d+)?[^*]*+)\*\*:?\s*+$")
 _BARE_SECTION = re.compile(r"^(§\s*\d+(?:\.\d+)?(?:[.:)\-–—]\s*.*|\s+\S.*)?)$")  # noqa: RUF001
 _NUMBERED = re.compile(
     r"^(?:§\s*|section\s+|sec\.\s*)?(\d+)(?:\.(\d+))?(?=[\s.:)\-–—]|$)[.:)\-–—]?\s*(.*)$",  # noqa: RUF001
@@ -63,16 +67,17 @@ _SECTION_NAMES: tuple[tuple[int, re.Pattern[str]], ...] = (
     (6, re.compile(r"^(synthesis|draft\s+response)$", re.IGNORECASE)),
     (7, re.compile(r"^validation(\s+result)?(\s*\(attempt\s*\d+\))?$", re.IGNORECASE)),
 )
-_FENCE = re.compile(r"^(`{3,}|~{3,})[ \t]*([\w+-]*)[^\n]*\n(.*?)^\1[ \t]*$", re.M | re.DOTALL)
+_FENCE_OPEN = re.compile(r"(`{3,}|~{3,})[ \t]*+[\w+-]*+[^\n]*+\n")
+_FENCE_CLOSE = re.compile(r"(`{3,}|~{3,})[ \t]*+(?=\n|$)")
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`]+")
 _GOALS_LABEL = re.compile(
-    r"^[#>*\s]*(?:detected\s+|user\s+)?goals?\s*(?:\(\d+\))?\s*\**\s*:?\s*\**\s*(.*)$",
+    r"^[#>*\s]*+(?:detected\s+|user\s+)?goals?\s*+(?:\(\d+\))?[\s*]*+:?[\s*]*+(.*)$",
     re.IGNORECASE,
 )
-_GOAL_LINE = re.compile(r"^[-*+\s]*\**goal\s*#?\s*(\d+)\s*\**\s*[:.)\-–—]\s*\**\s*(.+)$", re.I)  # noqa: RUF001
+_GOAL_LINE = re.compile(r"^[-*+\s]*+goal\s*+#?\s*+(\d+)[\s*]*+[:.)\-–—][\s*]*+(.+)$", re.I)  # noqa: RUF001
 _QUERY_LABEL = re.compile(
-    r"^[>*\s]*\**\s*(?:original\s+|user\s+)?(?:query|question|request)\s*\**\s*:\s*\**\s*(.*)$",
+    r"^[>*\s]*+(?:original\s+|user\s+)?(?:query|question|request)[\s*]*+:[\s*]*+(.*)$",
     re.IGNORECASE,
 )
 _EMPHASIS = re.compile(r"(\*\*|__|`)")
@@ -148,7 +153,7 @@ def read_seed(context_md: str, response_md: str) -> Bundle:
 def _parse_heading(line: str) -> _Heading | None:
     match = _HEADING.match(line)
     if match:
-        level, title = len(match.group(1)), _clean(match.group(2))
+        level, title = len(match.group(1)), _clean(heading_title(match))
     else:
         stripped = line.strip()
         marker = _BOLD_SECTION.match(stripped)
@@ -156,7 +161,7 @@ def _parse_heading(line: str) -> _Heading | None:
             marker = _BARE_SECTION.match(stripped)
         if marker is None:
             return None
-        level, title = 2, _clean(marker.group(1))
+        level, title = 2, _clean(marker.group(1).strip())
     numbered = _NUMBERED.match(title)
     explicit = bool(re.match(r"(§|section\b|sec\.)", title, re.IGNORECASE))
     # "## 4. Execution Progress" is a section; "### 2024 results" is not.
@@ -257,19 +262,19 @@ def _evidence_items(
     chunks = _chunks(section)
     items: list[_Item] = []
     for ref, text in chunks:
-        fences = [m for m in _FENCE.finditer(text) if _as_json(m.group(3)) is not None]
-        rest = _FENCE.sub(lambda m: "" if _as_json(m.group(3)) is not None else m.group(0), text)
+        blocks = [(start, end, _as_json(inner)) for start, end, inner in _fence_blocks(text)]
+        fences = [content for _start, _end, content in blocks if content is not None]
+        rest = text
+        for start, end, content in reversed(blocks):
+            if content is not None:
+                rest = rest[:start] + rest[end:]
         rest = rest.strip()
         if len(fences) == 1 and not _meaningful(rest):
-            content = _as_json(fences[0].group(3))
-            assert content is not None
-            items.append((ref, content, _json_url(content)))
+            items.append((ref, fences[0], _json_url(fences[0])))
             continue
         if rest:
             items.append((ref, rest, _first_url(rest)))
-        for k, fence in enumerate(fences, start=1):
-            content = _as_json(fence.group(3))
-            assert content is not None
+        for k, content in enumerate(fences, start=1):
             items.append((f"{ref} #{k}", content, _json_url(content)))
     if not items and section.text:
         items.append((base, section.text, _first_url(section.text)))
@@ -374,6 +379,44 @@ def _unique(ref: str, seen: set[str]) -> str:
     return candidate
 
 
+def heading_title(match: re.Match[str]) -> str:
+    """The text of a `_HEADING` match without its closing #s and trailing blanks."""
+    return match.group(2).rstrip(" \t#")
+
+
+def _fence_blocks(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, inner text) of each fenced block, leftmost first, not overlapping: an
+    opening fence line at a line start, then everything up to the first later line that is
+    the very same fence alone. An opening fence that is never closed is not a block.
+
+    Each line is classified once and a closing line is found by bisection, so a text of
+    thousands of unclosed fences costs no more than its length."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    closers: dict[str, list[int]] = {}
+    for index, start in enumerate(starts):
+        close = _FENCE_CLOSE.match(text, start)
+        if close is not None:
+            closers.setdefault(close.group(1), []).append(index)
+    blocks: list[tuple[int, int, str]] = []
+    index = 0
+    while index < len(starts):
+        opener = _FENCE_OPEN.match(text, starts[index])
+        if opener is None:
+            index += 1
+            continue
+        candidates = closers.get(opener.group(1), [])
+        at = bisect.bisect_right(candidates, index)
+        if at == len(candidates):
+            index += 1
+            continue
+        closing = candidates[at]
+        close = _FENCE_CLOSE.match(text, starts[closing])
+        assert close is not None
+        blocks.append((starts[index], close.end(), text[opener.end() : starts[closing]]))
+        index = closing + 1
+    return blocks
+
+
 def _clean(text: str) -> str:
     text = _EMPHASIS.sub("", text).strip()
     return text.rstrip(":").strip()
@@ -382,6 +425,6 @@ def _clean(text: str) -> str:
 def _title(body: str) -> str:
     for line in body.splitlines():
         match = _HEADING.match(line)
-        if match and match.group(2).strip():
-            return _clean(match.group(2))[:300]
+        if match and heading_title(match):
+            return _clean(heading_title(match))[:300]
     return ""

@@ -7,9 +7,15 @@ span word by word until it does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # A FIND longer than this stops being "surgical"; beyond it we widen to the whole
 # remaining text only as a last resort (the full body is always unique).
 _MAX_STEPS = 400
+# Characters searched by the exact staircase walk (candidates x body length) before a
+# bisection takes over: on a long body of repeated text the walk would search the body
+# hundreds of times per fix; bisection does it a few dozen times.
+_STAIRCASE_WORK = 20_000_000
 
 
 def occurs_once(body: str, text: str) -> bool:
@@ -23,26 +29,26 @@ def occurs_once(body: str, text: str) -> bool:
     return body.find(text, first + 1) < 0
 
 
-def _left_bounds(body: str, start: int) -> list[int]:
+def _left_bounds(body: str, start: int, low: int = 0) -> list[int]:
     """Start positions reached by stepping one word at a time to the left of
-    `start` (first entry is `start` itself, last is 0)."""
+    `start` (first entry is `start` itself, last is `low`)."""
     bounds = [start]
     pos = start
-    while pos > 0 and len(bounds) <= _MAX_STEPS:
-        while pos > 0 and body[pos - 1].isspace():
+    while pos > low and len(bounds) <= _MAX_STEPS:
+        while pos > low and body[pos - 1].isspace():
             pos -= 1
-        while pos > 0 and not body[pos - 1].isspace():
+        while pos > low and not body[pos - 1].isspace():
             pos -= 1
         bounds.append(pos)
-    if bounds[-1] != 0:
-        bounds.append(0)
+    if bounds[-1] != low:
+        bounds.append(low)
     return bounds
 
 
-def _right_bounds(body: str, end: int) -> list[int]:
+def _right_bounds(body: str, end: int, high: int | None = None) -> list[int]:
     """End positions reached by stepping one word at a time to the right of
-    `end` (first entry is `end` itself, last is len(body))."""
-    size = len(body)
+    `end` (first entry is `end` itself, last is `high`, by default len(body))."""
+    size = len(body) if high is None else high
     bounds = [end]
     pos = end
     while pos < size and len(bounds) <= _MAX_STEPS:
@@ -56,7 +62,9 @@ def _right_bounds(body: str, end: int) -> list[int]:
     return bounds
 
 
-def widen_to_unique(body: str, start: int, end: int) -> tuple[str, int]:
+def widen_to_unique(
+    body: str, start: int, end: int, *, low: int = 0, high: int | None = None
+) -> tuple[str, int]:
     """Return `(find, offset)`: the shortest text containing `body[start:end]`,
     widened whole words at a time to the left and/or right, that occurs exactly
     once in `body` (overlapping occurrences count); `offset` is where it starts.
@@ -68,8 +76,12 @@ def widen_to_unique(body: str, start: int, end: int) -> tuple[str, int]:
     if occurs_once(body, body[start:end]):
         return body[start:end], start
 
-    lefts = _left_bounds(body, start)
-    rights = _right_bounds(body, end)
+    # Each candidate costs a search of the whole body; `low`/`high` (a window already known
+    # to be unique) bound how many candidates there are, so repeated text stays cheap.
+    lefts = _left_bounds(body, start, low)
+    rights = _right_bounds(body, end, high)
+    if len(body) * (len(lefts) + len(rights)) > _STAIRCASE_WORK:
+        return _widen_by_bisection(body, lefts, rights)
     # Uniqueness is monotonic: a text containing a unique text is unique too.
     # So the minimal right step for each left step never grows as the left step
     # grows; a staircase walk finds the shortest candidate in O(len + len) checks.
@@ -88,4 +100,35 @@ def widen_to_unique(body: str, start: int, end: int) -> tuple[str, int]:
     if best is None:  # pragma: no cover - the whole body is always unique
         raise ValueError("no unique text contains this span")
     _, left, right = best
+    return body[left:right], left
+
+
+def _widen_by_bisection(body: str, lefts: list[int], rights: list[int]) -> tuple[str, int]:
+    """A unique widening found with O(log) searches: the fewest words added on both sides,
+    then each side trimmed back as far as uniqueness allows. Not always the shortest text
+    (the staircase walk finds that), but always unique and near it."""
+
+    def unique(left: int, right: int) -> bool:
+        return occurs_once(body, body[left:right])
+
+    def first_true(count: int, test: Callable[[int], bool]) -> int:
+        low, high = 0, count - 1  # test(count - 1) holds
+        while low < high:
+            middle = (low + high) // 2
+            if test(middle):
+                high = middle
+            else:
+                low = middle + 1
+        return low
+
+    steps = max(len(lefts), len(rights))
+
+    def both(k: int) -> bool:
+        return unique(lefts[min(k, len(lefts) - 1)], rights[min(k, len(rights) - 1)])
+
+    k = first_true(steps, both)
+    left_index, right_index = min(k, len(lefts) - 1), min(k, len(rights) - 1)
+    right_index = first_true(right_index + 1, lambda j: unique(lefts[left_index], rights[j]))
+    left_index = first_true(left_index + 1, lambda i: unique(lefts[i], rights[right_index]))
+    left, right = lefts[left_index], rights[right_index]
     return body[left:right], left

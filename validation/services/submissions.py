@@ -5,16 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.core.validators import URLValidator
 from django.db import transaction
 
-from analyses.bundles import content_bytes
+from analyses.bundles import input_limits
 from analyses.models import Analysis, Evidence, Revision
 from analyses.services import IngestResult, analysis_ingest
 from validation.engine.fields import extract_fields
+from validation.engine.intake import body_problems, evidence_problems
 from validation.engine.types import EvidenceItem
 from validation.errors import DomainError
 from validation.models import Attempt, AuditEvent
@@ -136,36 +134,13 @@ def _revalidate_new_revision(analysis: Analysis, revision: Revision) -> None:
 
 
 def _check_body(body: str) -> None:
-    if not isinstance(body, str) or not body.strip():
-        raise DomainError("The new draft is empty.")
-    if "\x00" in body:
-        raise DomainError("The new draft contains a NUL character.")
-    size = len(body.encode("utf-8", "surrogatepass"))
-    if size > settings.REDLINE_MAX_BODY_BYTES:
-        raise DomainError(
-            f"The new draft is {size} bytes; the limit is {settings.REDLINE_MAX_BODY_BYTES}."
-        )
+    # The engine's input rules, the same ingest and `redline check` apply.
+    problems = body_problems(body, input_limits())
+    if problems:
+        raise DomainError(f"The new draft is refused: {'; '.join(problems)}.")
 
 
 def _check_evidence(evidence: Sequence[EvidenceItem]) -> None:
-    if not evidence:
-        raise DomainError("Send at least one evidence item.")
-    refs = [item.source_ref for item in evidence]
-    repeated = sorted({ref for ref in refs if refs.count(ref) > 1})
-    if repeated:
-        raise DomainError(f"Evidence source_ref used more than once: {', '.join(repeated)}.")
-    url_valid = URLValidator(schemes=["http", "https"])
-    size = 0
-    for index, item in enumerate(evidence):
-        if item.url:
-            try:
-                url_valid(item.url.strip())
-            except DjangoValidationError:
-                raise DomainError(f"evidence[{index}].url is not a valid URL.") from None
-        if isinstance(item.content, str) and not item.content.strip():
-            raise DomainError(f"evidence[{index}].content must not be empty.")
-        size += content_bytes(item.content)
-    if size > settings.REDLINE_MAX_EVIDENCE_BYTES:
-        raise DomainError(
-            f"The evidence is {size} bytes; the limit is {settings.REDLINE_MAX_EVIDENCE_BYTES}."
-        )
+    problems = evidence_problems(evidence, input_limits())
+    if problems:
+        raise DomainError(f"The evidence is refused: {'; '.join(problems)}.")

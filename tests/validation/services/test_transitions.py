@@ -129,7 +129,7 @@ def test_a_draft_identical_to_the_current_revision_is_refused():
 
 @pytest.mark.parametrize(
     ("body", "message"),
-    [("  \n", "The new draft is empty."), ("a\x00b", "NUL"), ("x" * 300_000, "the limit is")],
+    [("  \n", "must not be blank"), ("a\x00b", "NUL"), ("x" * 300_000, "byte limit")],
 )
 def test_a_bad_draft_is_refused_and_changes_nothing(body, message):
     analysis = analysis_in_review()
@@ -182,10 +182,12 @@ def test_new_evidence_replaces_by_source_ref_adds_the_rest_and_revalidates_the_s
         ([], "at least one evidence item"),
         (
             [EvidenceItem(source_ref="a", content="x"), EvidenceItem(source_ref="a", content="y")],
-            "used more than once: a",
+            "'a' is used more than once",
         ),
-        ([EvidenceItem(source_ref="a", content="x", url="not a url")], "not a valid URL"),
-        ([EvidenceItem(source_ref="a", content="  ")], "must not be empty"),
+        # The model refuses these at construction; the service checks again for items
+        # built without validation.
+        ([EvidenceItem.model_construct(source_ref="a", content="x", url="bad")], "not a valid URL"),
+        ([EvidenceItem.model_construct(source_ref="a", content="  ")], "must not be empty"),
     ],
 )
 def test_bad_evidence_is_refused_and_changes_nothing(items, message):

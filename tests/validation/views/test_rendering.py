@@ -154,3 +154,55 @@ class TestDiffs:
         assert kinds[-1] == "change"
         assert "<del>$15.8B</del><ins>$14.8B</ins>" in str(rows[-1].html)
         assert rows[-1].old_number == rows[-1].new_number == 21
+
+
+class TestHostileText:
+    """Cost bounded by size: walls of one character render, diff and highlight whole."""
+
+    def test_a_wall_of_markup_is_shown_as_plain_text_with_a_notice(self) -> None:
+        body = "[" * 190_000
+        html = str(render_report(body, [Highlight(1, 10, 20, kind="orphan")]))
+        assert 'class="render-notice"' in html
+        assert "shown as plain text" in html
+        assert '<pre class="report-plain">[[[' in html
+        assert html.count("<mark") == 1
+
+    def test_a_long_report_of_prose_still_renders_as_markdown(self) -> None:
+        body = "## Section\n\nRevenue was **$10.5B** in 2024 [ref](https://x.example).\n\n" * 800
+        html = str(render_markdown(body))
+        assert "render-notice" not in html
+        assert html.count("<h2>") == 800
+
+    def test_protected_regions_match_the_link_and_tag_pattern(self) -> None:
+        from validation.rendering import _protected_regions
+
+        pattern = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]*>")
+        samples = [
+            "See [a](b) and <i>x</i> [c]d] ([e](f\n) [[g](h)",
+            "[[[[[x](y)",
+            "<<<a>",
+            "[a](b<c>)",
+            "[a]\n(b) [x](y) <\n> <z>",
+            "[" * 50 + "](" + ")" * 3,
+        ]
+        for text in samples:
+            expected = [match.span() for match in pattern.finditer(text)]
+            assert [(start, end) for start, _inner, end in _protected_regions(text)] == expected
+
+    def test_a_revision_against_itself_is_one_unchanged_row(self) -> None:
+        body = "\n" * 200_000
+        rows = line_diff(body, body)
+        assert [row.kind for row in rows] == ["skip"]
+
+    def test_a_diff_too_large_to_compare_is_shown_as_removed_then_added(self) -> None:
+        old = "\n".join(["x", *([""] * 5_000), "y"])
+        new = "\n".join(["x", *(["", "z"] * 2_500), "y"])
+        rows = line_diff(old, new)
+        assert rows[0].kind == "skip" and "too large to compare" in str(rows[0].html)
+        assert sum(row.kind == "delete" for row in rows) == 2_000
+        assert "more removed lines not shown" in " ".join(str(row.html) for row in rows)
+
+    def test_a_word_diff_of_repetitive_text_is_whole(self) -> None:
+        old, new = "5% " * 60_000, "5% " * 30_000 + "6% " + "5% " * 29_999
+        html = str(word_diff(old, new))
+        assert "<del>5%</del><ins>6%</ins>" in html

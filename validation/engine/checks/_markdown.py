@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 from urllib.parse import urlsplit
 
@@ -185,7 +186,7 @@ def unique_find(body: str, start: int, end: int) -> tuple[str, int] | None:
     low, high = max(0, start - FIND_CONTEXT), min(len(body), end + FIND_CONTEXT)
     if not occurs_once(body, body[low:high]):
         return None
-    return widen_to_unique(body, start, end)
+    return widen_to_unique(body, start, end, low=low, high=high)
 
 
 # ---------------------------------------------------------------- blocks and sentences
@@ -212,13 +213,20 @@ def in_span_order(
     return [findings[i] for i in order], sorted(fixes, key=lambda fix: fix.offset)
 
 
-def lines_with_offsets(text: str) -> list[tuple[int, str]]:
+def lines_with_offsets(text: str) -> tuple[tuple[int, str], ...]:
+    """(offset, line without its line break) for each line; the checks ask for the same
+    body's lines several times, so the last few answers are kept."""
+    return _lines_with_offsets(text)
+
+
+@lru_cache(maxsize=4)
+def _lines_with_offsets(text: str) -> tuple[tuple[int, str], ...]:
     result: list[tuple[int, str]] = []
     offset = 0
     for line in text.splitlines(keepends=True):
         result.append((offset, line.rstrip("\r\n")))
         offset += len(line)
-    return result
+    return tuple(result)
 
 
 def blocks(body: str, masked: str) -> list[Block]:
@@ -272,7 +280,12 @@ _ABBREVIATIONS = frozenset(
     jan feb mar apr jun jul aug sep sept oct nov dec u.s u.k
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
-_BOUNDARY = re.compile(r"[.!?…]+[\"')\]*_]*(?=\s)")
+# Only at the start of a run of end marks (the lookbehind), and possessive: a wall of "."
+# is scanned once, not once from each of its characters.
+_BOUNDARY = re.compile(r"(?<![.!?…])[.!?…]++[\"')\]*_]*+(?=\s)")
+_WORD_BEFORE = re.compile(r"([\w.]+)[.!?…]*$")
+# Abbreviations are short: the word before a "." is looked for this far back at most.
+_WORD_REACH = 32
 
 
 def sentences(body: str, block: Block) -> list[tuple[int, int]]:
@@ -288,7 +301,10 @@ def sentences(body: str, block: Block) -> list[tuple[int, int]]:
     text = body[block.start : block.end]
     cuts: set[int] = set()
     for match in _BOUNDARY.finditer(text):
-        word = re.search(r"([\w.]+)[.!?…]*$", text[: match.start() + 1])
+        reach = max(0, match.start() + 1 - _WORD_REACH)
+        word = _WORD_BEFORE.search(text, reach, match.start() + 1)
+        if word is not None and word.start() == reach > 0:
+            word = None  # longer than the reach: no abbreviation is that long
         if (
             word
             and match.group(0)[0] == "."

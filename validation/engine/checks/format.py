@@ -57,10 +57,14 @@ RAW_URL_VERIFIED_WITH = "format: raw URL wrapped as a markdown link"
 RAW_URL_CONFIDENCE = 0.97
 HEADING_CONFIDENCE = 0.95
 WALL_OF_TEXT_CHARS = 1500
+# A report with 50,000 broken headings gets the first few hundred listed and one finding
+# that counts the rest: the cost of a check, and of storing and showing its findings, stays
+# bounded by this, not by how often one mistake repeats.
+MAX_FINDINGS_PER_KIND = 200
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _NO_SPACE_HEADING = re.compile(r"^( {0,3})(#{2,6})([^\s#].*)$")
-_EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]*#*[ \t]*$")
+_EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t#]*+$")  # possessive: one pass over a line
 _SEPARATOR_CELL = re.compile(r"^\s*:?-{1,}:?\s*$")
 _CONNECTIVES = frozenset(
     """
@@ -264,16 +268,20 @@ def _tables(body: str, masked: str, found_blocks: list[Block]) -> list[Finding]:
 
 
 def _headings(body: str, masked: str, findings: list[Finding], fixes: list[FixProposal]) -> None:
+    cap = _Cap("heading", "headings")
     for offset, line in lines_with_offsets(masked):
         if _EMPTY_HEADING.match(line) and line.strip().startswith("#"):
-            findings.append(
-                _finding("heading", "minor", "empty heading", offset, offset + len(line), body)
-            )
+            if cap.take(offset, offset + len(line)):
+                findings.append(
+                    _finding("heading", "minor", "empty heading", offset, offset + len(line), body)
+                )
             continue
         match = _NO_SPACE_HEADING.match(line)
         if not match:
             continue
         start, end = offset, offset + len(line)
+        if not cap.take(start, end):
+            continue
         findings.append(
             _finding(
                 "heading",
@@ -302,12 +310,45 @@ def _headings(body: str, masked: str, findings: list[Finding], fixes: list[FixPr
             )
         )
 
+    findings.extend(cap.summary(body))
+
+
+class _Cap:
+    """Counts the findings of one kind; past MAX_FINDINGS_PER_KIND only counts them."""
+
+    def __init__(self, kind: str, plural: str) -> None:
+        self.kind = kind
+        self.plural = plural
+        self.count = 0
+        self.first_skipped: tuple[int, int] | None = None
+
+    def take(self, start: int, end: int) -> bool:
+        self.count += 1
+        if self.count <= MAX_FINDINGS_PER_KIND:
+            return True
+        if self.first_skipped is None:
+            self.first_skipped = (start, end)
+        return False
+
+    def summary(self, body: str) -> list[Finding]:
+        if self.first_skipped is None:
+            return []
+        more = self.count - MAX_FINDINGS_PER_KIND
+        message = (
+            f"{more:,} more {self.plural} like the ones above from here on (only the first "
+            f"{MAX_FINDINGS_PER_KIND} are listed)"
+        )
+        return [_finding(self.kind, "minor", message, *self.first_skipped, body)]
+
 
 # ---------------------------------------------------------------- raw URLs
 
 
 def _raw_urls(body: str, masked: str, findings: list[Finding], fixes: list[FixProposal]) -> None:
+    cap = _Cap("raw_url", "raw URLs")
     for url in raw_urls(masked, find_links(masked)):
+        if not cap.take(url.start, url.end):
+            continue
         findings.append(
             _finding(
                 "raw_url",
@@ -334,6 +375,7 @@ def _raw_urls(body: str, masked: str, findings: list[Finding], fixes: list[FixPr
                 finding_index=len(findings) - 1,
             )
         )
+    findings.extend(cap.summary(body))
 
 
 # ---------------------------------------------------------------- truncation

@@ -1,0 +1,348 @@
+"""Hostile-input benchmark (issue 12): every corpus pattern (tests/hostile/corpus.py) at
+10 KB and 200 KB through each stage that reads report text, and the review page for the
+worst of them.
+
+Run from the repository root:  .venv/bin/python bench/hostile.py [--timeout S] [--only TEXT]
+
+Stages: ``check`` (what ``redline check`` does in process: the input rules, then the whole
+engine; its slowest engine stage is named from the verdict's timings), ``fields``
+(decision, conviction and numeric fields), ``render`` (Markdown with 200 finding
+highlights), ``diff`` (revision line diff against an edited copy and against itself).
+
+It prints the slowest ten (stage, pattern) pairs with their time per KB, and for each stage
+its worst 200KB/10KB per-KB ratio (1.0 is linear; the target is at most 2). A run that
+exceeds --timeout is stopped and shown as ">": its ratio is then a lower bound. Timings are
+the best of --runs runs; nothing here is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.hostile.corpus import (  # noqa: E402
+    ISSUE_BODIES,
+    LINES,
+    WALLS,
+    bundle,
+    lines_body,
+    wall_body,
+)
+
+SMALL, LARGE = 10_000, 200_000
+DB = ROOT / "var" / "bench-hostile.sqlite3"
+
+
+class Timeout(Exception):
+    pass
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    def expire(signum: int, frame: Any) -> None:
+        raise Timeout
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@dataclass
+class Measure:
+    seconds: float
+    timed_out: bool = False
+    note: str = ""
+
+
+def measure(run: Callable[[], str | None], runs: int, timeout: float) -> Measure:
+    best = float("inf")
+    note = ""
+    for _ in range(runs):
+        start = time.perf_counter()
+        try:
+            with time_limit(timeout):
+                note = run() or ""
+        except Timeout:
+            return Measure(timeout, timed_out=True, note="timed out")
+        except Exception as error:  # a crash is a finding too: show it, go on
+            return Measure(time.perf_counter() - start, note=f"{type(error).__name__}")
+        best = min(best, time.perf_counter() - start)
+    return Measure(best, note=note)
+
+
+# ---------------------------------------------------------------- stages
+
+
+def stage_check(body: str) -> Callable[[], str | None]:
+    from validation.engine import validate
+    from validation.engine.intake import read_bundle
+    from validation.engine.types import InputLimits
+
+    data = bundle(body=body)
+
+    def run() -> str:
+        verdict = validate(read_bundle(data, InputLimits()))
+        timings = {k: v for k, v in verdict.timings_ms.items() if k != "total"}
+        slowest = max(timings, key=timings.__getitem__)
+        return f"engine:{slowest} {timings[slowest] / 1000:.2f}s"
+
+    return run
+
+
+def stage_fields(body: str) -> Callable[[], str | None]:
+    from validation.engine.fields import extract_fields
+
+    return lambda: extract_fields(body) and None
+
+
+def _highlights(body: str) -> list[Any]:
+    from validation.rendering import Highlight
+
+    step = max(1, len(body) // 200)
+    return [
+        Highlight(i, k, min(k + 5, len(body)), "orphan")
+        for i, k in enumerate(range(0, max(1, len(body) - 5), step))
+    ]
+
+
+def stage_render(body: str) -> Callable[[], str | None]:
+    from validation.rendering import render_report, renders_as_markdown
+
+    highlights = _highlights(body)
+
+    def run() -> str:
+        render_report(body, highlights)
+        return "markdown" if renders_as_markdown(body) else "plain (markup cap)"
+
+    return run
+
+
+def stage_diff(body: str) -> Callable[[], str | None]:
+    from validation.rendering import line_diff
+
+    middle = len(body) // 2
+    edited = body[:middle] + "CHANGED 42" + body[middle + 1 :]
+
+    def run() -> None:
+        line_diff(body, edited)
+        line_diff(body, body)
+
+    return run
+
+
+STAGES: dict[str, Callable[[str], Callable[[], str | None]]] = {
+    "check": stage_check,
+    "fields": stage_fields,
+    "render": stage_render,
+    "diff": stage_diff,
+}
+
+
+def patterns() -> list[tuple[str, Callable[[int], str]]]:
+    out: list[tuple[str, Callable[[int], str]]] = []
+    for name, pattern in WALLS:
+        out.append((f"wall of {name}", lambda size, p=pattern: wall_body(p, size)))
+    for name, make in LINES:
+        out.append((name, lambda size, m=make: lines_body(m, size)))
+    return out
+
+
+# ---------------------------------------------------------------- review page
+
+
+def setup_django() -> None:
+    DB.parent.mkdir(exist_ok=True)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{DB}{suffix}").unlink(missing_ok=True)
+    os.environ["REDLINE_DEBUG"] = "1"
+    os.environ["DATABASE_URL"] = f"sqlite:///{DB}"
+    os.environ.setdefault("REDLINE_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+    os.environ.setdefault("REDLINE_LOG_LEVEL", "WARNING")
+    os.environ["REDLINE_TASKS_EAGER"] = "0"
+    os.environ["DJANGO_SETTINGS_MODULE"] = "project.settings"
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)
+
+
+def review_page_times(bodies: list[tuple[str, str]]) -> list[tuple[str, str, float]]:
+    """Server time of the review page, each tab, for an analysis whose two revisions are
+    `body` and an edited copy, with 200 findings spread over it."""
+    from django.contrib.auth.models import Group, User
+    from django.test import Client
+
+    from analyses.models import Analysis, Revision
+    from validation.models import Attempt, Finding
+
+    user = User.objects.create_user("bench-reviewer", password="x")
+    user.groups.add(Group.objects.get(name="reviewer"))
+    client = Client()
+    client.force_login(user)
+    rows = []
+    for name, body in bodies:
+        middle = len(body) // 2
+        edited = body[:middle] + "CHANGED 42" + body[middle + 1 :]
+        analysis = Analysis.objects.create(title=name[:300], query="q", status="in_review")
+        Revision.objects.create(analysis=analysis, number=1, body=body)
+        revision = Revision.objects.create(analysis=analysis, number=2, body=edited)
+        attempt = Attempt.objects.create(
+            analysis=analysis,
+            revision=revision,
+            number=1,
+            status="done",
+            decision="REVISE",
+            confidence=0.5,
+            markdown="## 7. Validation\n\n" + edited[:50_000],
+        )
+        Finding.objects.bulk_create(
+            Finding(
+                attempt=attempt,
+                check_name="no_hallucinations",
+                kind="orphan",
+                severity="major",
+                message="m",
+                start=h.start,
+                end=h.end,
+                text=edited[h.start : h.end],
+            )
+            for h in _highlights(edited)
+        )
+        for tab in ("report", "revisions", "attempts", "evidence", "audit"):
+            start = time.perf_counter()
+            response = client.get(f"/analyses/{analysis.pk}/", {"tab": tab})
+            elapsed = time.perf_counter() - start
+            assert response.status_code == 200, (name, tab, response.status_code)
+            rows.append((name, tab, elapsed))
+    return rows
+
+
+# ---------------------------------------------------------------- main
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds per run (20)")
+    parser.add_argument("--runs", type=int, default=2, help="best of N runs (2)")
+    parser.add_argument("--only", default="", help="patterns whose name contains TEXT")
+    parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated stages")
+    parser.add_argument("--no-page", action="store_true", help="skip the review page timing")
+    args = parser.parse_args()
+    stages = [s for s in args.stages.split(",") if s in STAGES]
+
+    results: list[tuple[str, str, Measure, Measure]] = []
+    for name, make in patterns():
+        if args.only and args.only not in name:
+            continue
+        small_body, large_body = make(SMALL), make(LARGE)
+        for stage in stages:
+            runs = 1 if stage == "check" else args.runs
+            small = measure(STAGES[stage](small_body), runs, args.timeout)
+            large = (
+                Measure(args.timeout, timed_out=True, note="not run")
+                if small.timed_out
+                else measure(STAGES[stage](large_body), runs, args.timeout)
+            )
+            results.append((stage, name, small, large))
+            print(f"  {stage:6s} {name:28s} {_row(small, large)}", flush=True)
+
+    def per_kb(m: Measure, size: int) -> float:
+        return m.seconds * 1000 / (size / 1000)  # ms per KB
+
+    def ratio(small: Measure, large: Measure) -> float:
+        if small.timed_out:
+            return float("nan")  # unknown: not even 10 KB finished
+        return per_kb(large, LARGE) / max(per_kb(small, SMALL), 1e-9)
+
+    print("\nSlowest ten at 200 KB (time per KB; ratio = per-KB at 200 KB / per-KB at 10 KB):")
+    print(
+        f"  {'stage':6s} {'pattern':28s} {'10 KB':>9s} {'200 KB':>10s} {'ms/KB':>8s} "
+        f"{'ratio':>7s}  note"
+    )
+    ranked = sorted(results, key=lambda r: r[3].seconds, reverse=True)
+    for stage, name, small, large in ranked[:10]:
+        mark = ">" if large.timed_out else " "
+        small_mark = ">" if small.timed_out else " "
+        print(
+            f"  {stage:6s} {name:28s} {small_mark}{small.seconds * 1000:7.0f}ms "
+            f"{mark}{large.seconds:8.2f}s {per_kb(large, LARGE):8.2f} "
+            f"{mark}{ratio(small, large):6.2f}  {large.note}"
+        )
+
+    print("\nWorst per-KB ratio of each stage (target <= 2):")
+    for stage in stages:
+        everything = [r for r in results if r[0] == stage]
+        rows = [r for r in everything if not r[2].timed_out]
+        if not rows:
+            continue
+        worst = max(rows, key=lambda r: ratio(r[2], r[3]))
+        median = statistics.median(ratio(r[2], r[3]) for r in rows)
+        mark = ">" if worst[3].timed_out else ""
+        over = [r[1] for r in everything if r[3].timed_out]
+        print(
+            f"  {stage:6s} worst {mark}{ratio(worst[2], worst[3]):6.2f} ({worst[1]}), "
+            f"median {median:.2f}, slowest 200 KB {max(r[3].seconds for r in rows):.2f}s"
+            + (f"; over {args.timeout:.0f}s at 200 KB: {', '.join(over)}" if over else "")
+        )
+
+    print("\nThe inputs issue 12 reported, at their sizes:")
+    for name, make in ISSUE_BODIES:
+        body = make()
+        cells = []
+        for stage in stages:
+            m = measure(STAGES[stage](body), 1, args.timeout)
+            cells.append(f"{stage} {'>' if m.timed_out else ''}{m.seconds:.2f}s")
+        print(f"  {name:24s} {len(body.encode()) // 1000:4d} KB  " + "  ".join(cells), flush=True)
+
+    if args.no_page:
+        return
+    setup_django()
+    worst_render = [
+        r[1]
+        for r in sorted(
+            (r for r in results if r[0] in ("render", "diff")),
+            key=lambda r: r[3].seconds,
+            reverse=True,
+        )
+    ][:4]
+    bodies = [(n, m(LARGE)) for n, m in patterns() if n in dict.fromkeys(worst_render)]
+    bodies += [(n, m()) for n, m in ISSUE_BODIES[:3]]
+    print(
+        "\nReview page, server time per tab (worst render/diff patterns at 200 KB, and the "
+        "issue's inputs; target <= 2 s):"
+    )
+    for name, tab, seconds in review_page_times(bodies):
+        print(f"  {name:28s} {tab:10s} {seconds:6.2f}s")
+
+
+def _row(small: Measure, large: Measure) -> str:
+    if small.timed_out:
+        return f"10KB >{small.seconds * 1000:7.0f}ms  200KB not run (10 KB already timed out)"
+    mark = ">" if large.timed_out else " "
+    per_small = small.seconds * 1000 / (SMALL / 1000)
+    per_large = large.seconds * 1000 / (LARGE / 1000)
+    return (
+        f"10KB {small.seconds * 1000:8.1f}ms  200KB {mark}{large.seconds * 1000:9.1f}ms  "
+        f"ratio {mark}{per_large / max(per_small, 1e-9):5.2f}  {large.note}"
+    )
+
+
+if __name__ == "__main__":
+    main()
