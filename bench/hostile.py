@@ -134,7 +134,7 @@ def stage_render(body: str) -> Callable[[], str | None]:
 
 
 def stage_diff(body: str) -> Callable[[], str | None]:
-    from validation.rendering import line_diff
+    from validation.diffs import line_diff
 
     middle = len(body) // 2
     edited = body[:middle] + "CHANGED 42" + body[middle + 1 :]

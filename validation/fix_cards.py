@@ -15,8 +15,9 @@ from django.utils.safestring import SafeString
 
 from analyses.models import Analysis
 from validation import selectors
+from validation.diffs import fix_diff
 from validation.models import Fix, ToolCall
-from validation.rendering import fix_diff, safe_url
+from validation.rendering import safe_url
 from validation.selectors import FixCounts
 
 

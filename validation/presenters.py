@@ -20,16 +20,11 @@ from django.utils.safestring import SafeString
 
 from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
+from validation.diffs import DiffLine, line_diff
 from validation.engine.types import CHECK_LABELS
 from validation.fix_cards import FixCard, fix_action_urls, fix_card, fix_counts_of
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
-from validation.rendering import (
-    DiffLine,
-    Highlight,
-    line_diff,
-    render_markdown,
-    render_report,
-)
+from validation.rendering import Highlight, render_markdown, render_report
 from validation.selectors import FixCounts
 
 TABS = ("report", "evidence", "revisions", "attempts", "audit")

@@ -11,11 +11,11 @@ import pytest
 
 from analyses.errors import IngestError
 from analyses.models import Analysis
-from analyses.services import analysis_ingest
-from tests.analyses.conftest import row_counts
 from tests.hostile.corpus import Case, corpus
+from tests.support.bundles import row_counts
 from validation.engine.cli import main
 from validation.engine.types import Verdict, VerdictError
+from validation.services import analysis_submit
 
 CASES = corpus()
 
@@ -32,13 +32,13 @@ def test_ingest_refuses_with_a_clear_message_or_accepts(case: Case) -> None:
     before = row_counts()
     if case.outcome == "refused":
         with pytest.raises(IngestError) as caught:
-            analysis_ingest(data=case.data, submitter=None)
+            analysis_submit(data=case.data, submitter=None)
         assert case.message in str(caught.value)
         assert row_counts() == before
     else:
         # Validation is queued on commit, which a test transaction never reaches: this is
         # ingest alone (the command line below runs the engine).
-        result = analysis_ingest(data=case.data, submitter=None)
+        result = analysis_submit(data=case.data, submitter=None)
         assert result.created
         assert Analysis.objects.filter(pk=result.analysis.pk).exists()
 

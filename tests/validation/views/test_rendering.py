@@ -5,17 +5,8 @@ from __future__ import annotations
 
 import re
 
-from validation.rendering import (
-    Highlight,
-    fix_context,
-    fix_diff,
-    line_diff,
-    render_markdown,
-    render_report,
-    safe_url,
-    tokenize,
-    word_diff,
-)
+from validation.diffs import fix_context, fix_diff, line_diff, tokenize, word_diff
+from validation.rendering import Highlight, render_markdown, render_report, safe_url
 
 XSS = (
     "<script>window.__xss=1</script>\n\n"
