@@ -2,7 +2,8 @@
 replays scripted answers: the LLM path's tests talk to it through the real `openai` client
 over a real socket -- no patched client.
 
-    with ScriptedLLM([reply('{"decision": ...}'), status(429, headers={"Retry-After": "1"})]) as llm:
+    script = [status(429, headers={"Retry-After": "1"}), reply('{"decision": ...}')]
+    with ScriptedLLM(script) as llm:
         settings = LLMSettings(base_url=llm.base_url)
         ...
         llm.requests  # the JSON bodies received, in order
@@ -111,10 +112,10 @@ class ScriptedLLM:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 return
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
                 try:
