@@ -43,7 +43,11 @@ def judge_json(**overrides: Any) -> str:
         },
         "revision_hints": "",
         "suggested_fixes": "",
-        "goals": [],
+        # bundle_nvo.json has two goals
+        "goals": [
+            {"goal": "Owner earnings from operating cash flow and capex", "score": 0.9},
+            {"goal": "Intrinsic value versus the current price", "score": 0.9},
+        ],
         "unsupported_claims": [],
     }
     for key, value in overrides.items():

@@ -285,20 +285,16 @@ def run_judge(
                 response_format=fmt,
             ).content
 
-        try:
-            result = generate_and_validate(
-                messages=messages,
-                ask=ask,
-                parse=lambda text: parse_answer(text, bundle.goals),
-                policy=settings.retry,
-                metrics=metrics,
-                part=part.number if len(parts) > 1 else 0,
-                remaining=deadline.remaining,
-            )
-        except Exception as error:
-            history.extend(getattr(error, "attempts", []))
-            raise
-        history.extend(result.attempts)
+        result = generate_and_validate(
+            messages=messages,
+            ask=ask,
+            parse=lambda text: parse_answer(text, bundle.goals),
+            policy=settings.retry,
+            metrics=metrics,
+            part=part.number if len(parts) > 1 else 0,
+            remaining=deadline.remaining,
+            history=history,
+        )
         answers.append(PartAnswer(part, result.value))
     return JudgeResult(answers, history)
 

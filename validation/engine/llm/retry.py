@@ -266,15 +266,19 @@ def generate_and_validate(
     part: int = 0,
     sleep: Callable[[float], None] = time.sleep,
     remaining: Callable[[], float] | None = None,
+    history: list[LLMAttemptRecord] | None = None,
 ) -> RetryResult[T]:
     """Ask, parse, and re-ask with the errors until an answer parses.
 
     ``ask(messages, attempt)`` returns the model's text (a provider error propagates:
     an unreachable endpoint is not a validation failure). ``parse`` raises
     :class:`AnswerRejected` or a pydantic ``ValidationError`` for an answer it refuses.
+    ``history``, when given, receives each attempt's record as it happens (so that a
+    caller still has them when the provider fails mid-way).
     """
     max_attempts = policy.max_attempts if policy.enabled else 1
-    history: list[LLMAttemptRecord] = []
+    history = [] if history is None else history
+    first = len(history)
     conversation = list(messages)
     previous: tuple[tuple[str, str, str, str], ...] | None = None
     reason = "exhausted" if policy.enabled else "disabled"
@@ -292,14 +296,15 @@ def generate_and_validate(
             errors = errors_from_validation(invalid)
         else:
             history.append(LLMAttemptRecord(attempt=attempt, part=part, valid=True))
+            mine = history[first:]
             if attempt > 1:
-                recovered = sorted({e.category for r in history for e in r.errors})
+                recovered = sorted({e.category for r in mine for e in r.errors})
                 logger.info(
                     "Retry #%d succeeded after errors: %s", attempt - 1, ", ".join(recovered)
                 )
             if metrics is not None:
-                metrics.record(history)
-            return RetryResult(value=value, attempts=history)
+                metrics.record(mine)
+            return RetryResult(value=value, attempts=mine)
         history.append(LLMAttemptRecord(attempt=attempt, part=part, valid=False, errors=errors))
         current = signature(errors)
         if policy.abort_on_identical_errors and current == previous:
@@ -316,10 +321,11 @@ def generate_and_validate(
                     "content": format_errors_for_prompt(errors, attempt + 1, max_attempts),
                 },
             ]
-    exhausted = ValidationExhaustedError(history, reason, original_prompt=_prompt_text(messages))
+    mine = history[first:]
+    exhausted = ValidationExhaustedError(mine, reason, original_prompt=_prompt_text(messages))
     logger.warning("LLM answer validation exhausted: %s", exhausted)
     if metrics is not None:
-        metrics.record(history)
+        metrics.record(mine)
     raise exhausted
 
 
