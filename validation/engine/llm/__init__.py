@@ -17,7 +17,7 @@ Public API::
 
 from __future__ import annotations
 
-from validation.engine.llm.path import LLMOutcome, run_llm_path
+from validation.engine.llm.path import LLMOutcome, run_llm_path, with_llm
 from validation.engine.llm.provider import ChatClient, Deadline, ProviderError
 from validation.engine.llm.retry import (
     METRICS,
@@ -48,4 +48,5 @@ __all__ = [
     "generate_and_validate",
     "run_llm_path",
     "settings_from_env",
+    "with_llm",
 ]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from validation.engine.decision import stricter
 from validation.engine.llm.fixer import run_fixer
@@ -125,6 +126,24 @@ def run_llm_path(
         tool_calls=report.fixer.tool_calls,
         report=report,
     )
+
+
+class VerdictEngine(Protocol):
+    def __call__(
+        self, bundle: Bundle, settings: EngineSettings | None = ..., *, index: Any
+    ) -> Verdict: ...
+
+
+def with_llm(engine: VerdictEngine, llm_settings: LLMSettings) -> VerdictEngine:
+    """``engine`` followed by the LLM path: what ``redline check --llm`` runs per bundle."""
+
+    def run(
+        bundle: Bundle, settings: EngineSettings | None = None, *, index: Any = None
+    ) -> Verdict:
+        verdict = engine(bundle, settings, index=index)
+        return run_llm_path(bundle, verdict, settings, llm_settings).verdict
+
+    return run
 
 
 def _worth_fixing(verdict: Verdict) -> bool:
