@@ -322,3 +322,23 @@ def test_locate_finds_quotes_verbatim_or_modulo_case_and_spaces() -> None:
     assert body[start:end] == "Gamma   Delta"
     assert locate(body, '"Alpha beta."') == (0, 11)
     assert locate(body, "zeta") is None
+
+
+def test_no_prompt_overflows_the_context_window() -> None:
+    bundle = nvo()
+    long_body = bundle.body + "\n\n" + "Novo Nordisk sells insulin in many markets. " * 400
+    evidence = [
+        *bundle.evidence,
+        EvidenceItem(source_ref="filing", content="Revenue grew in every region. " * 3000),
+    ]
+    bundle = bundle.model_copy(update={"body": long_body, "evidence": evidence})
+    settings = fast_settings("http://x", context_tokens=4096, max_tokens=256, fixer_enabled=False)
+    with ScriptedLLM(fallback=reply(judge_json())) as llm:
+        outcome = run(bundle, settings.model_copy(update={"base_url": llm.base_url}))
+
+    assert not outcome.errored
+    assert len(llm.requests) > 1  # judged in parts
+    for request in llm.requests:
+        text = "".join(message["content"] for message in request["messages"])
+        # the answer, and a re-ask (the answer echoed and the feedback) still fit
+        assert len(text) / 4 + 256 + 256 + 300 <= 4096

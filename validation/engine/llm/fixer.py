@@ -37,7 +37,7 @@ from validation.engine.fixes import ParsedFix, count_occurrences, parse_fix_bloc
 from validation.engine.llm.provider import ChatClient, Deadline, ProviderError, ToolCallRequest
 from validation.engine.llm.retry import escape
 from validation.engine.llm.settings import LLMSettings
-from validation.engine.llm.view import content_text, split_report
+from validation.engine.llm.view import approx_tokens, content_text, split_report
 from validation.engine.types import (
     Bundle,
     EvidenceExcerpt,
@@ -242,7 +242,9 @@ def _tool_loop(
 
 def _task(bundle: Bundle, verdict: Verdict, settings: LLMSettings) -> str:
     problems = [f for f in rank_findings(verdict.findings) if f.severity != "info"][:MAX_ISSUES]
-    parts = split_report(bundle.body, settings.report_token_budget)
+    # The fixer's conversation grows with tool results: keep a third of the window for them.
+    report_tokens, _ = settings.budgets(approx_tokens(SYSTEM_PROMPT) + settings.context_tokens // 3)
+    parts = split_report(bundle.body, report_tokens)
     part = max(
         parts,
         key=lambda p: sum(p.start <= f.start < p.start + len(p.text) for f in problems),

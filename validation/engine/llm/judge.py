@@ -29,7 +29,7 @@ from validation.engine.llm.retry import (
     generate_and_validate,
 )
 from validation.engine.llm.settings import LLMSettings
-from validation.engine.llm.view import ReportPart, evidence_view, split_report
+from validation.engine.llm.view import ReportPart, approx_tokens, evidence_view, split_report
 from validation.engine.types import (
     CHECK_NAMES,
     Bundle,
@@ -39,7 +39,7 @@ from validation.engine.types import (
     Verdict,
 )
 
-_MAX_FINDINGS_SHOWN = 40
+_MAX_FINDINGS_SHOWN = 25
 
 
 class JudgeChecks(BaseModel):
@@ -183,25 +183,42 @@ Answer with one JSON object only, matching this JSON schema:
 """
 
 
-def build_messages(
-    bundle: Bundle, verdict: Verdict, part: ReportPart, parts: int, settings: LLMSettings
-) -> list[dict[str, Any]]:
-    view = evidence_view(
-        bundle.evidence,
-        body=bundle.body,
-        query=bundle.query,
-        token_budget=settings.evidence_token_budget,
-    )
-    lines = [f"Query (§0): {escape(bundle.query)}"]
+# Room kept for a re-ask: the previous answer echoed (at most max_tokens) and the feedback.
+_FEEDBACK_TOKENS = 300
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The fixed parts of the judge's prompt and the budgets left for report and evidence."""
+
+    system: str
+    header: list[str]
+    report_tokens: int
+    evidence_tokens: int
+
+
+def layout(bundle: Bundle, verdict: Verdict, settings: LLMSettings) -> Layout:
+    system = SYSTEM_PROMPT + json.dumps(answer_schema(), separators=(",", ":"))
+    header = _header(bundle, verdict)
+    fixed = approx_tokens(system) + approx_tokens("\n".join(header)) + 120
+    fixed += settings.max_tokens + _FEEDBACK_TOKENS
+    report_tokens, evidence_tokens = settings.budgets(fixed)
+    return Layout(system, header, report_tokens, evidence_tokens)
+
+
+def _header(bundle: Bundle, verdict: Verdict) -> list[str]:
+    lines = [f"Query (§0): {escape(bundle.query[:4000])}"]
     if bundle.goals:
         lines.append("Goals, in order:")
-        lines.extend(f"{number}. {escape(goal)}" for number, goal in enumerate(bundle.goals, 1))
+        lines.extend(
+            f"{number}. {escape(goal[:500])}" for number, goal in enumerate(bundle.goals, 1)
+        )
     lines.append("")
     lines.append("<findings> (the deterministic engine's findings; numbers are its job)")
     for finding in verdict.findings[:_MAX_FINDINGS_SHOWN]:
         lines.append(
             f"- {finding.check} / {finding.kind} / {finding.severity}: "
-            f"{escape(finding.message[:200])}"
+            f"{escape(finding.message[:160])}"
         )
     if len(verdict.findings) > _MAX_FINDINGS_SHOWN:
         lines.append(f"- … and {len(verdict.findings) - _MAX_FINDINGS_SHOWN} more")
@@ -209,6 +226,19 @@ def build_messages(
         lines.append("- none")
     lines.append("</findings>")
     lines.append("")
+    return lines
+
+
+def build_messages(
+    bundle: Bundle, part: ReportPart, parts: int, plan: Layout
+) -> list[dict[str, Any]]:
+    view = evidence_view(
+        bundle.evidence,
+        body=bundle.body,
+        query=bundle.query,
+        token_budget=plan.evidence_tokens,
+    )
+    lines = list(plan.header)
     note = ""
     if view.omitted or view.truncated:
         note = (
@@ -231,9 +261,8 @@ def build_messages(
     lines.append("</report>")
     lines.append("")
     lines.append("Answer with the JSON object now.")
-    schema = json.dumps(answer_schema(), separators=(",", ":"))
     return [
-        {"role": "system", "content": SYSTEM_PROMPT + schema},
+        {"role": "system", "content": plan.system},
         {"role": "user", "content": "\n".join(lines)},
     ]
 
@@ -249,7 +278,7 @@ class PartAnswer:
 
 @dataclass
 class JudgeResult:
-    parts: list[PartAnswer]
+    parts: list[PartAnswer]  # the report's parts, each with its answer
     attempts: list[LLMAttemptRecord] = field(default_factory=list)
 
     def combined(self) -> JudgeAnswer:
@@ -269,12 +298,13 @@ def run_judge(
     """Judge every part of the report. Raises ValidationExhaustedError (with every attempt's
     errors) when a part gets no valid answer, ProviderError when the endpoint fails.
     ``attempts`` (if given) collects the attempt records as they happen."""
-    parts = split_report(bundle.body, settings.report_token_budget)
+    plan = layout(bundle, verdict, settings)
+    parts = split_report(bundle.body, plan.report_tokens)
     history = attempts if attempts is not None else []
     answers: list[PartAnswer] = []
     fmt = response_format(settings)
     for part in parts:
-        messages = build_messages(bundle, verdict, part, len(parts), settings)
+        messages = build_messages(bundle, part, len(parts), plan)
 
         def ask(conversation: list[dict[str, Any]], attempt: int) -> str:
             return client.complete(

@@ -26,7 +26,6 @@ from validation.engine.llm.merge import merge_judgement
 from validation.engine.llm.provider import ChatClient, Deadline, ProviderError
 from validation.engine.llm.retry import METRICS, RetryMetrics, ValidationExhaustedError
 from validation.engine.llm.settings import LLMSettings
-from validation.engine.llm.view import split_report
 from validation.engine.types import (
     Bundle,
     EngineSettings,
@@ -97,7 +96,7 @@ def run_llm_path(
             report.retry = _retry_report(attempts, "provider_error")
         else:
             report.retry = _retry_report(attempts, "ok")
-            parts = split_report(bundle.body, llm_settings.report_token_budget)
+            parts = [answered.part for answered in judged.parts]
             merged, report.changes = merge_judgement(
                 bundle, verdict, judged.combined(), parts, engine_settings
             )

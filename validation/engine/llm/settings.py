@@ -16,6 +16,7 @@ variable                           field                            default
 ``REDLINE_LLM_TEMPERATURE``        ``temperature``                  0.0
 ``REDLINE_LLM_EVIDENCE_TOKENS``    ``evidence_token_budget``        3000
 ``REDLINE_LLM_REPORT_TOKENS``      ``report_token_budget``          3000
+``REDLINE_LLM_CONTEXT_TOKENS``     ``context_tokens``               8192
 ``REDLINE_LLM_ATTEMPT_BUDGET``     ``attempt_budget_s``             180
 ``REDLINE_LLM_RESPONSE_FORMAT``    ``response_format``              json_schema
 ``REDLINE_LLM_FIXER``              ``fixer_enabled``                1
@@ -69,6 +70,9 @@ class LLMSettings(BaseModel):
     # call: a longer report is judged in parts, split at sections and never mid-sentence.
     evidence_token_budget: int = Field(default=3000, ge=100, le=200_000)
     report_token_budget: int = Field(default=3000, ge=100, le=200_000)
+    # The model's context window. Report and evidence budgets shrink to fit it with the
+    # prompt's fixed parts and the answer (max_tokens): a context overflow is never sent.
+    context_tokens: int = Field(default=8192, ge=1024, le=2_000_000)
     # The whole LLM path of one attempt (judge, retries, fixer, backoff) ends within this;
     # keep it under the worker task's soft time limit.
     attempt_budget_s: float = Field(default=180.0, gt=0, le=3600)
@@ -87,6 +91,15 @@ class LLMSettings(BaseModel):
     # Confidence of an LLM fix that no tool call of its own supports.
     unverified_fix_confidence: float = Field(default=0.2, ge=0, le=1)
 
+    def budgets(self, fixed_tokens: int) -> tuple[int, int]:
+        """``(report, evidence)`` token budgets of one prompt whose other parts take
+        ``fixed_tokens``: the configured budgets, shrunk to fit the context window with the
+        answer. The report gets at most half of what is left, and never less than 100."""
+        room = max(200, self.context_tokens - self.max_tokens - fixed_tokens)
+        report = max(100, min(self.report_token_budget, room // 2))
+        evidence = max(100, min(self.evidence_token_budget, room - report))
+        return report, evidence
+
 
 _FIELDS: dict[str, str] = {
     "REDLINE_LLM_BASE_URL": "base_url",
@@ -97,6 +110,7 @@ _FIELDS: dict[str, str] = {
     "REDLINE_LLM_TEMPERATURE": "temperature",
     "REDLINE_LLM_EVIDENCE_TOKENS": "evidence_token_budget",
     "REDLINE_LLM_REPORT_TOKENS": "report_token_budget",
+    "REDLINE_LLM_CONTEXT_TOKENS": "context_tokens",
     "REDLINE_LLM_ATTEMPT_BUDGET": "attempt_budget_s",
     "REDLINE_LLM_RESPONSE_FORMAT": "response_format",
     "REDLINE_LLM_FIXER": "fixer_enabled",
