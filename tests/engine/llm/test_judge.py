@@ -342,3 +342,19 @@ def test_no_prompt_overflows_the_context_window() -> None:
         text = "".join(message["content"] for message in request["messages"])
         # the answer, and a re-ask (the answer echoed and the feedback) still fit
         assert len(text) / 4 + 256 + 256 + 300 <= 4096
+
+
+def test_a_server_that_refuses_json_schema_is_asked_with_a_simpler_response_format() -> None:
+    script = [
+        status(400, "response_format json_schema is not supported"),
+        status(400, "schema not supported either"),
+        reply(judge_json()),
+    ]
+    with ScriptedLLM(script) as llm:
+        outcome = run(nvo(), fast_settings(llm.base_url))
+    assert not outcome.errored
+    assert llm.requests[0]["response_format"]["type"] == "json_schema"
+    assert llm.requests[1]["response_format"]["type"] == "json_object"
+    assert "response_format" not in llm.requests[2]
+    assert outcome.verdict.llm is not None
+    assert outcome.verdict.llm.retry.attempts == 1  # a transport matter, not a retry

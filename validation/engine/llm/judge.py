@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from validation.engine.fixes import strip_thinking
-from validation.engine.llm.provider import ChatClient, Deadline
+from validation.engine.llm.provider import ChatClient, Deadline, ProviderError
 from validation.engine.llm.retry import (
     AnswerRejected,
     RetryMetrics,
@@ -87,6 +87,19 @@ class JudgeAnswer(BaseModel):
 
 def answer_schema() -> dict[str, Any]:
     return JudgeAnswer.model_json_schema()
+
+
+def _formats(settings: LLMSettings) -> list[dict[str, Any] | None]:
+    order: list[Literal["json_schema", "json_object", "none"]] = [
+        "json_schema",
+        "json_object",
+        "none",
+    ]
+    start = order.index(settings.response_format)
+    return [
+        response_format(settings.model_copy(update={"response_format": kind}))
+        for kind in order[start:]
+    ]
 
 
 def response_format(settings: LLMSettings) -> dict[str, Any] | None:
@@ -302,18 +315,26 @@ def run_judge(
     parts = split_report(bundle.body, plan.report_tokens)
     history = attempts if attempts is not None else []
     answers: list[PartAnswer] = []
-    fmt = response_format(settings)
+    formats = _formats(settings)
     for part in parts:
         messages = build_messages(bundle, part, len(parts), plan)
 
         def ask(conversation: list[dict[str, Any]], attempt: int) -> str:
-            return client.complete(
-                conversation,
-                purpose="judge",
-                deadline=deadline,
-                attempt=attempt,
-                response_format=fmt,
-            ).content
+            while True:
+                try:
+                    return client.complete(
+                        conversation,
+                        purpose="judge",
+                        deadline=deadline,
+                        attempt=attempt,
+                        response_format=formats[0],
+                    ).content
+                except ProviderError as error:
+                    # A server that refuses this kind of response_format (HTTP 400) is asked
+                    # again with the next simpler one: json_schema, json_object, none.
+                    if error.status_code != 400 or len(formats) == 1:
+                        raise
+                    formats.pop(0)
 
         result = generate_and_validate(
             messages=messages,

@@ -15,6 +15,7 @@ or the model's failures.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -36,6 +37,8 @@ from validation.engine.types import (
     ToolCallRecord,
     Verdict,
 )
+
+logger = logging.getLogger("redline.llm")
 
 
 @dataclass
@@ -85,6 +88,10 @@ def run_llm_path(
                 metrics=metrics,
                 attempts=attempts,
             )
+            parts = [answered.part for answered in judged.parts]
+            merged, report.changes = merge_judgement(
+                bundle, verdict, judged.combined(), parts, engine_settings
+            )
         except ValidationExhaustedError as exhausted:
             report.status = "errored"
             report.error = str(exhausted)
@@ -94,21 +101,15 @@ def run_llm_path(
             report.status = "errored"
             report.error = f"LLM endpoint failed: {error}"
             report.retry = _retry_report(attempts, "provider_error")
+        except Exception as error:  # a bug must not pass an unjudged report as judged
+            logger.exception("LLM judge failed")
+            report.status = "errored"
+            report.error = f"internal error in the LLM judge: {_describe(error)}"
+            report.retry = _retry_report(attempts, "provider_error")
         else:
             report.retry = _retry_report(attempts, "ok")
-            parts = [answered.part for answered in judged.parts]
-            merged, report.changes = merge_judgement(
-                bundle, verdict, judged.combined(), parts, engine_settings
-            )
             if llm_settings.fixer_enabled and _worth_fixing(merged):
-                fixed = run_fixer(
-                    bundle, merged, client=chat, settings=llm_settings, deadline=deadline
-                )
-                report.fixer = fixed.report
-                if fixed.fixes:
-                    fixes = [*merged.fixes, *fixed.fixes]
-                    fixes.sort(key=lambda fix: (fix.offset, fix.kind, fix.find))
-                    merged = merged.model_copy(update={"fixes": fixes})
+                merged = _fix(bundle, merged, chat, llm_settings, deadline, report)
     finally:
         if own_client:
             chat.close()
@@ -143,6 +144,34 @@ def with_llm(engine: VerdictEngine, llm_settings: LLMSettings) -> VerdictEngine:
         return run_llm_path(bundle, verdict, settings, llm_settings).verdict
 
     return run
+
+
+def _fix(
+    bundle: Bundle,
+    verdict: Verdict,
+    chat: ChatClient,
+    llm_settings: LLMSettings,
+    deadline: Deadline,
+    report: LLMReport,
+) -> Verdict:
+    try:
+        fixed = run_fixer(bundle, verdict, client=chat, settings=llm_settings, deadline=deadline)
+    except Exception as error:  # the judged verdict stands without fixes
+        logger.exception("LLM fixer failed")
+        report.fixer.ran = True
+        report.fixer.error = f"internal error in the LLM fixer: {_describe(error)}"
+        return verdict
+    report.fixer = fixed.report
+    if not fixed.fixes:
+        return verdict
+    fixes = [*verdict.fixes, *fixed.fixes]
+    fixes.sort(key=lambda fix: (fix.offset, fix.kind, fix.find))
+    return verdict.model_copy(update={"fixes": fixes})
+
+
+def _describe(error: BaseException) -> str:
+    message = " ".join(str(error).split())[:500]
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 
 def _worth_fixing(verdict: Verdict) -> bool:
