@@ -358,3 +358,11 @@ def test_a_server_that_refuses_json_schema_is_asked_with_a_simpler_response_form
     assert "response_format" not in llm.requests[2]
     assert outcome.verdict.llm is not None
     assert outcome.verdict.llm.retry.attempts == 1  # a transport matter, not a retry
+
+
+def test_a_wall_of_text_without_sentence_ends_is_cut_between_words() -> None:
+    body = "word " * 2000
+    parts = split_report(body, 100)
+    assert "".join(part.text for part in parts) == body
+    assert all(len(part.text) <= 400 for part in parts)
+    assert all(part.text.endswith(" ") for part in parts)

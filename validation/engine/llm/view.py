@@ -10,8 +10,9 @@ whole is cut at a line or sentence end and marked ``[… truncated]``.
 
 Report (:func:`split_report`): a report within the budget is one part. A longer one is cut
 at its markdown headings and packed into parts of at most the budget; a section longer
-than the budget is cut between sentences (or paragraphs), never inside one. A single
-sentence longer than the budget is a part of its own, whole.
+than the budget is cut between sentences (or paragraphs), never inside one. Only a single
+"sentence" longer than the budget (a wall of text with no sentence end) is cut, between
+words, as a last resort: a context overflow would lose more than a cut sentence.
 
 Both run in time linear in their input.
 """
@@ -117,6 +118,17 @@ def cut_at_boundary(text: str, limit: int) -> str:
     return window
 
 
+def _between_words(body: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    pieces = []
+    while end - start > limit:
+        cut = body.rfind(" ", start + limit // 2, start + limit)
+        cut = cut + 1 if cut > start else start + limit
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
+
+
 @dataclass(frozen=True)
 class ReportPart:
     number: int  # 1-based
@@ -141,6 +153,7 @@ def split_report(body: str, token_budget: int) -> list[ReportPart]:
             cursor = match.end()
         if cursor < end:
             atoms.append((cursor, end))
+    atoms = [piece for atom in atoms for piece in _between_words(body, *atom, limit)]
     parts: list[ReportPart] = []
     part_start, part_end = atoms[0]
     for start, end in atoms[1:]:
