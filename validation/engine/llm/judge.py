@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from validation.engine.fixes import strip_thinking
 from validation.engine.llm.provider import ChatClient, Deadline, ProviderError
@@ -83,6 +83,12 @@ class JudgeAnswer(BaseModel):
     suggested_fixes: str = Field(default="", max_length=4000)
     goals: list[JudgeGoal] = Field(default_factory=list, max_length=20)
     unsupported_claims: list[JudgeClaim] = Field(default_factory=list, max_length=30)
+
+    @field_validator("decision", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        # "approve" and " APPROVE " mean APPROVE; anything else is still refused.
+        return value.strip().upper() if isinstance(value, str) else value
 
 
 def answer_schema() -> dict[str, Any]:
