@@ -206,13 +206,15 @@ def test_the_llm_decides_whether_the_query_is_addressed() -> None:
     )
     bundle = nvo().model_copy(update={"query": query})
     engine = engine_verdict(bundle)
-    assert not engine.checks.query_addressed
+    assert any(finding.check == "query_addressed" for finding in engine.findings)
+    assert engine.confidence < 1.0
     with ScriptedLLM([reply(judge_json())]) as llm:
         outcome = run(bundle, fast_settings(llm.base_url))
 
     verdict = outcome.verdict
     assert verdict.checks.query_addressed
     assert verdict.decision == "APPROVE"
+    assert verdict.confidence == 1.0  # the overruled finding no longer costs anything
     report = verdict.llm
     assert report is not None
     assert report.changes.findings_overruled

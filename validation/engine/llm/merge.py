@@ -25,6 +25,7 @@ from validation.engine.decision import (
     checks_from,
     confidence_from,
     decide,
+    fails_check,
     issues_from,
     revision_hints,
     stricter,
@@ -117,7 +118,7 @@ def merge_judgement(
             continue
         if any(f.check == name and f.kind.startswith("llm_") for f in findings[engine_count:]):
             continue
-        if any(f.check == name and f.severity != "info" for f in findings):
+        if any(f.check == name and fails_check(f, settings) for f in findings):
             continue  # already failing on the engine's findings
         findings.append(
             Finding(
@@ -143,13 +144,13 @@ def merge_judgement(
 
     retry_signal = any(f.kind == "no_evidence" for f in findings)
     confidence = confidence_from(findings)
-    checks = checks_from(findings)
+    checks = checks_from(findings, settings)
     decision = decide(confidence, checks, settings, goal_decision, retry_signal=retry_signal)
     decision = stricter(decision, answer.decision)
     engine_part = [f for f in verdict.findings if f.check != "query_addressed"]
     floor = decide(
         confidence_from(engine_part),
-        checks_from(engine_part),
+        checks_from(engine_part, settings),
         settings,
         None,
         retry_signal=retry_signal,
