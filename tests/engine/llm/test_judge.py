@@ -368,3 +368,13 @@ def test_a_wall_of_text_without_sentence_ends_is_cut_between_words() -> None:
     assert "".join(part.text for part in parts) == body
     assert all(len(part.text) <= 400 for part in parts)
     assert all(part.text.endswith(" ") for part in parts)
+
+
+def test_the_schema_sent_to_the_model_has_no_length_bounds_for_grammar_decoders() -> None:
+    from validation.engine.llm.judge import answer_schema
+
+    text = json.dumps(answer_schema())
+    assert "maxLength" not in text
+    assert "maxItems" not in text
+    assert '"minimum": 0' in text  # value bounds stay
+    assert "unsupported_claims" in text

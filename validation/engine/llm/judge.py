@@ -91,8 +91,27 @@ class JudgeAnswer(BaseModel):
         return value.strip().upper() if isinstance(value, str) else value
 
 
+_UNSENT = frozenset({"maxLength", "minLength", "maxItems", "minItems", "title", "default"})
+
+
 def answer_schema() -> dict[str, Any]:
-    return JudgeAnswer.model_json_schema()
+    """The JSON schema sent to the model (prompt and ``response_format``). Length bounds
+    are left out: grammar-constrained decoders (llama.cpp) expand ``maxLength: 4000`` into
+    a grammar they cannot parse; pydantic enforces every bound on the answer anyway."""
+    schema: dict[str, Any] = _without_bounds(JudgeAnswer.model_json_schema())
+    return schema
+
+
+def _without_bounds(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {
+            key: _without_bounds(value)
+            for key, value in node.items()
+            if key not in _UNSENT or key == "properties" or not isinstance(value, int | str)
+        }
+    if isinstance(node, list):
+        return [_without_bounds(value) for value in node]
+    return node
 
 
 def _formats(settings: LLMSettings) -> list[dict[str, Any] | None]:
@@ -336,9 +355,11 @@ def run_judge(
                         response_format=formats[0],
                     ).content
                 except ProviderError as error:
-                    # A server that refuses this kind of response_format (HTTP 400) is asked
-                    # again with the next simpler one: json_schema, json_object, none.
-                    if error.status_code != 400 or len(formats) == 1:
+                    # A server that refuses this kind of response_format is asked again with
+                    # the next simpler one: json_schema, json_object, none. (llama.cpp's
+                    # Python server answers 500 naming the field; most answer 400 or 422.)
+                    refused = error.status_code in (400, 422) or "response_format" in str(error)
+                    if not refused or len(formats) == 1:
                         raise
                     formats.pop(0)
 
