@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from validation.engine import validate
 from validation.engine.llm import LLMSettings
+from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
 
 DATA = Path(__file__).resolve().parents[1] / "data"
