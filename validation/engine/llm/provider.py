@@ -144,13 +144,14 @@ class ChatClient:
             )
             self.records.append(record)
             started = time.monotonic()
+            request_timeout = min(settings.timeout_s, remaining)
             try:
                 completion = self._client.chat.completions.create(
-                    **request, timeout=min(settings.timeout_s, remaining)
+                    **request, timeout=request_timeout
                 )
             except openai.APIError as error:
                 record.latency_ms = round((time.monotonic() - started) * 1000, 3)
-                failure = _classify(error, settings.timeout_s)
+                failure = _classify(error, request_timeout)
                 record.error = failure.message
                 record.status_code = failure.status_code
                 if not failure.transient or try_number > settings.max_transport_retries:
@@ -192,7 +193,7 @@ class _Failure:
 
 def _classify(error: openai.APIError, timeout_s: float) -> _Failure:
     if isinstance(error, openai.APITimeoutError):
-        return _Failure(f"the endpoint did not answer within {timeout_s:g} s", True)
+        return _Failure(f"the endpoint did not answer within {timeout_s:.3g} s", True)
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__ or error.__context__
         detail = f": {' '.join(str(cause).split())}" if cause else ""
