@@ -8,6 +8,7 @@ No Django, no database::
     redline check --context context.md --response response.md   # the seed pair
     redline check bundle.json --format markdown    # seed §9 section 7 + findings and fixes
     redline check bundle.json --settings settings.json          # EngineSettings overrides
+    redline check --llm bundle.json        # then the LLM judge and fixer (REDLINE_LLM_*)
 
 Input rules: the same as ingest's (``validation.engine.intake``, one set of rules): the same
 Bundle model, the same messages and the same byte limits, read from the environment
@@ -95,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="json (default) or markdown (seed §9 section plus findings and fixes)",
     )
     check.add_argument("--settings", metavar="JSON", help="EngineSettings as a JSON object")
+    check.add_argument(
+        "--llm",
+        action="store_true",
+        help="then run the LLM judge and fixer on the endpoint of REDLINE_LLM_BASE_URL "
+        "(REDLINE_LLM_MODEL, REDLINE_LLM_API_KEY, ...); its calls land in the verdict's llm",
+    )
     return parser
 
 
@@ -113,6 +120,8 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
     try:
         limits = _limits_from_env()
         settings = _read_settings(args.settings, limits) if args.settings else EngineSettings()
+        if args.llm:
+            engine = _llm_engine(engine)
         if args.jsonl is not None:
             return _check_jsonl(Path(args.jsonl), settings, sys.stdout, engine, limits)
         if args.context is not None:
@@ -269,6 +278,20 @@ def _render_verdict(
     if fmt == "markdown":
         return render_attempt_markdown(verdict) + "\n" + render_details_markdown(verdict)
     return verdict.model_dump_json(indent=2) + "\n"
+
+
+def _llm_engine(engine: Engine | None) -> Engine:
+    """The engine followed by the LLM path (``--llm``); its failures end up in the verdict."""
+    from validation.engine.llm import LLMConfigError, settings_from_env, with_llm
+    from validation.engine.pipeline import validate
+
+    try:
+        llm_settings = settings_from_env()
+    except LLMConfigError as error:
+        raise InputError(f"--llm: {error}") from None
+    if llm_settings is None:
+        raise InputError("--llm needs REDLINE_LLM_BASE_URL (an OpenAI-compatible endpoint)")
+    return with_llm(engine or validate, llm_settings)
 
 
 def _describe(error: BaseException) -> str:

@@ -16,8 +16,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationInfo,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -393,6 +395,8 @@ class FixProposal(_Model):
     finding_index: int | None = None  # index into Verdict.findings
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     evidence: list[EvidenceExcerpt] = Field(default_factory=list)
+    # False for an LLM fix that no tool call of its own supports: shown, never bulk-accepted.
+    verified: bool = True
 
 
 class NumberMatch(_Model):
@@ -461,6 +465,135 @@ class Verdict(_Model):
     fields: ExtractedFields = Field(default_factory=ExtractedFields)
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    # What the optional LLM path did (validation.engine.llm); None when it did not run.
+    llm: LLMReport | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent_llm(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A deterministic verdict serializes exactly as before the LLM path existed.
+        data: dict[str, Any] = handler(self)
+        if data.get("llm", 0) is None:
+            del data["llm"]
+        return data
+
+
+# ---------------------------------------------------------------- the LLM path
+
+
+class LLMCallRecord(_Model):
+    """One HTTP request to the chat-completions endpoint (a transport retry is a new record).
+    Shaped like the LLMCall model: purpose, model, prompt, response, tokens, latency, error."""
+
+    purpose: Literal["judge", "fixer"]
+    model: str
+    prompt: list[dict[str, Any]] = Field(default_factory=list)  # the messages sent
+    response: str = ""  # the assistant's text ("" for a pure tool-call turn or an error)
+    response_tool_calls: list[dict[str, Any]] = Field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_ms: float = 0.0
+    error: str = ""
+    status_code: int | None = None
+    attempt: int = 1  # the judge's validation attempt, or the fixer's turn
+    try_number: int = 1  # transport try within that attempt (1 = first request)
+
+
+class LLMFieldError(_Model):
+    """One reason an LLM answer was refused, categorized (retry seed, requirement 4)."""
+
+    category: Literal[
+        "required_missing",
+        "type_mismatch",
+        "pattern_violation",
+        "range_violation",
+        "structural_error",
+        "semantic_error",
+    ]
+    path: str
+    message: str
+    expected: str = ""
+    received: str = ""
+
+
+class LLMAttemptRecord(_Model):
+    """One judge attempt: valid, or the errors it was re-asked with."""
+
+    attempt: int
+    part: int = 0  # which part of a long report (0 for a short one)
+    valid: bool
+    errors: list[LLMFieldError] = Field(default_factory=list)
+
+
+class LLMRetryReport(_Model):
+    attempts: int = 0  # judge attempts over all report parts
+    first_attempt_success: bool = False
+    final_success: bool = False
+    status: Literal["ok", "exhausted", "identical_errors", "disabled", "provider_error", ""] = ""
+    errors_by_category: dict[str, int] = Field(default_factory=dict)
+    recovered_categories: list[str] = Field(default_factory=list)
+    history: list[LLMAttemptRecord] = Field(default_factory=list)
+
+
+class LLMChecksFlip(_Model):
+    check: CheckName
+    engine: bool
+    merged: bool
+
+
+class LLMChanges(_Model):
+    """What the LLM changed in the deterministic verdict."""
+
+    findings_added: list[int] = Field(default_factory=list)  # indexes into Verdict.findings
+    findings_overruled: list[int] = Field(default_factory=list)  # engine query findings
+    claims_refused: list[str] = Field(default_factory=list)  # LLM claims not kept, and why
+    checks_flipped: list[LLMChecksFlip] = Field(default_factory=list)
+    decision_before: Decision | None = None
+    decision_after: Decision | None = None
+    confidence_before: float | None = None
+    confidence_after: float | None = None
+
+    def changed(self) -> bool:
+        return bool(
+            self.findings_added
+            or self.findings_overruled
+            or self.checks_flipped
+            or self.decision_before != self.decision_after
+        )
+
+
+class LLMRejectedFix(_Model):
+    find: str
+    replace: str
+    status: Literal["conflict", "refused", "malformed"]
+    reason: str
+
+
+class LLMFixerReport(_Model):
+    ran: bool = False
+    turns: int = 0
+    tool_calls: list[ToolCallRecord] = Field(default_factory=list)
+    fixes_proposed: int = 0
+    fixes_kept: int = 0
+    rejected: list[LLMRejectedFix] = Field(default_factory=list)
+    final_decision: str | None = None  # FINAL DECISION read from its output, else the report's
+    final_conviction: str | None = None
+    error: str = ""
+    stopped: str = ""  # why the tool loop ended: answered, turns, tokens, tool_calls, deadline
+
+
+class LLMReport(_Model):
+    """The ``llm`` section of a Verdict. ``status`` "errored" means the judge never produced
+    a valid answer (or the endpoint failed): such a verdict is never APPROVE."""
+
+    status: Literal["ok", "errored"]
+    error: str = ""
+    model: str = ""
+    calls: list[LLMCallRecord] = Field(default_factory=list)
+    retry: LLMRetryReport = Field(default_factory=LLMRetryReport)
+    changes: LLMChanges = Field(default_factory=LLMChanges)
+    fixer: LLMFixerReport = Field(default_factory=LLMFixerReport)
+    exhausted: dict[str, Any] | None = None  # ValidationExhaustedError.to_json()
+    elapsed_ms: float = 0.0
 
 
 class VerdictError(_Model):
