@@ -15,14 +15,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
 from pydantic import BaseModel, ValidationError
 
-from analyses.errors import IngestError
+from analyses.errors import IngestError, MalformedBundle
 from validation.engine.fields import extract_fields
 from validation.engine.types import MAX_NESTING, Bundle, EvidenceItem
 
@@ -35,6 +35,8 @@ _LABEL_RE = re.compile(r"^[A-Z][A-Z0-9 _-]{0,19}$")
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _BOM = b"\xef\xbb\xbf"
+
+_M = TypeVar("_M", bound=BaseModel)
 
 MAX_FIELDS = 100
 MAX_FIELD_NAME = 100
@@ -83,6 +85,23 @@ def bundle_parse(data: Mapping[str, Any] | bytes | str) -> Bundle:
     if problems:
         raise IngestError(problems[:MAX_MESSAGES])
     return bundle
+
+
+def payload_parse(data: bytes | str, model: type[_M]) -> _M:
+    """A JSON request payload other than a bundle (new evidence, a new draft), checked as a
+    bundle is: MalformedBundle when it is not JSON; IngestError, naming the field, for what
+    no column can hold (NUL, bad Unicode, non-finite numbers, nesting) or `model` refuses."""
+    raw, from_invalid_utf8 = _load(data)
+    if not isinstance(raw, Mapping):
+        raise IngestError(f"request body must be a JSON object, got {_json_type(raw)}")
+    problems: list[str] = []
+    _scan(raw, "", 0, from_invalid_utf8, problems)
+    if problems:
+        raise IngestError(problems[:MAX_MESSAGES])
+    try:
+        return model.model_validate(dict(raw))
+    except ValidationError as exc:
+        raise IngestError(_pydantic_messages(exc, model)) from None
 
 
 def bundle_digest(bundle: Bundle) -> str:
@@ -146,18 +165,18 @@ def _load(data: Mapping[str, Any] | bytes | str) -> tuple[Any, bool]:
     except json.JSONDecodeError as exc:
         if invalid is not None:
             bad = invalid.object[invalid.start]
-            raise IngestError(
+            raise MalformedBundle(
                 f"bundle is not valid UTF-8 (byte 0x{bad:02x} at offset {invalid.start})"
             ) from None
-        raise IngestError(
+        raise MalformedBundle(
             f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     except _NonFiniteNumberError as exc:
-        raise IngestError(f"malformed JSON: {exc} is not a valid JSON number") from None
+        raise MalformedBundle(f"malformed JSON: {exc} is not a valid JSON number") from None
     except RecursionError:
-        raise IngestError("malformed JSON: nested too deeply") from None
+        raise MalformedBundle("malformed JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise IngestError(f"malformed JSON: {exc}") from None
+        raise MalformedBundle(f"malformed JSON: {exc}") from None
 
 
 class _NonFiniteNumberError(ValueError):
@@ -260,7 +279,7 @@ def content_bytes(content: Any) -> int:
     return 0
 
 
-def _pydantic_messages(exc: ValidationError) -> list[str]:
+def _pydantic_messages(exc: ValidationError, top: type[BaseModel] = Bundle) -> list[str]:
     messages: list[str] = []
     for error in exc.errors():
         loc = tuple(error["loc"])
@@ -272,7 +291,7 @@ def _pydantic_messages(exc: ValidationError) -> list[str]:
         elif error["type"] == "string_too_short" and error.get("ctx", {}).get("min_length") == 1:
             message = f"{_path(loc)}: must not be blank"
         elif error["type"] == "extra_forbidden":
-            model: type[BaseModel] = EvidenceItem if loc[0] == "evidence" else Bundle
+            model: type[BaseModel] = EvidenceItem if loc[0] == "evidence" else top
             allowed = ", ".join(model.model_fields)
             message = f"{_path(loc)}: unknown field (allowed: {allowed})"
         else:
