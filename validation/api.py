@@ -284,7 +284,7 @@ def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str
 
 
 @api.get(
-    "/analyses/{int:analysis_id}",
+    "/analyses/{analysis_id}",
     response={200: AnalysisDetailOut, **ERRORS},
     summary="Status, current revision, attempts with findings and fixes",
 )
@@ -293,7 +293,7 @@ def analysis_get(request: HttpRequest, analysis_id: int) -> dict[str, Any]:
 
 
 @api.post(
-    "/analyses/{int:analysis_id}/evidence",
+    "/analyses/{analysis_id}/evidence",
     response={202: SubmittedOut, **ERRORS},
     openapi_extra=_body(EvidenceIn),
     summary="RETRY path: add or replace evidence and re-validate",
@@ -311,7 +311,7 @@ def analysis_evidence(request: HttpRequest, analysis_id: int) -> Status[dict[str
 
 
 @api.post(
-    "/analyses/{int:analysis_id}/drafts",
+    "/analyses/{analysis_id}/drafts",
     response={202: SubmittedOut, **ERRORS},
     openapi_extra=_body(DraftIn),
     summary="RETRY path: a new draft of the report, re-validated",
@@ -329,7 +329,7 @@ def analysis_draft(request: HttpRequest, analysis_id: int) -> Status[dict[str, A
 
 
 @api.get(
-    "/analyses/{int:analysis_id}/export",
+    "/analyses/{analysis_id}/export",
     response={200: dict[str, Any], **ERRORS},
     summary="An approved report: body, fields, applied fixes with proof, sign-off",
     openapi_extra={"responses": {"200": {"content": {"text/markdown": {"schema": {}}}}}},
