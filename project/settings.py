@@ -65,6 +65,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "project.middleware.LoginRequiredMiddleware",
+    "project.ops.ApiMetricsMiddleware",
 ]
 
 ROOT_URLCONF = "project.urls"
@@ -132,6 +133,10 @@ STORAGES = {
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
+
+# /metrics: open to these networks (CIDRs) or to "Authorization: Bearer <REDLINE_METRICS_TOKEN>".
+REDLINE_METRICS_ALLOW = envlist("REDLINE_METRICS_ALLOW", "127.0.0.1/32,::1/128")
+REDLINE_METRICS_TOKEN = envstr("REDLINE_METRICS_TOKEN")
 
 # Ingest limits.
 REDLINE_MAX_BODY_BYTES = envint("REDLINE_MAX_BODY_BYTES", 200_000)
