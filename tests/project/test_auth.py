@@ -21,6 +21,7 @@ def _machine(path: str) -> bool:
 
     return path.startswith(MACHINE_PREFIXES)
 
+
 # "1" is a valid int, str, slug and path, and the pk of the first row: the likeliest real URL.
 _SAMPLE_BY_CONVERTER = {
     "int": "1",
