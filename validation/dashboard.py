@@ -64,7 +64,7 @@ def dashboard_data(*, now: Any = None) -> dict[str, Any]:
         per_day.setdefault(row["day"].isoformat(), {})[row["decision"]] = row["n"]
     buckets = [0] * 10
     for confidence in done.exclude(confidence__isnull=True).values_list("confidence", flat=True):
-        buckets[min(int(confidence * 10), 9)] += 1
+        buckets[min(int((confidence or 0.0) * 10), 9)] += 1
     approvals = AuditEvent.objects.filter(
         analysis=OuterRef("pk"), action=AuditEvent.Action.APPROVED
     ).order_by("id")
