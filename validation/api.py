@@ -8,14 +8,15 @@ Every error is JSON ``{"message", "field"}`` with the status ``validation.errors
 from __future__ import annotations
 
 import json
-from datetime import datetime
-from typing import Any, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
 
 from django.http import Http404, HttpRequest, HttpResponse
 from ninja import Field, NinjaAPI, Query, Schema, Status
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import HttpBearer
+from pydantic import AfterValidator
 
 from analyses.bundles import max_input_bytes, payload_parse
 from analyses.errors import IngestError
@@ -224,6 +225,17 @@ class AnalysisPage(Schema):
     )
 
 
+def _utc(value: datetime) -> datetime:
+    # PostgreSQL takes offsets up to ±15:59 and years 1-9999: normalize to UTC, refuse the rest.
+    try:
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError("date-time out of range") from None
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+
+
 class ListFilters(Schema):
     status: Literal["validating", "in_review", "approved", "failed", "rejected"] | None = None
     decision: str | None = Field(None, max_length=20, description="The report's decision.")
@@ -231,10 +243,10 @@ class ListFilters(Schema):
         None, description="The latest validator decision."
     )
     external_id: str | None = Field(None, max_length=200)
-    received_after: datetime | None = None
-    received_before: datetime | None = None
-    approved_after: datetime | None = None
-    approved_before: datetime | None = None
+    received_after: UtcDatetime | None = None
+    received_before: UtcDatetime | None = None
+    approved_after: UtcDatetime | None = None
+    approved_before: UtcDatetime | None = None
     cursor: int | None = Field(None, ge=1, le=2**62)
     limit: int = Field(50, ge=1, le=500)
 
@@ -358,7 +370,7 @@ def analysis_export(
 )
 def exports_approved(
     request: HttpRequest,
-    since: datetime | None = None,
+    since: UtcDatetime | None = None,
     cursor: int = Query(0, ge=0, le=2**62),  # type: ignore[type-arg]
     limit: int = Query(100, ge=1, le=1000),  # type: ignore[type-arg]
 ) -> HttpResponse:

@@ -211,3 +211,10 @@ def test_fixes_listed_carry_their_proof(pipeline_user, reader) -> None:  # type:
     Fix.objects.filter(pk=fix.pk).update(verified_with="15.5 - 0.7 = 14.8")
     data = reader.get(f"/analyses/{analysis.pk}").json()
     assert data["attempts"][0]["fixes"][0]["verified_with"] == "15.5 - 0.7 = 14.8"
+
+
+def test_date_filters_are_normalized_to_utc_and_out_of_range_is_422(reader) -> None:  # type: ignore[no-untyped-def]
+    # PostgreSQL refuses offsets beyond ±15:59; the API converts to UTC first.
+    assert reader.get("/analyses", received_after="2656-12-14T02:58:00-19:42").status_code == 200
+    assert reader.get("/exports/approved", since="2020-01-01T00:00:00+23:59").status_code == 200
+    assert reader.get("/analyses", received_after="0001-01-01T00:00:00+05:00").status_code == 422
