@@ -22,6 +22,7 @@ from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
 from validation.engine.types import CHECK_LABELS
 from validation.fix_cards import FixCard, fix_action_urls, fix_card, fix_counts_of
+from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.rendering import (
     DiffLine,
@@ -107,6 +108,46 @@ class ReviewState:
     counts: FixCounts
     claim: Claim | None
     reviewer: bool
+    final_event: AuditEvent | None = None  # who signed off / rejected / why it failed
+
+    @property
+    def loops(self) -> LoopState:
+        return LoopState.of(self.analysis, self.policy)
+
+    @property
+    def verdict_is_current(self) -> bool:
+        attempt = self.verdict_attempt
+        return attempt is not None and attempt.revision_id == self.current_revision.pk
+
+    @property
+    def verdict_revision_number(self) -> int | None:
+        attempt = self.verdict_attempt
+        if attempt is None:
+            return None
+        return next((r.number for r in self.revisions if r.pk == attempt.revision_id), None)
+
+    @property
+    def limit_reason(self) -> str:
+        """At a loop limit: why no new revision can be made (the banner), else ""."""
+        if self.analysis.status != Analysis.Status.IN_REVIEW or not self.verdict_is_current:
+            return ""
+        assert self.verdict_attempt is not None
+        return self.loops.blocked_reason(self.verdict_attempt.decision)
+
+    @property
+    def apply_warning(self) -> str:
+        return self.loops.last_loop_warning(REVISE) if self.can_apply else ""
+
+    @property
+    def is_final(self) -> bool:
+        return not self.analysis.is_open
+
+    @property
+    def undecided(self) -> int:
+        """Fixes of the current revision nobody decided (to review, or conflicting)."""
+        if not self.fixes_are_current:
+            return 0
+        return self.counts.proposed + self.counts.conflict
 
     @property
     def validating(self) -> bool:
@@ -145,18 +186,19 @@ class ReviewState:
 
     @property
     def can_apply(self) -> bool:
-        return self.can_act and self.counts.accepted > 0
+        return self.can_act and self.counts.accepted > 0 and self.loops.revise_remaining > 0
 
     @property
     def can_sign_off(self) -> bool:
         """As the sign-off service demands: in review, the latest attempt done, no accepted
-        fix waiting to be applied."""
+        fix waiting to be applied while a REVISE loop remains. Undecided fixes need an
+        override with a comment (the form asks for both)."""
         return (
             self.reviewer
             and self.analysis.status == Analysis.Status.IN_REVIEW
             and self.current_attempt is not None
             and self.current_attempt.status == Attempt.Status.DONE
-            and self.counts.accepted == 0
+            and (self.counts.accepted == 0 or self.loops.revise_remaining == 0)
             and not self.claimed_by_other
         )
 
@@ -271,6 +313,7 @@ def review_state(*, analysis: Analysis, user: AnyUser, reviewer: bool) -> Review
         counts=counts,
         claim=claim_of(analysis, user),
         reviewer=reviewer,
+        final_event=selectors.final_event_of(analysis),
     )
 
 
@@ -319,6 +362,7 @@ def review_page(
         counts=fix_counts_of(fixes, parts.policy.fix_confidence_threshold),
         claim=claim_of(analysis, user),
         reviewer=reviewer,
+        final_event=selectors.final_event_of(analysis),
         cards=cards,
         tab=tab,
     )

@@ -26,6 +26,7 @@ from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
 from validation import fix_cards, presenters, selectors, services
+from validation.engine.report import format_confidence
 from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
@@ -169,7 +170,7 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         messages.info(
             request,
             f"Validation of revision {page.current_revision.number} finished: "
-            f"{attempt.decision} · {attempt.confidence or 0:.2f}.",
+            f"{attempt.decision} · {format_confidence(attempt.confidence or 0)}.",
         )
     elif attempt is not None and attempt.status == Attempt.Status.ERRORED:
         messages.error(request, f"Validation of revision {page.current_revision.number} errored.")
@@ -370,9 +371,12 @@ def _apply_message(outcome: services.ApplyOutcome) -> str:
 @login_required
 def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
+    override = request.POST.get("override") in ("1", "on", "true")
 
     def act(analysis: Analysis) -> str:
-        services.analysis_sign_off(analysis=analysis, user=request.user, comment=comment)
+        services.analysis_sign_off(
+            analysis=analysis, user=request.user, comment=comment, override=override
+        )
         return "Signed off: the analysis is approved."
 
     return _analysis_action(request, pk, act)
