@@ -84,6 +84,7 @@ class CheckResult:
     name: str
     label: str
     passed: bool
+    why: str = ""  # for a failed check: what made it fail
 
 
 @dataclass(frozen=True)
@@ -159,8 +160,16 @@ class ReviewState:
         if self.verdict_attempt is None:
             return []
         raw = self.verdict_attempt.checks if isinstance(self.verdict_attempt.checks, dict) else {}
+        issues = (
+            self.verdict_attempt.issues if isinstance(self.verdict_attempt.issues, list) else []
+        )
+        # A check that fails says why: its findings (listed under Findings), else the
+        # verdict's issues, so a failed check never stands alone without a reason.
+        why = "; ".join(str(issue) for issue in issues[:5]) or "no finding recorded"
         return [
-            CheckResult(name, label, bool(raw.get(name))) for name, label in CHECK_LABELS.items()
+            CheckResult(name, label, bool(raw.get(name)), "" if raw.get(name) else why)
+            for name, label in CHECK_LABELS.items()
+            if name in raw
         ]
 
     @property
@@ -247,6 +256,14 @@ class ReviewPage(ReviewState):
     diff_b: Revision | None = None
     diff_rows: list[DiffLine] = field(default_factory=list)
     attempt_records: list[tuple[Attempt, int, SafeString]] = field(default_factory=list)
+
+    @property
+    def failed_without_findings(self) -> list[CheckResult]:
+        """Failed checks with no finding under them on the report tab: their reason is said."""
+        if self.tab != "report" or not self.verdict_is_current:
+            return []
+        listed = {group.check for group in self.finding_groups}
+        return [check for check in self.checks if not check.passed and check.name not in listed]
 
     @property
     def evidence_count(self) -> int:
@@ -431,3 +448,20 @@ def pretty_json(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def policy_rows(policy: Policy) -> list[tuple[str, str, str]]:
+    """(label, value, help) of every Policy setting, for the read-only Policy page."""
+    rows = []
+    for model_field in Policy._meta.concrete_fields:
+        if model_field.name in ("id", "updated_at"):
+            continue
+        value = getattr(policy, model_field.name)
+        if model_field.choices:
+            shown = str(getattr(policy, f"get_{model_field.name}_display")())
+        elif isinstance(value, bool):
+            shown = "yes" if value else "no"
+        else:
+            shown = str(value)
+        rows.append((str(model_field.verbose_name).capitalize(), shown, str(model_field.help_text)))
+    return rows

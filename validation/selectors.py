@@ -225,6 +225,7 @@ _ATTEMPT_STATE_FIELDS = (
     "decision",
     "confidence",
     "checks",
+    "issues",
     "timings",
     "error",
     "queued_at",

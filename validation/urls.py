@@ -5,6 +5,7 @@ from validation import views
 urlpatterns = [
     path("", views.queue, name="queue"),
     path("next/", views.queue_next, name="queue_next"),
+    path("policy/", views.policy, name="policy"),
     path("analyses/<int:pk>/", views.analysis_review, name="analysis_review"),
     path("analyses/<int:pk>/row/", views.queue_row, name="analysis_queue_row"),
     path("analyses/<int:pk>/status/", views.analysis_status, name="analysis_status"),

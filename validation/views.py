@@ -119,6 +119,23 @@ def queue_next(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("analysis_review", pk=analysis.pk)
 
 
+# ---------------------------------------------------------------- policy
+
+
+@require_GET
+@login_required
+def policy(request: HtmxHttpRequest) -> HttpResponse:
+    """The Policy, read-only, for reviewers (admins change it in the Django admin)."""
+    require_reviewer(request)
+    current = Policy.load()
+    context = {
+        "policy": current,
+        "rows": presenters.policy_rows(current),
+        "nav_queue_count": _nav_count(request),
+    }
+    return render(request, "validation/policy.html", context)
+
+
 # ---------------------------------------------------------------- review page
 
 

@@ -17,7 +17,6 @@ from django.utils import timezone
 from analyses.models import Analysis, Revision
 from validation.engine.fields import extract_fields
 from validation.engine.fixes import FixToApply, apply_fixes, count_occurrences
-from validation.loops import REVISE, LoopState
 from validation.errors import (
     DomainError,
     FindNotUnique,
@@ -26,6 +25,7 @@ from validation.errors import (
     NothingToApply,
     ReasonRequired,
 )
+from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import (
     IN_REVIEW,
@@ -177,7 +177,9 @@ def fix_edit(*, fix: Fix, user: User, replace: str) -> Fix:
         if check.agrees
         else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
     )
-    fix.save(update_fields=["replace", "edit_check", "edit_note", "confidence", "proposed_confidence"])
+    fix.save(
+        update_fields=["replace", "edit_check", "edit_note", "confidence", "proposed_confidence"]
+    )
     if check.agrees:
         _fix_review(fix, status=Fix.Status.ACCEPTED, user=user)
     else:

@@ -23,7 +23,6 @@ from validation.services._shared import (
 )
 from validation.services.claims import claim_for_action
 
-
 UNDECIDED = (Fix.Status.PROPOSED, Fix.Status.CONFLICT)
 
 
