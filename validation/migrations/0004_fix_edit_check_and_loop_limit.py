@@ -2,11 +2,32 @@
 
 import django.core.validators
 from django.db import migrations, models
+from django.db.models import Count, Q
+
+
+def count_loops_when_used(apps, schema_editor):
+    """Loops are counted when they are used (issue 11): an analysis' counters become the
+    number of its REVISE and RETRY attempts, no longer the verdicts that asked for one."""
+    Analysis = apps.get_model("analyses", "Analysis")
+    Attempt = apps.get_model("validation", "Attempt")
+    rows = (
+        Attempt.objects.order_by()
+        .values("analysis_id")
+        .annotate(
+            revise=Count("pk", filter=Q(loop_kind="revise")),
+            retry=Count("pk", filter=Q(loop_kind="retry")),
+        )
+    )
+    for row in rows:
+        Analysis.objects.filter(pk=row["analysis_id"]).update(
+            revise_loops=row["revise"], retry_loops=row["retry"]
+        )
 
 
 class Migration(migrations.Migration):
 
     dependencies = [
+        ('analyses', '0002_analysis_bundle_sha256'),
         ('validation', '0003_policy_citations_severity'),
     ]
 
@@ -31,4 +52,5 @@ class Migration(migrations.Migration):
             name='action',
             field=models.CharField(choices=[('ingested', 'Ingested'), ('claimed', 'Claimed'), ('released', 'Released claim'), ('fix_accepted', 'Accepted fix'), ('fix_rejected', 'Rejected fix'), ('fix_edited', 'Edited fix'), ('fix_undone', 'Undid review of fix'), ('bulk_accepted', 'Bulk-accepted fixes'), ('applied', 'Applied fixes'), ('validated', 'Validated'), ('approved', 'Signed off'), ('rejected', 'Rejected analysis'), ('failed', 'Failed'), ('loop_limit', 'Loop limit reached'), ('new_evidence', 'New evidence'), ('new_draft', 'New draft')], max_length=20),
         ),
+        migrations.RunPython(count_loops_when_used, migrations.RunPython.noop),
     ]
