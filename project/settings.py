@@ -255,6 +255,9 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": envstr("REDLINE_LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's own console handler (debug only) would print every line a second time
+        # beside the root handler: its records go to the root handler alone.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
         # The filesystem broker has no host; kombu warns about that on every connection.
         "kombu.connection": {"level": "ERROR"},

@@ -256,6 +256,8 @@ class RedlineUserAdmin(UserAdmin):  # type: ignore[type-arg]
 if admin.site.is_registered(User):
     admin.site.unregister(User)
 admin.site.register(User, RedlineUserAdmin)
+
+
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     """Add creates a token and shows its secret once; tokens are revoked, never edited."""

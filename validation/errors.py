@@ -66,6 +66,14 @@ class NothingToApply(DomainError):
     """Apply was asked for, but no fix is accepted."""
 
 
+class LoopLimitReached(DomainError):
+    """A new revision was asked for, but the policy's loop limits allow no further loop."""
+
+
+class FixesUndecided(DomainError):
+    """Sign-off was asked for with fixes nobody decided, and no override comment."""
+
+
 HTTP_STATUS: dict[type[RedlineError], int] = {
     IngestError: 422,
     MalformedBundle: 400,

@@ -308,6 +308,11 @@ class Fix(models.Model):
         DETERMINISTIC = "deterministic", "Deterministic"
         LLM = "llm", "LLM fixer"
 
+    class EditCheck(models.TextChoices):
+        NONE = "", "As proposed"
+        VERIFIED = "verified", "Edited — re-verified"
+        UNVERIFIED = "unverified", "Edited — unverified"
+
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="fixes")
     revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="proposed_fixes")
     finding = models.ForeignKey(
@@ -322,6 +327,15 @@ class Fix(models.Model):
     confidence = models.FloatField(validators=_UNIT)
     offset = models.PositiveIntegerField(default=0)
     evidence = models.JSONField(default=list, blank=True)
+    # An edited replacement is re-verified against the fix's proof on save; one the proof
+    # contradicts is "unverified", its confidence dropped, and never bulk-accepted.
+    edit_check = models.CharField(
+        max_length=12, choices=EditCheck.choices, default=EditCheck.NONE, blank=True
+    )
+    edit_note = models.TextField(blank=True, help_text="What the re-verification of an edit found.")
+    proposed_confidence = models.FloatField(
+        null=True, blank=True, validators=_UNIT, help_text="The confidence as proposed."
+    )
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
     reviewer = models.ForeignKey(
@@ -358,6 +372,10 @@ class Fix(models.Model):
     @property
     def edited(self) -> bool:
         return self.replace != self.proposed_replace
+
+    @property
+    def unverified(self) -> bool:
+        return self.edit_check == Fix.EditCheck.UNVERIFIED
 
 
 class ToolCall(models.Model):
@@ -418,6 +436,7 @@ class AuditEvent(models.Model):
         APPROVED = "approved", "Signed off"
         REJECTED = "rejected", "Rejected analysis"
         FAILED = "failed", "Failed"
+        LOOP_LIMIT = "loop_limit", "Loop limit reached"
         NEW_EVIDENCE = "new_evidence", "New evidence"
         NEW_DRAFT = "new_draft", "New draft"
 
