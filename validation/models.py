@@ -50,6 +50,48 @@ class Policy(models.Model):
         validators=[MinValueValidator(0.0), MaxValueValidator(MAX_RETRY_DELAY_SECONDS)],
     )
     retry_abort_on_identical_errors = models.BooleanField(default=True)
+    retry_success_rate_threshold = models.FloatField(
+        default=0.5,
+        validators=_UNIT,
+        help_text="Warn when fewer re-asked judge answers than this share recover.",
+    )
+
+    # The LLM endpoint: REDLINE_LLM_* in the environment, overridden here when set (the key
+    # stays in the environment). Without a base URL anywhere the path is deterministic.
+    llm_enabled = models.BooleanField(
+        default=True, help_text="Run the LLM judge and fixer when an endpoint is configured."
+    )
+    llm_base_url = models.URLField(
+        "LLM base URL",
+        max_length=2000,
+        blank=True,
+        help_text="Blank: REDLINE_LLM_BASE_URL. The API key is only sent to the base URL of "
+        "the environment.",
+    )
+    llm_model = models.CharField(
+        "LLM model", max_length=200, blank=True, help_text="Blank: REDLINE_LLM_MODEL."
+    )
+    llm_timeout_seconds = models.FloatField(
+        "LLM timeout (seconds)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.1), MaxValueValidator(600.0)],
+        help_text="One request. Blank: REDLINE_LLM_TIMEOUT (30).",
+    )
+    llm_max_tokens = models.PositiveIntegerField(
+        "LLM max tokens",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(16), MaxValueValidator(32_000)],
+        help_text="One answer. Blank: REDLINE_LLM_MAX_TOKENS (1024).",
+    )
+    llm_temperature = models.FloatField(
+        "LLM temperature",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(2.0)],
+        help_text="Blank: REDLINE_LLM_TEMPERATURE (0).",
+    )
 
     relative_tolerance = models.FloatField(
         default=0.05,
@@ -216,6 +258,11 @@ class Attempt(models.Model):
     markdown = models.TextField(blank=True, help_text="The seed §7 record of this attempt.")
     timings = models.JSONField(default=dict, blank=True)
     llm_call_count = models.PositiveIntegerField(default=0)
+    llm = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The LLM path of this attempt: status, error, what it changed, retries, fixer.",
+    )
     tool_call_count = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
 
@@ -317,6 +364,9 @@ class Fix(models.Model):
     confidence = models.FloatField(validators=_UNIT)
     offset = models.PositiveIntegerField(default=0)
     evidence = models.JSONField(default=list, blank=True)
+    verified = models.BooleanField(
+        default=True, help_text="False: an LLM fix no tool call supports; never bulk-accepted."
+    )
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
     reviewer = models.ForeignKey(
