@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from django.urls import reverse
 
 from tests.engine.llm.helpers import DATA, judge_json
 from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
@@ -180,3 +181,43 @@ def test_the_llm_budget_ends_before_the_tasks_soft_time_limit():
     assert 0 < budget < soft
     late = llm_budget_seconds(settings, soft_limit_s=soft, started=100.0, now=100.0 + soft)
     assert late == 0.0
+
+
+def test_the_attempts_tab_shows_each_llm_call_and_the_fix_card_its_proof(
+    monkeypatch, client, reviewer
+):
+    answer = fix_block(
+        "Owner earnings are $14.8B",
+        "calculator: 15.5 - 0.7 = 14.8; evidence [cashflow-NVO]: operating cash flow, capex",
+    )
+    script = [reply(JUDGED), tool_calls(SEARCH), tool_calls(CALC), reply(answer)]
+    with ScriptedLLM(script) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_owner_earnings()
+        services.attempt_run(revision_id=attempt.revision_id)
+        client.force_login(reviewer)
+        url = reverse("analysis_review", args=[attempt.analysis_id])
+        page = client.get(url + "?tab=attempts").content.decode()
+        fixes = client.get(url).content.decode()
+
+    assert 'data-llm-path="llm"' in page
+    assert page.count('class="llm-call"') == 4
+    assert "scripted" in page and "judge" in page and "fixer" in page
+    assert "50 / 20" in page  # tokens in / out
+    assert "llm-prompt" in page and "llm-response" in page
+    assert "LLM fixer" in fixes or "llm fixer" in fixes
+    assert "calculator(" in fixes and "evidence_search(" in fixes
+
+
+def test_without_an_endpoint_the_attempts_tab_says_the_path_is_deterministic(
+    monkeypatch, client, reviewer
+):
+    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+    attempt = submit_wrong_owner_earnings()
+    services.attempt_run(revision_id=attempt.revision_id)
+    client.force_login(reviewer)
+    url = reverse("analysis_review", args=[attempt.analysis_id])
+    page = client.get(url + "?tab=attempts").content.decode()
+    assert 'data-llm-path="deterministic"' in page
+    assert "validation is deterministic" in page
+    assert "Deterministic: no LLM call in this attempt." in page
