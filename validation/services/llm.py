@@ -141,11 +141,3 @@ def llm_rows(attempt_id: int, report: LLMReport | None) -> int:
 
 def _tool_calls_text(calls: list[dict[str, Any]]) -> str:
     return json.dumps({"tool_calls": calls}, ensure_ascii=False, indent=1)
-
-
-def llm_configured() -> bool:
-    """Whether attempts run the LLM path now (for the review page)."""
-    try:
-        return llm_settings(Policy.load()) is not None
-    except ValueError:
-        return bool(os.environ.get("REDLINE_LLM_BASE_URL", "").strip())
