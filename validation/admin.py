@@ -169,6 +169,22 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
         ),
         ("Loop limits", {"fields": ("max_revise_loops", "max_retry_loops", "max_total_loops")}),
         (
+            "LLM endpoint",
+            {
+                "fields": (
+                    "llm_enabled",
+                    "llm_base_url",
+                    "llm_model",
+                    "llm_timeout_seconds",
+                    "llm_max_tokens",
+                    "llm_temperature",
+                ),
+                "description": "Blank fields take REDLINE_LLM_* from the environment; the API "
+                "key is only set there (REDLINE_LLM_API_KEY) and only sent to its base URL. "
+                "Without a base URL anywhere, validation is deterministic.",
+            },
+        ),
+        (
             "LLM judge retry",
             {
                 "fields": (
@@ -176,6 +192,7 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
                     "retry_max_attempts",
                     "retry_delay_seconds",
                     "retry_abort_on_identical_errors",
+                    "retry_success_rate_threshold",
                 )
             },
         ),

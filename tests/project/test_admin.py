@@ -157,6 +157,8 @@ def _policy_form(**changes: Any) -> dict[str, Any]:
         if isinstance(value, bool):
             if value:
                 data[field.name] = "on"
+        elif value is None:  # a blank optional field (the LLM overrides)
+            data[field.name] = ""
         else:
             data[field.name] = value
     for name, value in changes.items():

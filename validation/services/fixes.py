@@ -247,7 +247,10 @@ def fixes_bulk_accept(*, analysis: Analysis, user: User, min_confidence: float) 
     current = current_revision(analysis)
     fixes = list(
         Fix.objects.filter(
-            revision=current, status=Fix.Status.PROPOSED, confidence__gte=min_confidence
+            revision=current,
+            status=Fix.Status.PROPOSED,
+            confidence__gte=min_confidence,
+            verified=True,  # an LLM fix no tool call supports is accepted one by one
         )
         .exclude(edit_check=Fix.EditCheck.UNVERIFIED)
         .order_by("offset", "id")

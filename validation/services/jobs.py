@@ -31,6 +31,7 @@ from validation.metrics import ATTEMPT_SECONDS
 from validation.models import Attempt, AuditEvent, Policy
 from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status
 from validation.services.claims import claim_for_action
+from validation.services.llm import llm_run, llm_settings
 from validation.services.outcomes import attempt_error, attempt_record_verdict
 
 logger = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
         logger.info("Attempt %s is not claimable (%s): skipped.", attempt.pk, attempt.status)
         attempt.refresh_from_db()
         return attempt
+    started = time.monotonic()  # the task's soft time limit counts from about here
     try:
         attempt = Attempt.objects.select_related("analysis", "revision").get(pk=attempt.pk)
         if attempt.runs > MAX_RUNS:
@@ -112,7 +114,7 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
         if delay:  # test seam: the crash-recovery integration test kills the worker here
             time.sleep(delay)
         try:
-            verdict, markdown, elapsed_ms = _engine_run(attempt)
+            verdict, markdown, elapsed_ms = _engine_run(attempt, task_started=started)
         except (OperationalError, InterfaceError):
             raise  # the database, not the report: retried below
         except Exception as exc:  # any engine failure becomes a readable errored attempt
@@ -127,6 +129,16 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
                 message=f"Validation failed: {type(exc).__name__}: {exc}",
             )
         else:
+            if verdict.llm is not None and verdict.llm.status == "errored":
+                # The judge never gave a valid answer: errored, never APPROVE; its calls stay.
+                attempt_error(
+                    attempt_id=attempt.pk,
+                    run_token=token,
+                    message=f"LLM judge errored: {verdict.llm.error}",
+                    llm_report=verdict.llm,
+                )
+                attempt.refresh_from_db()
+                return attempt
             attempt_record_verdict(
                 attempt_id=attempt.pk,
                 run_token=token,
@@ -220,13 +232,24 @@ def attempt_bundle(attempt: Attempt) -> Bundle:
     )
 
 
-def _engine_run(attempt: Attempt) -> tuple[Verdict, str, float]:
+def _engine_run(attempt: Attempt, *, task_started: float) -> tuple[Verdict, str, float]:
+    """The deterministic engine, then (with an endpoint configured) the LLM path on its
+    verdict; ``task_started`` (monotonic) is when the task began, for the LLM path's budget."""
     from validation.engine.pipeline import validate  # the pipeline is heavy; load it where it runs
     from validation.engine.report import render_attempt_markdown
 
     bundle = attempt_bundle(attempt)
     started = time.perf_counter()
-    verdict = validate(bundle, engine_settings(Policy.load()))
+    policy = Policy.load()
+    settings_ = engine_settings(policy)
+    verdict = validate(bundle, settings_)
+    llm = llm_settings(policy)
+    if llm is not None:
+        from validation.tasks import SOFT_TIME_LIMIT  # the task <-> service edge, at use
+
+        verdict = llm_run(
+            bundle, verdict, settings_, llm, soft_limit_s=SOFT_TIME_LIMIT, started=task_started
+        ).verdict
     elapsed_ms = (time.perf_counter() - started) * 1000
     markdown = render_attempt_markdown(verdict, attempt.number)
     return verdict, markdown, elapsed_ms

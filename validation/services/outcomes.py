@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
-from validation.engine.types import ToolCallRecord, Verdict
+from validation.engine.types import LLMReport, ToolCallRecord, Verdict
 from validation.loops import LoopState
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy, ToolCall
 from validation.services._shared import (
@@ -21,6 +21,7 @@ from validation.services._shared import (
     is_latest_attempt,
     set_status,
 )
+from validation.services.llm import llm_rows
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +105,7 @@ def attempt_record_verdict(
                 confidence=proposal.confidence,
                 offset=proposal.offset,
                 evidence=[excerpt.model_dump(mode="json") for excerpt in proposal.evidence],
+                verified=proposal.verified,
                 **_carried_rejection(rejected_before.get((proposal.find, proposal.replace)), now),
             )
             for proposal in verdict.fixes
@@ -124,6 +126,7 @@ def attempt_record_verdict(
         ]
     )
 
+    llm_rows(attempt.pk, verdict.llm)
     changed = analysis.take_extracted_fields(verdict.fields)
     if changed:
         analysis.save(update_fields=[*changed, "updated_at"])
@@ -179,7 +182,8 @@ def _tool_call_rows(verdict: Verdict) -> list[tuple[ToolCallRecord, int | None]]
     for index, proposal in enumerate(verdict.fixes):
         rows.extend((call, index) for call in proposal.tool_calls)
     linked = [call for call, _ in rows]
-    for call in verdict.tool_calls:
+    fixer_calls = verdict.llm.fixer.tool_calls if verdict.llm is not None else []
+    for call in [*verdict.tool_calls, *fixer_calls]:
         if call in linked:
             linked.remove(call)
         else:
@@ -188,8 +192,12 @@ def _tool_call_rows(verdict: Verdict) -> list[tuple[ToolCallRecord, int | None]]
 
 
 @transaction.atomic
-def attempt_error(*, attempt_id: int, run_token: str, message: str) -> bool:
-    """Mark a running attempt errored (while `run_token` holds it) and show it to a person."""
+def attempt_error(
+    *, attempt_id: int, run_token: str, message: str, llm_report: LLMReport | None = None
+) -> bool:
+    """Mark a running attempt errored (while `run_token` holds it) and show it to a person.
+
+    `llm_report`: an LLM path that errored; its calls are kept on the attempt as proof."""
     analysis = _lock_attempts_analysis(attempt_id)
     if analysis is None:
         return False
@@ -203,6 +211,7 @@ def attempt_error(*, attempt_id: int, run_token: str, message: str) -> bool:
     )
     if won != 1:
         return False
+    llm_rows(attempt_id, llm_report)
     attempt = Attempt.objects.get(pk=attempt_id)
     if analysis.status == Status.VALIDATING and is_latest_attempt(attempt):
         analysis.status = Status.IN_REVIEW

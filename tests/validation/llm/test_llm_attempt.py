@@ -1,0 +1,223 @@
+"""The LLM path in a validation attempt: the deterministic engine first, then the judge and
+the fixer against the scripted loopback server (a real socket, the real `openai` client).
+Every call is an LLMCall row, the fixer's tool calls are ToolCall rows (the fixes' proof),
+LLM fixes keep their verified flag, and a judge that never answers validly errors the
+attempt: never APPROVE."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from tests.engine.llm.helpers import DATA, judge_json
+from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
+from validation import services
+from validation.models import Attempt, Fix, LLMCall, Policy, ToolCall
+from validation.services.llm import llm_budget_seconds, llm_settings
+from validation.tasks import SOFT_TIME_LIMIT
+
+pytestmark = pytest.mark.django_db
+
+JUDGED = judge_json(decision="REVISE", confidence=0.75, issues=["Owner earnings look wrong"])
+SEARCH = ("evidence_search", {"query": "operating cash flow capex"})
+CALC = ("calculator", {"expression": "15.5 - 0.7"})
+
+
+def fix_block(replace: str, verified_with: str) -> str:
+    return (
+        '<FIX confidence="0.9">\n<FIND>Owner earnings are $14.6B</FIND>\n'
+        f"<REPLACE>{replace}</REPLACE>\n<VERIFIED_WITH>{verified_with}</VERIFIED_WITH>\n</FIX>\n"
+        "**FINAL DECISION: BUY**\n**FINAL CONVICTION: HIGH**\n"
+    )
+
+
+def submit_wrong_owner_earnings() -> Attempt:
+    data: dict[str, Any] = json.loads((DATA / "bundle_nvo.json").read_text())
+    data["body"] = data["body"].replace("Owner earnings are $14.8B", "Owner earnings are $14.6B")
+    result = services.analysis_submit(data=data, submitter=None)
+    assert result.revision is not None
+    return Attempt.objects.get(revision=result.revision)
+
+
+def endpoint(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
+    monkeypatch.setenv("REDLINE_LLM_BASE_URL", base_url)
+    monkeypatch.setenv("REDLINE_LLM_MODEL", "scripted")
+    monkeypatch.setenv("REDLINE_LLM_TIMEOUT", "5")
+    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "20")
+
+
+def test_without_an_endpoint_the_attempt_stays_deterministic(monkeypatch):
+    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+    attempt = submit_wrong_owner_earnings()
+    attempt = services.attempt_run(revision_id=attempt.revision_id)
+    assert attempt is not None and attempt.status == "done"
+    assert attempt.llm == {} and attempt.llm_call_count == 0
+    assert not LLMCall.objects.exists()
+    assert not Fix.objects.filter(origin="llm").exists()
+
+
+def test_the_attempt_runs_judge_and_fixer_and_stores_calls_fixes_and_proof(monkeypatch):
+    answer = fix_block(
+        "Owner earnings are $14.8B",
+        "calculator: 15.5 - 0.7 = 14.8; evidence [cashflow-NVO]: operating cash flow, capex",
+    )
+    script = [reply(JUDGED), tool_calls(SEARCH), tool_calls(CALC), reply(answer)]
+    with ScriptedLLM(script) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_owner_earnings()
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+
+    assert attempt is not None and attempt.status == "done"
+    assert attempt.decision != "APPROVE"
+    calls = list(LLMCall.objects.filter(attempt=attempt))
+    assert [call.purpose for call in calls] == ["judge", "fixer", "fixer", "fixer"]
+    assert attempt.llm_call_count == 4
+    assert all(call.model == "scripted" and call.prompt for call in calls)
+    assert calls[0].prompt_tokens == 50 and calls[0].completion_tokens == 20
+    assert "evidence_search" in calls[1].response  # a tool-call turn shows its calls
+    assert attempt.llm["status"] == "ok"
+    assert attempt.llm["fixer"]["fixes_kept"] == 1
+    assert "changed" in attempt.llm
+    (fix,) = Fix.objects.filter(attempt=attempt, origin="llm")
+    assert fix.verified and fix.replace == "Owner earnings are $14.8B"
+    proof = list(ToolCall.objects.filter(fix=fix).values_list("tool", "output"))
+    assert ("calculator", "14.8") in proof
+    assert {tool for tool, _ in proof} == {"calculator", "evidence_search"}
+    assert attempt.tool_call_count == ToolCall.objects.filter(attempt=attempt).count()
+
+
+def test_an_unverified_llm_fix_is_never_bulk_accepted(monkeypatch, reviewer):
+    script = [reply(JUDGED), reply(fix_block("Owner earnings are $14.8B", "from memory"))]
+    with ScriptedLLM(script) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_owner_earnings()
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+
+    assert attempt is not None
+    (fix,) = Fix.objects.filter(attempt=attempt, origin="llm")
+    assert not fix.verified
+    accepted = services.fixes_bulk_accept(
+        analysis=attempt.analysis, user=reviewer, min_confidence=0.0
+    )
+    assert fix.pk not in {item.pk for item in accepted}
+    fix.refresh_from_db()
+    assert fix.status == "proposed"
+
+
+def test_a_judge_that_never_answers_validly_errors_the_attempt_never_approve(monkeypatch):
+    Policy.objects.filter(pk=1).update(retry_max_attempts=2, llm_model="from-policy")
+    with ScriptedLLM([reply("not json"), reply("still not json")]) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_owner_earnings()
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        assert len(llm.requests) == 2  # the Policy's retry limit, not the environment's
+        assert llm.requests[0]["model"] == "from-policy"
+
+    assert attempt is not None
+    assert attempt.status == "errored"
+    assert attempt.decision != "APPROVE"
+    assert attempt.error.startswith("LLM judge errored")
+    assert attempt.llm["status"] == "errored"
+    assert LLMCall.objects.filter(attempt=attempt).count() == 2
+    assert attempt.analysis.status == "in_review"
+
+
+def test_an_endpoint_that_fails_errors_the_attempt(monkeypatch):
+    Policy.objects.filter(pk=1).update(llm_timeout_seconds=1)
+    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
+    with ScriptedLLM([], fallback=status(500)) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
+        attempt = submit_wrong_owner_earnings()
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+
+    assert attempt is not None and attempt.status == "errored"
+    assert LLMCall.objects.filter(attempt=attempt).exclude(error="").exists()
+
+
+def test_policy_overrides_everything_but_the_key():
+    env = {
+        "REDLINE_LLM_BASE_URL": "https://api.example.com/v1",
+        "REDLINE_LLM_API_KEY": "sk-secret",
+        "REDLINE_LLM_MODEL": "env-model",
+    }
+    policy = Policy.load()
+    settings = llm_settings(policy, env)
+    assert settings is not None and settings.model == "env-model"
+    assert settings.api_key is not None and settings.api_key.get_secret_value() == "sk-secret"
+
+    policy.llm_model = "policy-model"
+    policy.llm_timeout_seconds = 7
+    policy.llm_max_tokens = 300
+    policy.llm_temperature = 0.5
+    policy.retry_max_attempts = 5
+    settings = llm_settings(policy, env)
+    assert settings is not None
+    assert (settings.model, settings.timeout_s, settings.max_tokens) == ("policy-model", 7, 300)
+    assert settings.temperature == 0.5 and settings.retry.max_attempts == 5
+    assert settings.api_key is not None  # same endpoint: the key goes along
+
+    policy.llm_base_url = "http://127.0.0.1:11434/v1"
+    settings = llm_settings(policy, env)
+    assert settings is not None and settings.base_url == "http://127.0.0.1:11434/v1"
+    assert settings.api_key is None  # another host never sees the environment's key
+
+    assert llm_settings(policy, {}) is not None  # the Policy alone can configure an endpoint
+    policy.llm_base_url = ""
+    assert llm_settings(policy, {}) is None  # no endpoint anywhere: deterministic
+    policy.llm_enabled = False
+    assert llm_settings(policy, env) is None
+
+
+def test_the_llm_budget_ends_before_the_tasks_soft_time_limit():
+    policy = Policy.load()
+    settings = llm_settings(policy, {"REDLINE_LLM_BASE_URL": "http://127.0.0.1:1/v1"})
+    assert settings is not None
+    soft = SOFT_TIME_LIMIT
+    budget = llm_budget_seconds(settings, soft_limit_s=soft, started=100.0, now=100.0)
+    assert 0 < budget < soft
+    late = llm_budget_seconds(settings, soft_limit_s=soft, started=100.0, now=100.0 + soft)
+    assert late == 0.0
+
+
+def test_the_attempts_tab_shows_each_llm_call_and_the_fix_card_its_proof(
+    monkeypatch, client, reviewer
+):
+    answer = fix_block(
+        "Owner earnings are $14.8B",
+        "calculator: 15.5 - 0.7 = 14.8; evidence [cashflow-NVO]: operating cash flow, capex",
+    )
+    script = [reply(JUDGED), tool_calls(SEARCH), tool_calls(CALC), reply(answer)]
+    with ScriptedLLM(script) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_owner_earnings()
+        services.attempt_run(revision_id=attempt.revision_id)
+        client.force_login(reviewer)
+        url = reverse("analysis_review", args=[attempt.analysis_id])
+        page = client.get(url + "?tab=attempts").content.decode()
+        fixes = client.get(url).content.decode()
+
+    assert 'data-llm-path="llm"' in page
+    assert page.count('class="llm-call"') == 4
+    assert "scripted" in page and "judge" in page and "fixer" in page
+    assert "50 / 20" in page  # tokens in / out
+    assert "llm-prompt" in page and "llm-response" in page
+    assert "LLM fixer" in fixes or "llm fixer" in fixes
+    assert "calculator(" in fixes and "evidence_search(" in fixes
+
+
+def test_without_an_endpoint_the_attempts_tab_says_the_path_is_deterministic(
+    monkeypatch, client, reviewer
+):
+    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+    attempt = submit_wrong_owner_earnings()
+    services.attempt_run(revision_id=attempt.revision_id)
+    client.force_login(reviewer)
+    url = reverse("analysis_review", args=[attempt.analysis_id])
+    page = client.get(url + "?tab=attempts").content.decode()
+    assert 'data-llm-path="deterministic"' in page
+    assert "validation is deterministic" in page
+    assert "Deterministic: no LLM call in this attempt." in page

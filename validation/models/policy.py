@@ -1,0 +1,225 @@
+"""The Policy: the admin-tunable settings of validation and review (one row)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import F, Q
+
+from validation.engine.types import CHECK_LABELS, CHECK_NAMES
+
+_UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
+# Sane ranges for the Policy's counts and delays; the database holds the same bounds
+# (validation_policy_field_ranges), so neither a form nor a script can store 99999999 loops
+# or a 1e308-second retry delay.
+MAX_LOOPS = 10
+MAX_TOTAL_LOOPS = 20
+MAX_RETRY_DELAY_SECONDS = 60.0
+MAX_CLAIM_MINUTES = 24 * 60
+
+
+CHECK_CHOICES = [(name, CHECK_LABELS[name].capitalize()) for name in CHECK_NAMES]
+
+
+class Policy(models.Model):
+    """The admin-tuned settings. A single row (pk=1), edited in Django admin."""
+
+    approve_threshold = models.FloatField(default=0.80, validators=_UNIT)
+    revise_threshold = models.FloatField(default=0.50, validators=_UNIT)
+    retry_threshold = models.FloatField(default=0.30, validators=_UNIT)
+
+    max_revise_loops = models.PositiveSmallIntegerField(
+        default=2, validators=[MaxValueValidator(MAX_LOOPS)]
+    )
+    max_retry_loops = models.PositiveSmallIntegerField(
+        default=1, validators=[MaxValueValidator(MAX_LOOPS)]
+    )
+    max_total_loops = models.PositiveSmallIntegerField(
+        default=3, validators=[MaxValueValidator(MAX_TOTAL_LOOPS)]
+    )
+
+    retry_enabled = models.BooleanField(
+        default=True, help_text="Re-ask the LLM judge with its errors."
+    )
+    retry_max_attempts = models.PositiveSmallIntegerField(
+        default=3, validators=[MinValueValidator(1), MaxValueValidator(10)]
+    )
+    retry_delay_seconds = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(MAX_RETRY_DELAY_SECONDS)],
+    )
+    retry_abort_on_identical_errors = models.BooleanField(default=True)
+    retry_success_rate_threshold = models.FloatField(
+        default=0.5,
+        validators=_UNIT,
+        help_text="Warn when fewer re-asked judge answers than this share recover.",
+    )
+
+    # The LLM endpoint: REDLINE_LLM_* in the environment, overridden here when set (the key
+    # stays in the environment). Without a base URL anywhere the path is deterministic.
+    llm_enabled = models.BooleanField(
+        default=True, help_text="Run the LLM judge and fixer when an endpoint is configured."
+    )
+    llm_base_url = models.URLField(
+        "LLM base URL",
+        max_length=2000,
+        blank=True,
+        help_text="Blank: REDLINE_LLM_BASE_URL. The API key is only sent to the base URL of "
+        "the environment.",
+    )
+    llm_model = models.CharField(
+        "LLM model", max_length=200, blank=True, help_text="Blank: REDLINE_LLM_MODEL."
+    )
+    llm_timeout_seconds = models.FloatField(
+        "LLM timeout (seconds)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.1), MaxValueValidator(600.0)],
+        help_text="One request. Blank: REDLINE_LLM_TIMEOUT (30).",
+    )
+    llm_max_tokens = models.PositiveIntegerField(
+        "LLM max tokens",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(16), MaxValueValidator(32_000)],
+        help_text="One answer. Blank: REDLINE_LLM_MAX_TOKENS (1024).",
+    )
+    llm_temperature = models.FloatField(
+        "LLM temperature",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0.0), MaxValueValidator(2.0)],
+        help_text="Blank: REDLINE_LLM_TEMPERATURE (0).",
+    )
+
+    relative_tolerance = models.FloatField(
+        default=0.05,
+        validators=_UNIT,
+        help_text="A number this close (relative) to an evidence number, but not equal at the "
+        "precision shown, is close-but-wrong rather than orphan.",
+    )
+
+    class Citations(models.TextChoices):
+        NONE = "none", "None: reports need not cite their sources"
+        REPORT = "report", "Report: the report cites its sources somewhere"
+        CLAIMS = "claims", "Claims: every numeric claim carries a source reference"
+
+    class FailingSeverity(models.TextChoices):
+        CRITICAL = "critical", "Critical"
+        MAJOR = "major", "Major"
+        MINOR = "minor", "Minor"
+
+    citations = models.CharField(
+        max_length=10,
+        choices=Citations.choices,
+        default=Citations.CLAIMS,
+        help_text="How strictly a report must cite its evidence (source metadata check).",
+    )
+    failing_severity = models.CharField(
+        max_length=10,
+        choices=FailingSeverity.choices,
+        default=FailingSeverity.MAJOR,
+        help_text="A check fails on a finding at least this severe; less severe findings "
+        "are shown and only lower the confidence.",
+    )
+    fix_confidence_threshold = models.FloatField(
+        default=0.90, validators=_UNIT, help_text="Default for bulk-accept on the review screen."
+    )
+    require_reject_reason = models.BooleanField(default=True)
+    allow_validator_only_approval = models.BooleanField(
+        default=False, help_text="APPROVE by the validator alone approves, without a sign-off."
+    )
+    claim_minutes = models.PositiveSmallIntegerField(
+        default=30, validators=[MinValueValidator(1), MaxValueValidator(MAX_CLAIM_MINUTES)]
+    )
+    api_rate_per_minute = models.PositiveIntegerField(
+        default=60_000,
+        validators=[MinValueValidator(1)],
+        help_text="Requests one API token may make per minute; more are answered 429.",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "policy"
+        constraints = [
+            models.CheckConstraint(condition=Q(id=1), name="validation_policy_singleton"),
+            models.CheckConstraint(
+                condition=Q(retry_threshold__gte=0)
+                & Q(revise_threshold__gte=F("retry_threshold"))
+                & Q(approve_threshold__gte=F("revise_threshold"))
+                & Q(approve_threshold__lte=1),
+                name="validation_policy_thresholds_ordered",
+            ),
+            models.CheckConstraint(
+                condition=Q(citations__in=["none", "report", "claims"]),
+                name="validation_policy_citations_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(failing_severity__in=["critical", "major", "minor"]),
+                name="validation_policy_failing_severity_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(max_total_loops__gte=F("max_revise_loops"))
+                & Q(max_total_loops__gte=F("max_retry_loops")),
+                name="validation_policy_loop_limits_consistent",
+            ),
+            models.CheckConstraint(
+                condition=Q(max_revise_loops__lte=MAX_LOOPS)
+                & Q(max_retry_loops__lte=MAX_LOOPS)
+                & Q(max_total_loops__lte=MAX_TOTAL_LOOPS)
+                & Q(retry_max_attempts__gte=1)
+                & Q(retry_max_attempts__lte=10)
+                & Q(retry_delay_seconds__gte=0)
+                & Q(retry_delay_seconds__lte=MAX_RETRY_DELAY_SECONDS)
+                & Q(relative_tolerance__gte=0)
+                & Q(relative_tolerance__lte=1)
+                & Q(fix_confidence_threshold__gte=0)
+                & Q(fix_confidence_threshold__lte=1)
+                & Q(claim_minutes__gte=1)
+                & Q(claim_minutes__lte=MAX_CLAIM_MINUTES),
+                name="validation_policy_field_ranges",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return "Validation policy"
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.pk = 1
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        for name in (
+            "approve_threshold",
+            "revise_threshold",
+            "retry_threshold",
+            "relative_tolerance",
+            "fix_confidence_threshold",
+        ):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                errors[name] = f"Must be between 0 and 1 (got {value})."
+        if not errors:
+            if self.revise_threshold < self.retry_threshold:
+                errors["revise_threshold"] = (
+                    f"The REVISE threshold ({self.revise_threshold}) must not be below the "
+                    f"RETRY threshold ({self.retry_threshold})."
+                )
+            if self.approve_threshold < self.revise_threshold:
+                errors["approve_threshold"] = (
+                    f"The APPROVE threshold ({self.approve_threshold}) must not be below the "
+                    f"REVISE threshold ({self.revise_threshold})."
+                )
+        if self.max_total_loops < max(self.max_revise_loops, self.max_retry_loops):
+            errors["max_total_loops"] = (
+                "The total loop limit must be at least the larger of the REVISE and RETRY limits."
+            )
+        if errors:
+            raise ValidationError(errors)
+
+    @classmethod
+    def load(cls) -> Policy:
+        policy, _ = cls.objects.get_or_create(pk=1)
+        return policy
