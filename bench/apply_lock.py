@@ -151,7 +151,7 @@ def main() -> None:
         f"apply lock benchmark: {BODY_BYTES // 1000} KB body, PostgreSQL, {args.runs} runs "
         f"(medians, ms)"
     )
-    print(f"{'case':<34} {'lock->commit':>12} {'whole apply':>12} {'text work':>10}")
+    print(f"{'case':<44} {'lock->commit':>12} {'whole apply':>12} {'text work':>10}")
     worst = 0.0
     for fixes, proposed, pathological in (
         (args.fixes, args.proposed, False),
@@ -166,7 +166,7 @@ def main() -> None:
         case = f"{fixes} accepted, {proposed} proposed" + (
             ", runs of */ /|" if pathological else ""
         )
-        print(f"{case:<34} {lock:>12.1f} {total:>12.1f} {plan:>10.1f}")
+        print(f"{case:<44} {lock:>12.1f} {total:>12.1f} {plan:>10.1f}")
     verdict = "within" if worst <= LOCK_TARGET_MS else "OVER"
     print(f"worst median lock->commit {worst:.1f} ms: {verdict} the {LOCK_TARGET_MS:.0f} ms target")
 
