@@ -16,11 +16,15 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-## run: set up, migrate, load demo data, start a worker and serve http://127.0.0.1:8000
+PORT ?= 8000
+
+## run: set up (a local .env on first run), migrate, load demo data, start a worker and
+## serve http://127.0.0.1:$(PORT)
 run: install
-	REDLINE_DEBUG=1 $(BIN)/python manage.py migrate --noinput
-	REDLINE_DEBUG=1 $(BIN)/python manage.py load_demo
-	REDLINE_DEBUG=1 BIN=$(BIN) ./bin/run-local
+	$(BIN)/python -m project.localenv
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py load_demo
+	BIN=$(BIN) PORT=$(PORT) ./bin/run-local
 
 ## test: set up, lint, type-check and run the whole suite (SQLite unless DATABASE_URL is set)
 test: install lint typecheck pytest

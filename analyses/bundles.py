@@ -15,13 +15,20 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
+from pydantic import BaseModel, ValidationError
 
-from analyses.errors import IngestError
+from analyses.errors import IngestError, MalformedBundle
 from validation.engine.fields import extract_fields
-from validation.engine.intake import BundleError, read_bundle
+from validation.engine.intake import (
+    BundleError,
+    check_bundle,
+    load_json,
+    payload_problems,
+    validation_messages,
+)
 from validation.engine.types import (
     FIELD_LABEL_RE,
     NUMERIC_FIELD_NAMES,
@@ -35,6 +42,7 @@ from validation.engine.types import (
 # An ATX heading line; its closing #s and spaces are stripped in Python (a pattern that does
 # it would backtrack over every space of a long line).
 _HEADING_RE = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+([^\n]*)", re.MULTILINE)
+_M = TypeVar("_M", bound=BaseModel)
 
 
 @dataclass
@@ -55,11 +63,14 @@ class StructuredFields:
 
 
 def bundle_parse(data: Mapping[str, Any] | bytes | str) -> Bundle:
-    """Parse and check a bundle without writing anything; every problem becomes an IngestError.
+    """Parse and check a bundle without writing anything: MalformedBundle when it is not a
+    JSON document at all, else an IngestError naming each field at fault.
 
     The rules are the engine's (validation.engine.intake), shared with `redline check`."""
+    limits = input_limits()
+    raw, from_invalid_utf8 = _load(data, limits)
     try:
-        return read_bundle(data, input_limits())
+        return check_bundle(raw, from_invalid_utf8, limits)
     except BundleError as error:
         raise IngestError(error.errors) from None
 
@@ -77,6 +88,31 @@ def content_bytes(content: Any) -> int:
     The one size rule of evidence, checked against ``settings.REDLINE_MAX_EVIDENCE_BYTES``
     in total, wherever evidence arrives (a bundle, new evidence for an analysis)."""
     return json_size(content)
+
+
+def payload_parse(data: bytes | str, model: type[_M]) -> _M:
+    """A JSON request payload other than a bundle (new evidence, a new draft), checked as a
+    bundle is: MalformedBundle when it is not JSON; IngestError, naming the field, for what
+    no column can hold (NUL, bad Unicode, non-finite numbers, nesting) or `model` refuses."""
+    limits = input_limits()
+    raw, from_invalid_utf8 = _load(data, limits)
+    if not isinstance(raw, Mapping):
+        kind = "an array" if isinstance(raw, list) else type(raw).__name__
+        raise IngestError(f"request body must be a JSON object, got {kind}")
+    problems = payload_problems(raw, from_invalid_utf8)
+    if problems:
+        raise IngestError(problems)
+    try:
+        return model.model_validate(dict(raw), context={"limits": limits})
+    except ValidationError as exc:
+        raise IngestError(validation_messages(exc)) from None
+
+
+def _load(data: Mapping[str, Any] | bytes | str, limits: InputLimits) -> tuple[Any, bool]:
+    try:
+        return load_json(data, limits)
+    except BundleError as error:
+        raise MalformedBundle(error.errors) from None
 
 
 def bundle_digest(bundle: Bundle) -> str:

@@ -30,3 +30,11 @@ class IngestError(RedlineError):
     def __init__(self, errors: str | list[str]) -> None:
         self.errors: list[str] = [errors] if isinstance(errors, str) else list(errors)
         super().__init__("; ".join(self.errors))
+
+
+class MalformedBundle(IngestError):
+    """Input that is not a JSON document at all (bad JSON syntax, not UTF-8)."""
+
+
+class ExternalIdConflict(IngestError):
+    """An external_id this submitter already used, sent again with different content."""

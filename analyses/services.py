@@ -22,7 +22,7 @@ from analyses.bundles import (
     bundle_title,
     structured_fields,
 )
-from analyses.errors import IngestError
+from analyses.errors import ExternalIdConflict
 from analyses.models import Analysis, Evidence, Revision
 from analyses.selectors import analysis_get_by_external_id
 from validation.engine.types import Bundle
@@ -113,7 +113,7 @@ def _analysis_create(
 
 def _already_ingested(existing: Analysis, *, external_id: str, digest: str) -> IngestResult:
     if existing.bundle_sha256 != digest:
-        raise IngestError(
+        raise ExternalIdConflict(
             f"external_id {external_id!r} was already used for a different bundle "
             f"(analysis {existing.pk}); send a new external_id for new content"
         )

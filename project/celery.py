@@ -1,9 +1,19 @@
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import worker_process_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
 app = Celery("redline")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@worker_process_shutdown.connect
+def _drop_metrics_of_exited_process(pid: int | None = None, **kwargs: Any) -> None:
+    # Multiprocess Prometheus metrics: a pool child that exits leaves its files behind.
+    from validation.metrics import mark_process_dead
+
+    mark_process_dead(pid or os.getpid())

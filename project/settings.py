@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "ninja",
     "template_partials",
     "axes",
     "csp",
@@ -69,6 +70,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "project.middleware.LoginRequiredMiddleware",
+    "project.ops.ApiMetricsMiddleware",
     # Last, as django-axes asks: turns a locked-out login into its 429 response.
     "axes.middleware.AxesMiddleware",
 ]
@@ -177,9 +179,25 @@ STORAGES = {
     },
 }
 
+# /metrics: open to these networks (CIDRs) or to "Authorization: Bearer <REDLINE_METRICS_TOKEN>".
+REDLINE_METRICS_ALLOW = envlist("REDLINE_METRICS_ALLOW", "127.0.0.1/32,::1/128")
+REDLINE_METRICS_TOKEN = envstr("REDLINE_METRICS_TOKEN")
+
 # Ingest limits.
 REDLINE_MAX_BODY_BYTES = envint("REDLINE_MAX_BODY_BYTES", 200_000)
 REDLINE_MAX_EVIDENCE_BYTES = envint("REDLINE_MAX_EVIDENCE_BYTES", 5_000_000)
+# Django's own cap on a request body: above analyses.bundles.max_input_bytes(), which the API
+# answers with 413 before reading the body.
+DATA_UPLOAD_MAX_MEMORY_SIZE = REDLINE_MAX_BODY_BYTES + REDLINE_MAX_EVIDENCE_BYTES + 2_000_000
+
+# The per-token API rate is counted in this cache: Redis (redis://...) shares the count across
+# processes and hosts; without it each process counts on its own.
+_cache_url = envstr("REDLINE_CACHE_URL")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+    if _cache_url
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 # Jobs. The database is the source of truth; the broker only carries wake-ups.
 REDLINE_TASKS_EAGER = envbool("REDLINE_TASKS_EAGER", False)
@@ -237,6 +255,9 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": envstr("REDLINE_LOG_LEVEL", "INFO")},
     "loggers": {
+        # Django's own console handler (debug only) would print every line a second time
+        # beside the root handler: its records go to the root handler alone.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
         # The filesystem broker has no host; kombu warns about that on every connection.
         "kombu.connection": {"level": "ERROR"},

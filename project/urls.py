@@ -2,9 +2,16 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from project import ops
+from validation.api import api
+
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
+    path("healthz", ops.healthz, name="healthz"),
+    path("readyz", ops.readyz, name="readyz"),
+    path("metrics", ops.metrics, name="metrics"),
     path("", include("validation.urls")),
 ]

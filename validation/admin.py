@@ -6,16 +6,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.core.exceptions import PermissionDenied
-from django.db.models import Model
+from django.db.models import Model, QuerySet
+from django.forms import ModelForm
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from analyses.admin import ViewOnlyAdminMixin
-from validation.models import Attempt, AuditEvent, Finding, Fix, LLMCall, Policy, ToolCall
+from validation.models import (
+    ApiToken,
+    Attempt,
+    AuditEvent,
+    Finding,
+    Fix,
+    LLMCall,
+    Policy,
+    ToolCall,
+)
+from validation.services import api_token_create, api_token_revoke
 
 
 def _all_fields(model: type[Model]) -> tuple[str, ...]:
@@ -178,6 +189,7 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
             },
         ),
         ("Numbers and fixes", {"fields": ("relative_tolerance", "fix_confidence_threshold")}),
+        ("REST API", {"fields": ("api_rate_per_minute",)}),
         (
             "Review",
             {
@@ -244,3 +256,36 @@ class RedlineUserAdmin(UserAdmin):  # type: ignore[type-arg]
 if admin.site.is_registered(User):
     admin.site.unregister(User)
 admin.site.register(User, RedlineUserAdmin)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
+    """Add creates a token and shows its secret once; tokens are revoked, never edited."""
+
+    list_display = ("prefix", "user", "name", "scope", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("scope",)
+    search_fields = ("prefix", "user__username", "name")
+    fields = ("user", "name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
+    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+    actions = ["revoke"]
+
+    def has_change_permission(self, request: HttpRequest, obj: ApiToken | None = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: ApiToken, form: ModelForm[ApiToken], change: bool
+    ) -> None:
+        token, raw = api_token_create(user=obj.user, scope=obj.scope, name=obj.name)
+        obj.pk = token.pk
+        obj.prefix, obj.token_sha256, obj.created_at = (
+            token.prefix,
+            token.token_sha256,
+            token.created_at,
+        )
+        messages.warning(request, f"The new token (shown once, stored hashed): {raw}")
+
+    @admin.action(description="Revoke the selected tokens", permissions=["delete"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
+        for token in queryset:
+            api_token_revoke(token=token)
+        messages.success(request, f"Revoked {queryset.count()} token(s).")

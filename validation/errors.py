@@ -1,7 +1,9 @@
 """Redline's errors, and the one place that maps them to HTTP statuses.
 
     RedlineError            (analyses.errors) one user-facing sentence; nothing was changed
-    ├── IngestError         (analyses.errors) a bundle that cannot be ingested       -> 400
+    ├── IngestError         (analyses.errors) a bundle that cannot be ingested       -> 422
+    │   ├── MalformedBundle     not JSON at all (syntax, not UTF-8)                  -> 400
+    │   └── ExternalIdConflict  an external_id re-sent with other content            -> 409
     ├── InputError          a malformed request value (not a number, out of range)   -> 400
     └── DomainError         a request the current state does not allow               -> 409
         ├── IllegalTransition, ClaimedByOther, FixNotReviewable,
@@ -14,17 +16,19 @@ one has changed nothing.
 
 from __future__ import annotations
 
-from analyses.errors import IngestError, RedlineError
+from analyses.errors import ExternalIdConflict, IngestError, MalformedBundle, RedlineError
 
 __all__ = [
     "ClaimedByOther",
     "DatabaseBusy",
     "DomainError",
+    "ExternalIdConflict",
     "FindNotUnique",
     "FixNotReviewable",
     "IllegalTransition",
     "IngestError",
     "InputError",
+    "MalformedBundle",
     "NothingToApply",
     "ReasonRequired",
     "RedlineError",
@@ -68,8 +72,18 @@ class DatabaseBusy(DomainError):
     """Another writer kept the (SQLite) database locked through every retry; try again."""
 
 
+class LoopLimitReached(DomainError):
+    """A new revision was asked for, but the policy's loop limits allow no further loop."""
+
+
+class FixesUndecided(DomainError):
+    """Sign-off was asked for with fixes nobody decided, and no override comment."""
+
+
 HTTP_STATUS: dict[type[RedlineError], int] = {
-    IngestError: 400,
+    IngestError: 422,
+    MalformedBundle: 400,
+    ExternalIdConflict: 409,
     InputError: 400,
     DomainError: 409,
 }

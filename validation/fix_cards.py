@@ -25,7 +25,7 @@ def fix_counts_of(fixes: Sequence[Fix], threshold: float) -> FixCounts:
     counts = FixCounts()
     for fix in fixes:
         setattr(counts, fix.status, getattr(counts, fix.status) + 1)
-        if fix.status == Fix.Status.PROPOSED and fix.confidence >= threshold:
+        if fix.status == Fix.Status.PROPOSED and fix.confidence >= threshold and not fix.unverified:
             counts.bulk_candidates += 1
     return counts
 
@@ -37,7 +37,7 @@ class FixCard:
     fix: Fix
     number: int
     diff: SafeString
-    excerpts: list[dict[str, str]]
+    excerpts: list[dict[str, Any]]
     tool_calls: list[ToolCall]
     applied_in_number: int | None = None
     error: str = ""
@@ -51,18 +51,27 @@ class FixCard:
         return ", ".join(f"{tool} \u00d7{n}" for tool, n in counts.items())
 
 
-def _excerpts(raw: Any) -> list[dict[str, str]]:
+# Excerpts under this source_ref are the fix's own calculation, not a stored evidence item.
+CALCULATOR_SOURCE = "calculator"
+
+
+def _excerpts(raw: Any, proof: str) -> list[dict[str, Any]]:
     items = raw if isinstance(raw, list) else []
     excerpts = []
     for item in items:
         if not isinstance(item, dict):
             continue
+        source_ref = str(item.get("source_ref") or "")
+        excerpt = str(item.get("excerpt") or "")
         excerpts.append(
             {
-                "source_ref": str(item.get("source_ref") or ""),
+                "source_ref": source_ref,
                 "label": str(item.get("label") or ""),
-                "excerpt": str(item.get("excerpt") or ""),
+                "excerpt": excerpt,
                 "url": safe_url(item.get("url")),
+                # Shown once: an excerpt VERIFIED_WITH already quotes is not repeated.
+                "in_proof": bool(excerpt) and excerpt in proof,
+                "stored": bool(source_ref) and source_ref != CALCULATOR_SOURCE,
             }
         )
     return excerpts
@@ -75,9 +84,11 @@ _PLACEHOLDER = 2_147_483_647
 def fix_action_urls(analysis_id: int) -> dict[str, str]:
     """URL patterns of the fix actions with a placeholder id: reversing four URLs per card
     for a hundred cards costs more than rendering them."""
-    return {
+    urls = {
         action: reverse(f"fix_{action}", args=[analysis_id, _PLACEHOLDER]) for action in FIX_ACTIONS
     }
+    urls["review"] = reverse("analysis_review", args=[analysis_id])
+    return urls
 
 
 def _urls_for(fix_id: int, patterns: dict[str, str]) -> dict[str, str]:
@@ -99,7 +110,7 @@ def fix_card(
         fix=fix,
         number=number,
         diff=fix_diff(body, fix.offset, fix.find, fix.replace),
-        excerpts=_excerpts(fix.evidence),
+        excerpts=_excerpts(fix.evidence, fix.verified_with),
         tool_calls=list(fix.tool_calls.all()),
         applied_in_number=revision_numbers.get(fix.applied_in_id) if fix.applied_in_id else None,
         error=error,

@@ -91,6 +91,11 @@ class Policy(models.Model):
     claim_minutes = models.PositiveSmallIntegerField(
         default=30, validators=[MinValueValidator(1), MaxValueValidator(MAX_CLAIM_MINUTES)]
     )
+    api_rate_per_minute = models.PositiveIntegerField(
+        default=60_000,
+        validators=[MinValueValidator(1)],
+        help_text="Requests one API token may make per minute; more are answered 429.",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -303,6 +308,11 @@ class Fix(models.Model):
         DETERMINISTIC = "deterministic", "Deterministic"
         LLM = "llm", "LLM fixer"
 
+    class EditCheck(models.TextChoices):
+        NONE = "", "As proposed"
+        VERIFIED = "verified", "Edited — re-verified"
+        UNVERIFIED = "unverified", "Edited — unverified"
+
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="fixes")
     revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="proposed_fixes")
     finding = models.ForeignKey(
@@ -317,6 +327,15 @@ class Fix(models.Model):
     confidence = models.FloatField(validators=_UNIT)
     offset = models.PositiveIntegerField(default=0)
     evidence = models.JSONField(default=list, blank=True)
+    # An edited replacement is re-verified against the fix's proof on save; one the proof
+    # contradicts is "unverified", its confidence dropped, and never bulk-accepted.
+    edit_check = models.CharField(
+        max_length=12, choices=EditCheck.choices, default=EditCheck.NONE, blank=True
+    )
+    edit_note = models.TextField(blank=True, help_text="What the re-verification of an edit found.")
+    proposed_confidence = models.FloatField(
+        null=True, blank=True, validators=_UNIT, help_text="The confidence as proposed."
+    )
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
     reviewer = models.ForeignKey(
@@ -353,6 +372,10 @@ class Fix(models.Model):
     @property
     def edited(self) -> bool:
         return self.replace != self.proposed_replace
+
+    @property
+    def unverified(self) -> bool:
+        return self.edit_check == Fix.EditCheck.UNVERIFIED
 
 
 class ToolCall(models.Model):
@@ -413,6 +436,7 @@ class AuditEvent(models.Model):
         APPROVED = "approved", "Signed off"
         REJECTED = "rejected", "Rejected analysis"
         FAILED = "failed", "Failed"
+        LOOP_LIMIT = "loop_limit", "Loop limit reached"
         NEW_EVIDENCE = "new_evidence", "New evidence"
         NEW_DRAFT = "new_draft", "New draft"
 
@@ -437,3 +461,42 @@ class AuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_action_display()} by {self.actor or 'system'}"
+
+
+class ApiToken(models.Model):
+    """A REST API token. Only its sha256 is stored; the token itself is shown once."""
+
+    class Scope(models.TextChoices):
+        READ = "read", "Read"
+        WRITE = "write", "Read and write"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100, blank=True)
+    scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.READ)
+    # The first characters of the token, to tell tokens apart in the admin without the secret.
+    prefix = models.CharField(max_length=12, editable=False)
+    token_sha256 = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API token"
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["token_sha256"], name="validation_apitoken_hash_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(scope__in=["read", "write"]), name="validation_apitoken_scope_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user}, {self.scope})"
+
+    @property
+    def can_write(self) -> bool:
+        return self.scope == self.Scope.WRITE

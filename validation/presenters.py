@@ -23,6 +23,7 @@ from validation import selectors
 from validation.diffs import DiffLine, line_diff
 from validation.engine.types import CHECK_LABELS
 from validation.fix_cards import FixCard, fix_action_urls, fix_card, fix_counts_of
+from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.rendering import Highlight, render_markdown, render_report
 from validation.selectors import FixCounts
@@ -78,6 +79,7 @@ class CheckResult:
     name: str
     label: str
     passed: bool
+    why: str = ""  # for a failed check: what made it fail
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,46 @@ class ReviewState:
     counts: FixCounts
     claim: Claim | None
     reviewer: bool
+    final_event: AuditEvent | None = None  # who signed off / rejected / why it failed
+
+    @property
+    def loops(self) -> LoopState:
+        return LoopState.of(self.analysis, self.policy)
+
+    @property
+    def verdict_is_current(self) -> bool:
+        attempt = self.verdict_attempt
+        return attempt is not None and attempt.revision_id == self.current_revision.pk
+
+    @property
+    def verdict_revision_number(self) -> int | None:
+        attempt = self.verdict_attempt
+        if attempt is None:
+            return None
+        return next((r.number for r in self.revisions if r.pk == attempt.revision_id), None)
+
+    @property
+    def limit_reason(self) -> str:
+        """At a loop limit: why no new revision can be made (the banner), else ""."""
+        if self.analysis.status != Analysis.Status.IN_REVIEW or not self.verdict_is_current:
+            return ""
+        assert self.verdict_attempt is not None
+        return self.loops.blocked_reason(self.verdict_attempt.decision)
+
+    @property
+    def apply_warning(self) -> str:
+        return self.loops.last_loop_warning(REVISE) if self.can_apply else ""
+
+    @property
+    def is_final(self) -> bool:
+        return not self.analysis.is_open
+
+    @property
+    def undecided(self) -> int:
+        """Fixes of the current revision nobody decided (to review, or conflicting)."""
+        if not self.fixes_are_current:
+            return 0
+        return self.counts.proposed + self.counts.conflict
 
     @property
     def validating(self) -> bool:
@@ -113,8 +155,16 @@ class ReviewState:
         if self.verdict_attempt is None:
             return []
         raw = self.verdict_attempt.checks if isinstance(self.verdict_attempt.checks, dict) else {}
+        issues = (
+            self.verdict_attempt.issues if isinstance(self.verdict_attempt.issues, list) else []
+        )
+        # A check that fails says why: its findings (listed under Findings), else the
+        # verdict's issues, so a failed check never stands alone without a reason.
+        why = "; ".join(str(issue) for issue in issues[:5]) or "no finding recorded"
         return [
-            CheckResult(name, label, bool(raw.get(name))) for name, label in CHECK_LABELS.items()
+            CheckResult(name, label, bool(raw.get(name)), "" if raw.get(name) else why)
+            for name, label in CHECK_LABELS.items()
+            if name in raw
         ]
 
     @property
@@ -140,18 +190,19 @@ class ReviewState:
 
     @property
     def can_apply(self) -> bool:
-        return self.can_act and self.counts.accepted > 0
+        return self.can_act and self.counts.accepted > 0 and self.loops.revise_remaining > 0
 
     @property
     def can_sign_off(self) -> bool:
         """As the sign-off service demands: in review, the latest attempt done, no accepted
-        fix waiting to be applied."""
+        fix waiting to be applied while a REVISE loop remains. Undecided fixes need an
+        override with a comment (the form asks for both)."""
         return (
             self.reviewer
             and self.analysis.status == Analysis.Status.IN_REVIEW
             and self.current_attempt is not None
             and self.current_attempt.status == Attempt.Status.DONE
-            and self.counts.accepted == 0
+            and (self.counts.accepted == 0 or self.loops.revise_remaining == 0)
             and not self.claimed_by_other
         )
 
@@ -200,6 +251,14 @@ class ReviewPage(ReviewState):
     diff_b: Revision | None = None
     diff_rows: list[DiffLine] = field(default_factory=list)
     attempt_records: list[tuple[Attempt, int, SafeString]] = field(default_factory=list)
+
+    @property
+    def failed_without_findings(self) -> list[CheckResult]:
+        """Failed checks with no finding under them on the report tab: their reason is said."""
+        if self.tab != "report" or not self.verdict_is_current:
+            return []
+        listed = {group.check for group in self.finding_groups}
+        return [check for check in self.checks if not check.passed and check.name not in listed]
 
     @property
     def evidence_count(self) -> int:
@@ -266,6 +325,7 @@ def review_state(*, analysis: Analysis, user: AnyUser, reviewer: bool) -> Review
         counts=counts,
         claim=claim_of(analysis, user),
         reviewer=reviewer,
+        final_event=selectors.final_event_of(analysis),
     )
 
 
@@ -314,6 +374,7 @@ def review_page(
         counts=fix_counts_of(fixes, parts.policy.fix_confidence_threshold),
         claim=claim_of(analysis, user),
         reviewer=reviewer,
+        final_event=selectors.final_event_of(analysis),
         cards=cards,
         tab=tab,
     )
@@ -382,3 +443,20 @@ def pretty_json(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def policy_rows(policy: Policy) -> list[tuple[str, str, str]]:
+    """(label, value, help) of every Policy setting, for the read-only Policy page."""
+    rows = []
+    for model_field in Policy._meta.concrete_fields:
+        if model_field.name in ("id", "updated_at"):
+            continue
+        value = getattr(policy, model_field.name)
+        if model_field.choices:
+            shown = str(getattr(policy, f"get_{model_field.name}_display")())
+        elif isinstance(value, bool):
+            shown = "yes" if value else "no"
+        else:
+            shown = str(value)
+        rows.append((str(model_field.verbose_name).capitalize(), shown, str(model_field.help_text)))
+    return rows

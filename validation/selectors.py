@@ -161,7 +161,11 @@ def fix_counts(*, revision_id: int, threshold: float) -> FixCounts:
     statuses = {status: Count("pk", filter=Q(status=status)) for status in Fix.Status.values}
     row = Fix.objects.filter(revision_id=revision_id).aggregate(
         **statuses,
-        bulk=Count("pk", filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold)),
+        bulk=Count(
+            "pk",
+            filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold)
+            & ~Q(edit_check=Fix.EditCheck.UNVERIFIED),
+        ),
     )
     counts = FixCounts(**{status: row[status] for status in Fix.Status.values})
     counts.bulk_candidates = row["bulk"]
@@ -221,6 +225,7 @@ _ATTEMPT_STATE_FIELDS = (
     "decision",
     "confidence",
     "checks",
+    "issues",
     "timings",
     "error",
     "queued_at",
@@ -253,4 +258,25 @@ def audit_events_of(analysis: Analysis) -> QuerySet[AuditEvent]:
         AuditEvent.objects.filter(analysis=analysis)
         .select_related("actor")
         .order_by("-created_at", "-id")
+    )
+
+
+FINAL_ACTIONS = {
+    Analysis.Status.APPROVED: AuditEvent.Action.APPROVED,
+    Analysis.Status.REJECTED: AuditEvent.Action.REJECTED,
+    Analysis.Status.FAILED: AuditEvent.Action.FAILED,
+}
+
+
+def final_event_of(analysis: Analysis) -> AuditEvent | None:
+    """The audit record of a closed analysis' last word (sign-off, reject, failure): who,
+    when, why. No query for an open analysis."""
+    action = FINAL_ACTIONS.get(Analysis.Status(analysis.status)) if not analysis.is_open else None
+    if action is None:
+        return None
+    return (
+        AuditEvent.objects.filter(analysis=analysis, action=action)
+        .select_related("actor")
+        .order_by("-created_at", "-id")
+        .first()
     )

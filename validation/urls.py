@@ -1,10 +1,13 @@
 from django.urls import path
 
-from validation import views
+from validation import dashboard, views
 
 urlpatterns = [
     path("", views.queue, name="queue"),
     path("next/", views.queue_next, name="queue_next"),
+    path("dashboard/", dashboard.dashboard, name="dashboard"),
+    path("dashboard/data/", dashboard.dashboard_json, name="dashboard_data"),
+    path("policy/", views.policy, name="policy"),
     path("analyses/<int:pk>/", views.analysis_review, name="analysis_review"),
     path("analyses/<int:pk>/row/", views.queue_row, name="analysis_queue_row"),
     path("analyses/<int:pk>/status/", views.analysis_status, name="analysis_status"),

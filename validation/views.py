@@ -26,6 +26,7 @@ from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
 from validation import fix_cards, presenters, selectors, services
+from validation.engine.report import format_confidence
 from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
@@ -118,6 +119,23 @@ def queue_next(request: HtmxHttpRequest) -> HttpResponse:
     return redirect("analysis_review", pk=analysis.pk)
 
 
+# ---------------------------------------------------------------- policy
+
+
+@require_GET
+@login_required
+def policy(request: HtmxHttpRequest) -> HttpResponse:
+    """The Policy, read-only, for reviewers (admins change it in the Django admin)."""
+    require_reviewer(request)
+    current = Policy.load()
+    context = {
+        "policy": current,
+        "rows": presenters.policy_rows(current),
+        "nav_queue_count": _nav_count(request),
+    }
+    return render(request, "validation/policy.html", context)
+
+
 # ---------------------------------------------------------------- review page
 
 
@@ -169,7 +187,7 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         messages.info(
             request,
             f"Validation of revision {page.current_revision.number} finished: "
-            f"{attempt.decision} · {attempt.confidence or 0:.2f}.",
+            f"{attempt.decision} · {format_confidence(attempt.confidence or 0)}.",
         )
     elif attempt is not None and attempt.status == Attempt.Status.ERRORED:
         messages.error(request, f"Validation of revision {page.current_revision.number} errored.")
@@ -370,9 +388,12 @@ def _apply_message(outcome: services.ApplyOutcome) -> str:
 @login_required
 def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
+    override = request.POST.get("override") in ("1", "on", "true")
 
     def act(analysis: Analysis) -> str:
-        services.analysis_sign_off(analysis=analysis, user=request.user, comment=comment)
+        services.analysis_sign_off(
+            analysis=analysis, user=request.user, comment=comment, override=override
+        )
         return "Signed off: the analysis is approved."
 
     return _analysis_action(request, pk, act)

@@ -12,6 +12,14 @@
   var currentId = null;
   var bulkThreshold = null;
 
+  /* A panel opened with the mouse scrolls above the sticky footer too. */
+  document.addEventListener("toggle", function (event) {
+    var panel = event.target;
+    if (panel && panel.open && panel.classList && panel.classList.contains("fix-panel")) {
+      panel.scrollIntoView({ block: "nearest" });
+    }
+  }, true);
+
   function cards() {
     return Array.prototype.slice.call(document.querySelectorAll(".fix-card"));
   }
@@ -59,9 +67,11 @@
     panel.open = true;
     var field = panel.querySelector("textarea, input:not([type=hidden])");
     if (field) {
-      field.focus();
+      field.focus({ preventScroll: true });
       if (action === "edit" && field.select) field.select();
     }
+    // Above the sticky footer (its scroll-margin leaves room for it).
+    panel.scrollIntoView({ block: "nearest" });
     return true;
   }
 
@@ -167,7 +177,7 @@
     var count = 0;
     if (!isNaN(threshold)) {
       cards().forEach(function (card) {
-        if (card.dataset.status === "proposed" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
+        if (card.dataset.status === "proposed" && card.dataset.unverified !== "1" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
       });
     }
     counter.textContent = String(count);
@@ -195,3 +205,12 @@
 
   document.addEventListener("DOMContentLoaded", updateBulkCount);
 })();
+
+/* A proof number shown short: a click shows the exact value (and back). */
+document.addEventListener("click", function (event) {
+  var button = event.target && event.target.closest ? event.target.closest(".num-exact") : null;
+  if (!button) return;
+  var exact = button.getAttribute("data-exact");
+  if (button.dataset.short === undefined) button.dataset.short = button.textContent;
+  button.textContent = button.textContent === exact ? button.dataset.short : exact;
+});

@@ -20,6 +20,7 @@ from tests.support.worker import Worker, wait_until
 from validation import services
 from validation.engine.pipeline import validate
 from validation.engine.types import Verdict
+from validation.errors import LoopLimitReached
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.services import analysis_submit
 from validation.tasks import validate_revision
@@ -154,41 +155,43 @@ def test_a_worker_killed_mid_task_is_recovered_by_the_next_one_exactly_once(
     assert "Re-sent validation of revisions" in second.log()
 
 
-def test_past_the_revise_limit_the_analysis_fails(start_workers: Callable[..., Worker], reviewer):
+def test_at_the_revise_limit_the_analysis_stays_in_review_for_a_persons_last_word(
+    start_workers: Callable[..., Worker], reviewer
+):
+    # Issue 11 changed this on purpose: past a limit the analysis no longer fails; it stays
+    # in review, no new revision can be made, and a person signs off or rejects.
+    Policy.objects.filter(pk=1).update(max_revise_loops=1)
     worker = start_workers()
     analysis = _ingest()
 
     first = _finished(analysis, 1, [worker])
     assert first.decision == "REVISE", first.issues
-    assert (analysis.status, analysis.revise_loops) == ("in_review", 1)
+    assert (analysis.status, analysis.revise_loops) == ("in_review", 0)  # none used yet
 
-    # REVISE loop 1: the reviewer accepts the proposed fixes and applies them.
+    # The only REVISE loop: the reviewer accepts the proposed fixes and applies them.
     accepted = services.fixes_bulk_accept(analysis=analysis, user=reviewer, min_confidence=0.0)
     assert accepted, "the engine proposed no fix for the wrong owner earnings"
     outcome = services.fixes_apply(analysis_id=analysis.pk, user=reviewer)
     assert outcome.revision is not None
     second = _finished(analysis, 2, [worker])
     assert (second.loop_kind, second.decision) == ("revise", "REVISE"), second.issues
-    assert (analysis.status, analysis.revise_loops) == ("in_review", 2)
 
-    # The pipeline sends a new draft, still with an unsupported number.
-    body = outcome.revision.body.replace("strong position", "very strong position")
-    services.analysis_submit_draft(analysis=analysis, user=None, body=body)
-    third = _finished(analysis, 3, [worker])
-
-    assert third.decision == "REVISE"
-    assert analysis.status == Analysis.Status.FAILED
-    assert analysis.revise_loops == 2
-    failed = AuditEvent.objects.get(analysis=analysis, action="failed")
-    assert failed.comment.startswith("REVISE loop limit reached (2 of 2)")
-    assert list(Attempt.objects.filter(analysis=analysis).values_list("loop_kind", flat=True)) == [
-        "initial",
-        "revise",
-        "retry",
-    ]
+    assert (analysis.status, analysis.revise_loops) == ("in_review", 1)
+    limit = AuditEvent.objects.get(analysis=analysis, action="loop_limit")
+    assert limit.comment.startswith("REVISE loop limit reached (1 of 1 used)")
+    assert not AuditEvent.objects.filter(analysis=analysis, action="failed").exists()
+    with pytest.raises(LoopLimitReached):
+        services.fixes_apply(analysis_id=analysis.pk, user=reviewer)
+    services.analysis_sign_off(
+        analysis=analysis, user=reviewer, comment="Checked by hand.", override=True
+    )
+    analysis.refresh_from_db()
+    assert analysis.status == Analysis.Status.APPROVED
 
 
-def test_past_the_retry_limit_the_analysis_fails(start_workers: Callable[..., Worker]):
+def test_at_the_retry_limit_the_analysis_stays_in_review_without_asking_for_input(
+    start_workers: Callable[..., Worker], reviewer
+):
     worker = start_workers()
     # Numeric claims and no evidence at all: the approach is wrong, not the wording (RETRY).
     analysis = _ingest(evidence=[])
@@ -197,7 +200,7 @@ def test_past_the_retry_limit_the_analysis_fails(start_workers: Callable[..., Wo
     assert first.decision == "RETRY", first.issues
     assert (analysis.status, analysis.retry_loops, analysis.needs_new_input) == (
         "in_review",
-        1,
+        0,
         True,
     )
     assert first.suggested_fixes
@@ -207,7 +210,12 @@ def test_past_the_retry_limit_the_analysis_fails(start_workers: Callable[..., Wo
     second = _finished(analysis, 2, [worker])
 
     assert (second.loop_kind, second.decision) == ("retry", "RETRY")
-    assert analysis.status == Analysis.Status.FAILED
+    assert (analysis.status, analysis.retry_loops) == ("in_review", 1)
     assert analysis.needs_new_input is False
-    failed = AuditEvent.objects.get(analysis=analysis, action="failed")
-    assert failed.comment.startswith("RETRY loop limit reached (1 of 1)")
+    limit = AuditEvent.objects.get(analysis=analysis, action="loop_limit")
+    assert limit.comment.startswith("RETRY loop limit reached (1 of 1 used)")
+    with pytest.raises(LoopLimitReached):
+        services.analysis_submit_draft(analysis=analysis, user=None, body=body + "\n")
+    services.analysis_reject(analysis=analysis, user=reviewer, comment="No evidence.")
+    analysis.refresh_from_db()
+    assert analysis.status == Analysis.Status.REJECTED

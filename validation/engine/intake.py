@@ -57,6 +57,11 @@ class TooLongInteger:
 def read_bundle(data: Mapping[str, Any] | bytes | str, limits: InputLimits) -> Bundle:
     """Parse and check a bundle; every problem is a :class:`BundleError`."""
     raw, from_invalid_utf8 = load_json(data, limits)
+    return check_bundle(raw, from_invalid_utf8, limits)
+
+
+def check_bundle(raw: Any, from_invalid_utf8: bool, limits: InputLimits) -> Bundle:
+    """Check parsed JSON (from :func:`load_json`) as a bundle; problems are a BundleError."""
     if not isinstance(raw, Mapping):
         raise BundleError(f"bundle must be a JSON object, got {_json_type(raw)}")
     problems: list[str] = []
@@ -67,6 +72,14 @@ def read_bundle(data: Mapping[str, Any] | bytes | str, limits: InputLimits) -> B
         return Bundle.model_validate(dict(raw), context={"limits": limits})
     except ValidationError as error:
         raise BundleError(validation_messages(error)) from None
+
+
+def payload_problems(raw: Mapping[str, Any], from_invalid_utf8: bool) -> list[str]:
+    """What no stored column can hold in a JSON payload other than a bundle (NUL, bad
+    Unicode, too-long integers, nesting), each naming its field."""
+    problems: list[str] = []
+    _scan(raw, "", 0, from_invalid_utf8, problems)
+    return problems
 
 
 def body_problems(body: Any, limits: InputLimits) -> list[str]:

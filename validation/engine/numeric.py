@@ -85,6 +85,10 @@ _PARAGRAPH_REACH = 600
 # Label agreement a close-but-wrong number needs before its evidence value is proposed
 # as the fix (a number-changing fix on a correct report is the worst outcome).
 MIN_FIX_LABEL = 0.5
+# Fixes proposed for one report at most. Each needs a FIND unique in the body (searches of
+# the whole body), and a reviewer gains nothing from the 101st: the findings stay complete,
+# and the rest get their fixes on the next revision.
+MAX_FIXES = 100
 
 
 @dataclass
@@ -538,6 +542,9 @@ class _Output:
     fix_dicts: list[dict[str, Any]] = field(default_factory=list)
     claim_spans: list[tuple[int, int]] = field(default_factory=list)
 
+    def fixes_full(self) -> bool:
+        return len(self.fix_dicts) >= MAX_FIXES
+
 
 _MATCHES = TypeAdapter(list[NumberMatch])
 _FINDINGS = TypeAdapter(list[Finding])
@@ -698,7 +705,7 @@ def _close_finding(body: str, index: EvidenceIndex, claim: Claim, result: _Outpu
         }
     )
     chosen = _unambiguous(claim.close)
-    if chosen is None or chosen.label < MIN_FIX_LABEL:
+    if chosen is None or chosen.label < MIN_FIX_LABEL or result.fixes_full():
         return  # a fix must name the same thing as the claim, not just a nearby value
     written = abs(chosen.number.value) / chosen.factor
     replacement = replace_digits(mention, written)
@@ -754,7 +761,7 @@ def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
             "evidence": [proof],
         }
     )
-    if replacement == mention.text:
+    if replacement == mention.text or result.fixes_full():
         return
     result.fix_dicts.append(
         _fix(

@@ -14,6 +14,7 @@ One module per aggregate, re-exported here:
 - ``claims``: who is reviewing an analysis.
 - ``fixes``: fix review and apply.
 - ``signoff``: sign-off and reject.
+- ``tokens``: REST API tokens and their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
@@ -44,6 +45,12 @@ from validation.services.submissions import (
     analysis_submit_draft,
     analysis_submit_evidence,
 )
+from validation.services.tokens import (
+    api_token_authenticate,
+    api_token_create,
+    api_token_revoke,
+    api_token_throttle,
+)
 
 __all__ = [
     "MAX_REPLACE_CHARS",
@@ -58,6 +65,10 @@ __all__ = [
     "analysis_submit",
     "analysis_submit_draft",
     "analysis_submit_evidence",
+    "api_token_authenticate",
+    "api_token_create",
+    "api_token_revoke",
+    "api_token_throttle",
     "attempt_bundle",
     "attempt_enqueue",
     "attempt_record_verdict",

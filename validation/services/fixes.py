@@ -25,9 +25,11 @@ from validation.errors import (
     DomainError,
     FindNotUnique,
     FixNotReviewable,
+    LoopLimitReached,
     NothingToApply,
     ReasonRequired,
 )
+from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import (
     IN_REVIEW,
@@ -42,6 +44,7 @@ from validation.services._shared import (
 )
 from validation.services.claims import claim_for_action
 from validation.services.jobs import attempt_enqueue
+from validation.services.reverify import UNVERIFIED_CONFIDENCE, fix_edit_check
 
 MAX_REPLACE_CHARS = 20_000
 
@@ -137,10 +140,14 @@ def fix_reject(*, fix: Fix, user: User, reason: str) -> Fix:
 
 @transaction.atomic
 def fix_edit(*, fix: Fix, user: User, replace: str) -> Fix:
-    """Replace the fix's replacement text and accept it (an edited fix).
+    """Replace the fix's replacement text, re-verify it against the fix's proof, and accept
+    it when the proof still holds.
 
-    FIND is not editable, and must still occur exactly once in the fix's revision.
-    Line endings are normalised to "\\n" (a browser textarea sends "\\r\\n").
+    An edit the proof contradicts (or that the engine cannot check) is saved as "edited —
+    unverified": its confidence drops, it stays to review (a person may accept it on its
+    own, never in bulk) and the card says why. Editing back to the proposal restores the
+    proposal's confidence. FIND is not editable, and must still occur exactly once in the
+    fix's revision. Line endings are normalised to "\\n" (a browser textarea sends "\\r\\n").
     """
     replace = replace.replace("\r\n", "\n")
     if len(replace) > MAX_REPLACE_CHARS:
@@ -162,19 +169,38 @@ def fix_edit(*, fix: Fix, user: User, replace: str) -> Fix:
         )
     if fix.status == Fix.Status.ACCEPTED and fix.replace == replace:
         return fix
+    check = fix_edit_check(fix, replace)
     previous = fix.replace
+    if fix.proposed_confidence is None:
+        fix.proposed_confidence = fix.confidence
     fix.replace = replace
-    _fix_review(fix, status=Fix.Status.ACCEPTED, user=user)
+    fix.edit_check = check.status
+    fix.edit_note = check.note
+    fix.confidence = (
+        fix.proposed_confidence
+        if check.agrees
+        else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
+    )
+    fix.save(
+        update_fields=["replace", "edit_check", "edit_note", "confidence", "proposed_confidence"]
+    )
+    if check.agrees:
+        _fix_review(fix, status=Fix.Status.ACCEPTED, user=user)
+    else:
+        _fix_review(fix, status=Fix.Status.PROPOSED, user=None)
     audit(
         analysis,
         AuditEvent.Action.FIX_EDITED,
         actor=user,
         fix=fix,
         revision_id=fix.revision_id,
+        comment=check.note,
         data={
             "previous_replace": previous,
             "replace": replace,
             "proposed_replace": fix.proposed_replace,
+            "edit_check": check.status,
+            "confidence": fix.confidence,
         },
     )
     return fix
@@ -207,7 +233,8 @@ def fix_undo(*, fix: Fix, user: User) -> Fix:
 
 @transaction.atomic
 def fixes_bulk_accept(*, analysis: Analysis, user: User, min_confidence: float) -> list[Fix]:
-    """Accept every proposed fix of the current revision whose confidence >= min_confidence."""
+    """Accept every proposed fix of the current revision whose confidence >= min_confidence,
+    except edits the engine could not re-verify: those need a person's accept, one by one."""
     if (
         isinstance(min_confidence, bool)
         or not isinstance(min_confidence, int | float)
@@ -225,7 +252,9 @@ def fixes_bulk_accept(*, analysis: Analysis, user: User, min_confidence: float) 
     fixes = list(
         Fix.objects.filter(
             revision=current, status=Fix.Status.PROPOSED, confidence__gte=min_confidence
-        ).order_by("offset", "id")
+        )
+        .exclude(edit_check=Fix.EditCheck.UNVERIFIED)
+        .order_by("offset", "id")
     )
     if not fixes:
         return []
@@ -361,6 +390,11 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     analysis = lock_analysis(analysis_id)
     require_status(analysis, IN_REVIEW, "have fixes applied")
     claim_for_action(analysis, user, now)
+    limit = LoopState.of(analysis, Policy.load()).limit_reason(REVISE)
+    if limit:
+        raise LoopLimitReached(
+            f"{limit}: no new revision can be made. Sign off with a comment, or reject."
+        )
     current_id = (
         Revision.objects.filter(analysis=analysis).order_by("-number").values_list("pk").first()
     )
@@ -423,7 +457,9 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     analysis.take_extracted_fields(plan.extracted)
     analysis.needs_new_input = False
     analysis.status = Status.VALIDATING
+    analysis.revise_loops += 1  # this apply uses a REVISE loop
     analysis.save()
+    data["loops"] = {"revise": analysis.revise_loops, "retry": analysis.retry_loops}
     audit(analysis, AuditEvent.Action.APPLIED, actor=user, revision_id=revision.pk, data=data)
     attempt_enqueue(revision=revision, loop_kind=Attempt.LoopKind.REVISE)
     return ApplyOutcome(revision=revision, applied=applied, conflicts=conflicts, stale=stale)

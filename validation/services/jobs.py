@@ -27,6 +27,7 @@ from django.utils import timezone
 from analyses.models import Analysis, Revision
 from validation.engine.types import Bundle, EngineSettings, Verdict
 from validation.errors import IllegalTransition
+from validation.metrics import ATTEMPT_SECONDS
 from validation.models import Attempt, AuditEvent, Policy
 from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status
 from validation.services.claims import claim_for_action
@@ -115,7 +116,11 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
         except (OperationalError, InterfaceError):
             raise  # the database, not the report: retried below
         except Exception as exc:  # any engine failure becomes a readable errored attempt
-            logger.exception("Validation of revision %s failed.", revision_id)
+            logger.exception(
+                "Validation of revision %s failed.",
+                revision_id,
+                extra={"analysis_id": attempt.analysis_id, "attempt_id": attempt.pk},
+            )
             attempt_error(
                 attempt_id=attempt.pk,
                 run_token=token,
@@ -128,6 +133,21 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
                 verdict=verdict,
                 markdown=markdown,
                 elapsed_ms=elapsed_ms,
+            )
+            ATTEMPT_SECONDS.observe(elapsed_ms / 1000)
+            logger.info(
+                "Attempt %s of analysis %s: %s (%.0f ms).",
+                attempt.number,
+                attempt.analysis_id,
+                verdict.decision,
+                elapsed_ms,
+                extra={
+                    "analysis_id": attempt.analysis_id,
+                    "attempt_id": attempt.pk,
+                    "revision_id": revision_id,
+                    "decision": verdict.decision,
+                    "duration_ms": round(elapsed_ms, 1),
+                },
             )
     except (OperationalError, InterfaceError):
         # A transient database error: hand the attempt back so the task's retry can claim it

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from analyses.models import Analysis, Revision
 from validation.engine.types import ToolCallRecord, Verdict
+from validation.loops import LoopState
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy, ToolCall
 from validation.services._shared import (
     MAX_COMMENT_CHARS,
@@ -220,9 +221,12 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
     """Route the analysis by the attempt's decision, within the policy's loop limits.
 
     APPROVE -> in review awaiting sign-off (approved at once if the policy allows validator-
-    only approval); REVISE / RETRY -> in review (RETRY also asks the pipeline for new input)
-    while under their limits, else failed; FAIL -> failed. Only an analysis still validating
-    its current revision moves: one rejected meanwhile keeps its status.
+    only approval); REVISE / RETRY -> in review (RETRY also asks the pipeline for new input);
+    FAIL -> failed. A REVISE or RETRY past the loop limits stays in review too, but no new
+    revision can be made: the reason is recorded (and shown on the page) and a person has
+    the last word, signing off with a comment or rejecting. Loops are counted when they are
+    used (apply, new draft, new evidence), not here. Only an analysis still validating its
+    current revision moves: one rejected meanwhile keeps its status.
     """
     policy = Policy.load()
     decision = attempt.decision
@@ -235,30 +239,18 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
         audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
         return
     failure = ""
+    limit = LoopState.of(analysis, policy).blocked_reason(decision)
     analysis.needs_new_input = False
     if decision == Attempt.Decision.APPROVE:
         if policy.allow_validator_only_approval:
             set_status(analysis, Status.APPROVED)
         else:
             set_status(analysis, Status.IN_REVIEW)
-    elif decision == Attempt.Decision.REVISE:
-        failure = _loop_limit_failure(
-            analysis, policy, "REVISE", "the validator still asks for revision"
-        )
-        if not failure:
-            analysis.revise_loops += 1
-            set_status(analysis, Status.IN_REVIEW)
-    elif decision == Attempt.Decision.RETRY:
-        failure = _loop_limit_failure(
-            analysis, policy, "RETRY", "the evidence or approach is still wrong"
-        )
-        if not failure:
-            analysis.retry_loops += 1
-            analysis.needs_new_input = True
-            set_status(analysis, Status.IN_REVIEW)
+    elif decision in (Attempt.Decision.REVISE, Attempt.Decision.RETRY):
+        analysis.needs_new_input = decision == Attempt.Decision.RETRY and not limit
+        set_status(analysis, Status.IN_REVIEW)
     else:
         failure = f"The validator decided FAIL (confidence {attempt.confidence:.2f})."
-    if failure:
         set_status(analysis, Status.FAILED)
     analysis.save()
     data["status"] = analysis.status
@@ -271,6 +263,14 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
             comment=failure,
             data=data,
         )
+    elif limit:
+        audit(
+            analysis,
+            AuditEvent.Action.LOOP_LIMIT,
+            revision_id=attempt.revision_id,
+            comment=limit,
+            data=data,
+        )
     elif analysis.status == Status.APPROVED:
         audit(
             analysis,
@@ -279,18 +279,3 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
             comment="Approved by the validator (the policy allows validator-only approval).",
             data=data,
         )
-
-
-def _loop_limit_failure(analysis: Analysis, policy: Policy, kind: str, still: str) -> str:
-    """Why one more REVISE or RETRY loop is over the policy's limits, or "" if it is not."""
-    used, limit = (
-        (analysis.revise_loops, policy.max_revise_loops)
-        if kind == "REVISE"
-        else (analysis.retry_loops, policy.max_retry_loops)
-    )
-    if used >= limit:
-        return f"{kind} loop limit reached ({used} of {limit}); {still}."
-    total = analysis.revise_loops + analysis.retry_loops
-    if total >= policy.max_total_loops:
-        return f"Total loop limit reached ({total} of {policy.max_total_loops})."
-    return ""

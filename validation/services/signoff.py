@@ -7,8 +7,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis
-from validation.errors import IllegalTransition, ReasonRequired
-from validation.models import Attempt, AuditEvent, Fix
+from validation.errors import FixesUndecided, IllegalTransition, ReasonRequired
+from validation.loops import LoopState
+from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import (
     IN_REVIEW,
     OPEN,
@@ -22,10 +23,20 @@ from validation.services._shared import (
 )
 from validation.services.claims import claim_for_action
 
+UNDECIDED = (Fix.Status.PROPOSED, Fix.Status.CONFLICT)
+
 
 @transaction.atomic
-def analysis_sign_off(*, analysis: Analysis, user: User, comment: str = "") -> Analysis:
-    """Approve an analysis in review whose latest attempt is done and has no unapplied fix."""
+def analysis_sign_off(
+    *, analysis: Analysis, user: User, comment: str = "", override: bool = False
+) -> Analysis:
+    """Approve an analysis in review whose latest attempt is done.
+
+    Every fix of the current revision must be decided (accepted, rejected or applied); fixes
+    nobody decided need `override` and a comment saying why, which the audit records.
+    Accepted fixes must be applied first while a REVISE loop remains; at a loop limit (no
+    new revision can be made) they are recorded as accepted, not applied.
+    """
     comment = (comment or "").strip()
     check_length(comment, "The comment")
     now = timezone.now()
@@ -38,12 +49,28 @@ def analysis_sign_off(*, analysis: Analysis, user: User, comment: str = "") -> A
         raise IllegalTransition(
             f"Only an analysis whose latest validation is done can be signed off ({state})."
         )
-    pending = Fix.objects.filter(revision__analysis=analysis, status=Fix.Status.ACCEPTED).count()
-    if pending:
-        noun = "fix is" if pending == 1 else "fixes are"
+    current = current_revision(analysis)
+    fixes = list(Fix.objects.filter(revision=current).values_list("pk", "status"))
+    undecided = [pk for pk, status in fixes if status in UNDECIDED]
+    accepted = [pk for pk, status in fixes if status == Fix.Status.ACCEPTED]
+    loops = LoopState.of(analysis, Policy.load())
+    if accepted and loops.revise_remaining:
+        noun = "fix is" if len(accepted) == 1 else "fixes are"
         raise IllegalTransition(
-            f"{pending} accepted {noun} not applied yet: apply or undo them before signing off."
+            f"{len(accepted)} accepted {noun} not applied yet: apply or undo them before "
+            "signing off."
         )
+    if undecided and not override:
+        noun = "fix is" if len(undecided) == 1 else "fixes are"
+        raise FixesUndecided(
+            f"{len(undecided)} {noun} not decided: accept or reject every fix, or sign off "
+            "anyway with a comment saying why."
+        )
+    if undecided and not comment:
+        raise ReasonRequired("Say why you sign off with fixes nobody decided.")
+    limit = loops.blocked_reason(latest.decision)
+    if limit and not comment:
+        raise ReasonRequired("At a loop limit, say why you sign off (a comment is required).")
     set_status(analysis, Status.APPROVED)
     analysis.save()
     audit(
@@ -56,6 +83,10 @@ def analysis_sign_off(*, analysis: Analysis, user: User, comment: str = "") -> A
             "attempt": latest.number,
             "decision": latest.decision,
             "confidence": latest.confidence,
+            "override": bool(undecided),
+            "undecided_fixes": undecided,
+            "accepted_not_applied": accepted,
+            "loop_limit": limit,
         },
     )
     return analysis

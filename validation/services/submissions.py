@@ -14,8 +14,9 @@ from analyses.services import IngestResult, analysis_ingest
 from validation.engine.fields import extract_fields
 from validation.engine.intake import body_problems, evidence_problems
 from validation.engine.types import EvidenceItem
-from validation.errors import DomainError
-from validation.models import Attempt, AuditEvent
+from validation.errors import DomainError, LoopLimitReached
+from validation.loops import RETRY, LoopState
+from validation.models import Attempt, AuditEvent, Policy
 from validation.services._shared import (
     IN_REVIEW,
     Status,
@@ -119,6 +120,9 @@ def analysis_submit_evidence(
 def _revision_next(
     analysis: Analysis, current: Revision, body: str, user: User | None, reason: str
 ) -> Revision:
+    limit = LoopState.of(analysis, Policy.load()).limit_reason(RETRY)
+    if limit:
+        raise LoopLimitReached(f"{limit}: no new revision can be made.")
     revision = Revision.objects.create(
         analysis=analysis, number=current.number + 1, body=body, author=user, reason=reason
     )
@@ -129,6 +133,7 @@ def _revision_next(
 def _revalidate_new_revision(analysis: Analysis, revision: Revision) -> None:
     analysis.needs_new_input = False
     analysis.status = Status.VALIDATING
+    analysis.retry_loops += 1  # a new draft or new evidence uses a RETRY loop
     analysis.save()
     attempt_enqueue(revision=revision, loop_kind=Attempt.LoopKind.RETRY)
 

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from django import template
 from django.contrib.auth.models import AnonymousUser, User
 from django.http import QueryDict
 from django.utils import timezone
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timesince
 
 from analyses.models import Analysis
+from validation.engine.report import format_confidence
 from validation.permissions import is_reviewer
 from validation.presenters import claim_of, pretty_json
 from validation.rendering import safe_url
@@ -38,10 +43,10 @@ _STATUS_CLASSES = {
 
 @register.filter
 def confidence(value: float | None) -> str:
-    """0.6412 → "0.64"; nothing → an en dash."""
+    """0.6499 → "0.64"; nothing → an en dash."""
     if value is None:
         return EMPTY
-    return f"{value:.2f}"
+    return format_confidence(value)  # as the attempt's record says it (rounded down)
 
 
 @register.filter
@@ -98,6 +103,16 @@ def humanize_key(value: str) -> str:
     return str(value).replace("_ms", "").replace("_", " ")
 
 
+_TIMING_LABELS = {"total": "engine total", "total_ms": "whole run"}
+
+
+@register.filter
+def timing_label(key: str) -> str:
+    """An attempt's timing key for a person: the engine's own total and the run's total
+    (engine plus storing the result) are told apart."""
+    return _TIMING_LABELS.get(str(key)) or humanize_key(key)
+
+
 @register.simple_tag(takes_context=True)
 def query(context: template.Context, **overrides: Any) -> str:
     """The current query string with `overrides` applied (None or "" removes a key)."""
@@ -151,3 +166,34 @@ def ago(value: datetime | None, now: datetime | None = None) -> str:
     if seconds < 86400:
         return f"{int(seconds // 3600)} h ago"
     return f"{timesince(value, now)} ago"
+
+
+# A number with more decimals than a reader can use (a calculator's 28 digits).
+_LONG_DECIMAL = re.compile(r"-?\d+\.\d{7,}")
+PROOF_DECIMALS = 4
+
+
+@register.filter
+def short_numbers(text: str | None) -> SafeString:
+    """Proof text with long decimals shown to 4 places; the exact value is one click away
+    (a button that reveals it; its title holds it for a hover too)."""
+    raw = conditional_escape(text or "")
+    pieces: list[str] = []
+    last = 0
+    for match in _LONG_DECIMAL.finditer(raw):
+        exact = match.group(0)
+        short = f"{Decimal(exact):.{PROOF_DECIMALS}f}\u2026"
+        pieces.append(raw[last : match.start()])
+        pieces.append(
+            format_html(
+                '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
+                ' aria-label="{} (show the exact value)">{}</button>',
+                exact,
+                exact,
+                short,
+                short,
+            )
+        )
+        last = match.end()
+    pieces.append(raw[last:])
+    return mark_safe("".join(pieces))

@@ -1,6 +1,9 @@
 """Loop control (seed §7, Policy limits): where a done attempt sends its analysis.
 
-REVISE at most 2, RETRY at most 1, 3 in all by default; past a limit the analysis fails.
+REVISE at most 2, RETRY at most 1, 3 in all by default. A loop is counted when it is used
+(apply, new draft, new evidence), not when the validator asks for it. Past a limit the
+analysis stays in review with the reason recorded (issue 11: a person has the last word);
+only a FAIL decision fails it.
 """
 
 from __future__ import annotations
@@ -58,31 +61,34 @@ def test_approve_approves_at_once_when_the_policy_allows_validator_only_approval
     assert [action for action, _ in _audit(analysis)] == ["validated", "approved"]
 
 
-def test_revise_goes_to_review_and_counts_a_revise_loop():
+def test_revise_goes_to_review_and_uses_no_loop_until_fixes_are_applied():
     analysis = _validate("REVISE", 0.6)
 
     assert analysis.status == Analysis.Status.IN_REVIEW
-    assert (analysis.revise_loops, analysis.retry_loops) == (1, 0)
+    assert (analysis.revise_loops, analysis.retry_loops) == (0, 0)
+    assert _audit(analysis) == [("validated", "")]
 
 
-def test_revise_past_the_revise_limit_fails():
+def test_revise_at_the_revise_limit_stays_in_review_with_the_reason():
     analysis = _validate("REVISE", 0.6, revise_loops=2)
 
-    assert analysis.status == Analysis.Status.FAILED
+    assert analysis.status == Analysis.Status.IN_REVIEW
     assert analysis.revise_loops == 2
     assert _audit(analysis)[-1] == (
-        "failed",
-        "REVISE loop limit reached (2 of 2); the validator still asks for revision.",
+        "loop_limit",
+        "REVISE loop limit reached (2 of 2 used); the validator still asks for revision. "
+        "No new revision can be made: sign off with a comment, or reject the analysis.",
     )
 
 
-def test_revise_past_the_total_limit_fails():
+def test_revise_at_the_total_limit_stays_in_review_with_the_reason():
     Policy.objects.filter(pk=1).update(max_revise_loops=3, max_total_loops=3)
 
     analysis = _validate("REVISE", 0.6, revise_loops=2, retry_loops=1)
 
-    assert analysis.status == Analysis.Status.FAILED
-    assert _audit(analysis)[-1] == ("failed", "Total loop limit reached (3 of 3).")
+    assert analysis.status == Analysis.Status.IN_REVIEW
+    assert _audit(analysis)[-1][0] == "loop_limit"
+    assert _audit(analysis)[-1][1].startswith("Total loop limit reached (3 of 3 used)")
 
 
 def test_retry_goes_to_review_asking_the_pipeline_for_new_input():
@@ -90,28 +96,30 @@ def test_retry_goes_to_review_asking_the_pipeline_for_new_input():
 
     assert analysis.status == Analysis.Status.IN_REVIEW
     assert analysis.needs_new_input is True
-    assert (analysis.revise_loops, analysis.retry_loops) == (0, 1)
+    assert (analysis.revise_loops, analysis.retry_loops) == (0, 0)
 
 
-def test_retry_past_the_retry_limit_fails():
+def test_retry_at_the_retry_limit_stays_in_review_without_asking_for_new_input():
     analysis = _validate("RETRY", 0.4, retry_loops=1)
 
-    assert analysis.status == Analysis.Status.FAILED
+    assert analysis.status == Analysis.Status.IN_REVIEW
     assert analysis.needs_new_input is False
     assert _audit(analysis)[-1] == (
-        "failed",
-        "RETRY loop limit reached (1 of 1); the evidence or approach is still wrong.",
+        "loop_limit",
+        "RETRY loop limit reached (1 of 1 used); the evidence or approach is still wrong. "
+        "No new revision can be made: sign off with a comment, or reject the analysis.",
     )
 
 
-def test_retry_within_its_own_limit_still_fails_past_the_total_limit():
+def test_retry_within_its_own_limit_is_still_stopped_by_the_total_limit():
     within_total = _validate("RETRY", 0.4, revise_loops=2)
     Policy.objects.filter(pk=1).update(max_total_loops=2)
     past_total = _validate("RETRY", 0.4, revise_loops=2)
 
-    assert within_total.status == Analysis.Status.IN_REVIEW
-    assert past_total.status == Analysis.Status.FAILED
-    assert _audit(past_total)[-1] == ("failed", "Total loop limit reached (2 of 2).")
+    assert within_total.needs_new_input is True
+    assert "loop_limit" not in [action for action, _ in _audit(within_total)]
+    assert past_total.status == Analysis.Status.IN_REVIEW
+    assert _audit(past_total)[-1][1].startswith("Total loop limit reached (2 of 2 used)")
 
 
 def test_fail_fails():

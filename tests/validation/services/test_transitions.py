@@ -98,7 +98,7 @@ def test_a_closed_analysis_cannot_be_rejected(reviewer):
 def test_a_new_draft_becomes_the_next_revision_and_is_validated_as_a_retry_loop(
     django_capture_on_commit_callbacks,
 ):
-    analysis = analysis_in_review(decision="RETRY", needs_new_input=True, retry_loops=1)
+    analysis = analysis_in_review(decision="RETRY", needs_new_input=True)
     open_fix = add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.ACCEPTED)
     body = BODY.replace("$15.8B", "$14.8B").replace("WATCH", "BUY")
 
@@ -109,7 +109,7 @@ def test_a_new_draft_becomes_the_next_revision_and_is_validated_as_a_retry_loop(
     analysis.refresh_from_db()
     assert analysis.status == Analysis.Status.VALIDATING
     assert analysis.needs_new_input is False
-    assert analysis.retry_loops == 1  # counted when the validator decided RETRY
+    assert analysis.retry_loops == 1  # issue 11: counted when used (the new draft), not decided
     assert analysis.decision == "BUY"
     attempt = Attempt.objects.get(revision=revision)
     assert (attempt.status, attempt.loop_kind) == ("queued", "retry")

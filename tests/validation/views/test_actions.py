@@ -110,16 +110,32 @@ class TestReject:
 class TestEditAndUndo:
     def test_edit_replaces_and_accepts(self, client: Client, review: Review) -> None:
         fix = review.fixes[2]
-        response = client.post(fix_url("edit", review, fix), {"replace": "$134.20"}, **HX)
+        response = client.post(fix_url("edit", review, fix), {"replace": "$134.220"}, **HX)
         assert response.status_code == 200
         html = response.content.decode()
-        assert "<del>$131.40</del><ins>$134.20</ins>" in html
+        assert "<del>$131.40</del><ins>$134.220</ins>" in html
         assert "Replacement edited by the reviewer; proposed: <code>$134.22</code>" in html
+        assert "edited — re-verified" in html
         saved = Fix.objects.get(pk=fix.pk)
         assert (saved.status, saved.replace, saved.proposed_replace) == (
             "accepted",
-            "$134.20",
+            "$134.220",
             "$134.22",
+        )
+
+    def test_an_edit_its_proof_contradicts_is_flagged_not_accepted(
+        self, client: Client, review: Review
+    ) -> None:
+        fix = review.fixes[2]
+        response = client.post(fix_url("edit", review, fix), {"replace": "$134.20"}, **HX)
+        assert response.status_code == 200
+        html = response.content.decode()
+        assert "edited — unverified" in html and "bulk accept skips this fix" in html
+        saved = Fix.objects.get(pk=fix.pk)
+        assert (saved.status, saved.edit_check, saved.confidence) == (
+            "proposed",
+            "unverified",
+            0.25,
         )
 
     def test_an_edit_the_service_refuses_shows_its_error(
@@ -250,9 +266,21 @@ class TestApply:
 
 
 class TestSignOffAndReject:
-    def test_sign_off_approves_with_a_comment(self, client: Client, review: Review) -> None:
+    def test_sign_off_with_undecided_fixes_needs_the_override(
+        self, client: Client, review: Review
+    ) -> None:
         response = client.post(
             url("analysis_sign_off", review), {"comment": "Checked by hand."}, **HX
+        )
+        assert response.status_code == 409
+        assert "not decided" in response.content.decode()
+        assert Analysis.objects.get(pk=review.analysis.pk).status == Analysis.Status.IN_REVIEW
+
+    def test_sign_off_approves_with_a_comment(self, client: Client, review: Review) -> None:
+        response = client.post(
+            url("analysis_sign_off", review),
+            {"comment": "Checked by hand.", "override": "1"},
+            **HX,
         )
         assert response.status_code == 200
         html = response.content.decode()

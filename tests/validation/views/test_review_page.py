@@ -52,7 +52,12 @@ class TestHeader:
         assert "claimed by you · 28 min left" in html
         assert '✗</span><span class="sr-only">failed:</span> claims supported' in html
         assert '✓</span><span class="sr-only">passed:</span> query addressed' in html
-        assert re.search(r"revision 1\s+· attempt 1\s+· loops: REVISE 0/2, RETRY 0/1", html)
+        # Issue 11: loops say what is used and what is left (the first validation uses none).
+        assert re.search(
+            r"revision 1\s+· attempt 1\s+· <span[^>]*>loops used: REVISE 0 of 2, RETRY 0 of 1, "
+            r"0 of 3 in all · <strong>2</strong> REVISE left",
+            html,
+        )
         assert re.search(r"validated <time[^>]*>4 s ago</time> in 11 ms", html)
 
 
@@ -139,7 +144,8 @@ class TestFixCards:
         fix.save()
         html = page(client_for(reviewer), review)
         assert "javascript:" not in html
-        assert 'href="https://www.gurufocus.com/stock/NVO/summary"' in html
+        # Issue 11: "open source" opens the stored evidence item, not the outside URL.
+        assert "?tab=evidence#source-gurufocus" in html
 
     def test_accepted_card_says_who_and_offers_undo(
         self, client_for: Any, reviewer: Any, review: Review
@@ -184,7 +190,8 @@ class TestOtherTabs:
         assert "Evidence (2)" in html
         assert "&quot;roic&quot;: 0.225" in html and "\n  &quot;capex&quot;: 0.7" in html
         assert "&lt;b&gt;not bold&lt;/b&gt;" in html
-        assert 'href="https://www.gurufocus.com/stock/NVO/summary"' in html
+        # Issue 11: "open source" opens the stored evidence item, not the outside URL.
+        assert "?tab=evidence#source-gurufocus" in html
 
     def test_revisions_tab_diffs_two_revisions(
         self, client_for: Any, reviewer: Any, review: Review
@@ -211,7 +218,7 @@ class TestOtherTabs:
         html = page(client_for(reviewer), review, tab="attempts")
         panel = html[html.index('id="tab-panel"') :]
         assert "<h2>7. Validation (Attempt 1)</h2>" in panel
-        assert "REVISE · 0.64" in panel and "total" in panel and "11 ms" in panel
+        assert "REVISE · 0.64" in panel and "whole run" in panel and "11 ms" in panel
         no_script(panel.split("</nav>", 1)[1].split('id="fixes-column"')[0])
 
     def test_attempts_tab_shows_errors(

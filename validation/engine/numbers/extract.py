@@ -46,7 +46,7 @@ _TOKEN = re.compile(
     r"(?P<tail>-[0-9]{1,2}-[0-9]{1,4}|/[0-9]+(?:/[0-9]+)?|:[0-9]+(?::[0-9]+)?)?"
     r"(?P<suf>[ \u00a0]?(?:%|\u00d7|[A-Za-z]+))?"
 )
-_URLS = re.compile(r"(?:https?://|www\.)[^\s<>\])\"'`]+|\]\([^)\s]*\)")
+_URLS = re.compile(r"(?:https?://|www\.)[^\s<>\])\"'`]+|\]\([^()\[\]\s]*\)")
 _MONTHS = wordset(
     "Jan January Feb February Mar March Apr April May Jun June Jul July Aug August Sep Sept "
     "September Oct October Nov November Dec December"

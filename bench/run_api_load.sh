@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The API load bench on PostgreSQL + Redis: gunicorn, two Celery worker processes, then
+# bench/api_load.py. Uses (and drops) its own database; Redis databases 4 and 5.
+#   PGHOST=127.0.0.1 bench/run_api_load.sh [--count 1000]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.venv/bin}
+DB=${BENCH_DB:-redline_api_bench}
+export PGUSER=${PGUSER:-postgres} PGHOST=${PGHOST:-127.0.0.1}
+export DATABASE_URL="postgres://$PGUSER@$PGHOST:5432/$DB"
+export CELERY_BROKER_URL=${BENCH_BROKER:-redis://127.0.0.1:6379/4}
+export REDLINE_CACHE_URL=${BENCH_CACHE:-redis://127.0.0.1:6379/5}
+export REDLINE_QUEUE=redline-api-bench REDLINE_SECRET_KEY=bench-only-secret-key-0123456789abcdef
+export REDLINE_HTTPS=0 REDLINE_ALLOWED_HOSTS=127.0.0.1,localhost REDLINE_LOG_LEVEL=WARNING
+export REDLINE_BIND=127.0.0.1:${BENCH_PORT:-8765} REDLINE_WEB_WORKERS=${BENCH_WEB_WORKERS:-4}
+export PROMETHEUS_MULTIPROC_DIR=$(mktemp -d)
+dropdb --if-exists "$DB"; createdb "$DB"
+redis-cli -u "$CELERY_BROKER_URL" flushdb >/dev/null
+$BIN/python manage.py migrate --noinput >/dev/null
+$BIN/python manage.py shell -c "
+from django.contrib.auth.models import User
+from validation.models import Policy
+p = Policy.load(); p.allow_validator_only_approval = True; p.save()
+User.objects.create_user('bench')" >/dev/null
+TOKEN=$($BIN/python manage.py api_token create bench --scope write 2>/dev/null)
+$BIN/gunicorn -c python:project.gunicorn_conf project.wsgi >var/bench-gunicorn.log 2>&1 &
+WEB=$!
+$BIN/celery -A project worker -Q "$REDLINE_QUEUE" --concurrency 2 --loglevel WARNING >var/bench-worker.log 2>&1 &
+WORKER=$!
+trap 'kill $WEB $WORKER 2>/dev/null; wait 2>/dev/null; dropdb --if-exists "$DB"; rm -rf "$PROMETHEUS_MULTIPROC_DIR"' EXIT
+for _ in $(seq 50); do curl -sf "http://$REDLINE_BIND/healthz" >/dev/null && break; sleep 0.2; done
+$BIN/python bench/api_load.py --base-url "http://$REDLINE_BIND" --token "$TOKEN" "$@"
+curl -s "http://$REDLINE_BIND/metrics" | grep -E '^redline_(attempts_total|queue_depth|api_requests_total)' | head -12

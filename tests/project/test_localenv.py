@@ -1,0 +1,42 @@
+"""The local env file `make run` writes and `manage.py` reads (issue 11, point 4)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from project import localenv
+
+
+def test_ensure_writes_development_settings_and_a_new_key_once(tmp_path: Path) -> None:
+    path = tmp_path / ".env"
+    assert localenv.ensure(path) is True
+    first = localenv.read(path)
+    assert first["REDLINE_DEBUG"] == "1"
+    assert len(first["REDLINE_SECRET_KEY"]) >= 50
+    assert localenv.ensure(path) is False
+    assert localenv.read(path) == first
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    other = tmp_path / "other.env"
+    localenv.ensure(other)
+    assert localenv.read(other)["REDLINE_SECRET_KEY"] != first["REDLINE_SECRET_KEY"]
+
+
+def test_load_never_overrides_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / ".env"
+    path.write_text("# comment\n\nREDLINE_LOCALENV_A=1\nREDLINE_LOCALENV_B=from-file\n")
+    monkeypatch.setenv("REDLINE_LOCALENV_B", "from-environment")
+    # Set, then deleted: monkeypatch restores (removes) what load() adds.
+    monkeypatch.setenv("REDLINE_LOCALENV_A", "")
+    monkeypatch.delenv("REDLINE_LOCALENV_A")
+    localenv.load(path)
+    assert os.environ["REDLINE_LOCALENV_A"] == "1"
+    assert os.environ["REDLINE_LOCALENV_B"] == "from-environment"
+
+
+def test_a_missing_file_loads_nothing(tmp_path: Path) -> None:
+    assert localenv.read(tmp_path / "absent.env") == {}

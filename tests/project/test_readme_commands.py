@@ -1,0 +1,186 @@
+"""Every command of the README's CLI and import sections works as written, in a new shell,
+after the first `make run` of a fresh copy of the repository.
+
+The copy holds the tracked files (and new ones not ignored) and shares this checkout's
+virtualenv. First: with no `.env` and no environment, `manage.py` refuses to start without a
+secret key. Then `make run` (on a free port) must answer, is stopped, and has written `.env`;
+each README command then runs in an environment with nothing but PATH, HOME and LANG, and
+must exit 0 without a traceback. (`make test` is never run from here.)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+SECTIONS = ("Checking a report without a database", "Importing bundles")
+RUN_TIMEOUT = 240
+
+
+def _section(text: str, title: str) -> str:
+    start = text.index(f"## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else None]
+
+
+def readme_commands() -> list[str]:
+    """The indented command lines of the sections, continuation lines joined."""
+    text = README.read_text(encoding="utf-8")
+    commands: list[str] = []
+    for title in SECTIONS:
+        pending = ""
+        for line in _section(text, title).splitlines():
+            if not line.startswith("    ") or not line.strip():
+                continue
+            stripped = line.strip()
+            if not pending and not (stripped.startswith((".venv/", "cat "))):
+                continue  # the bundle example's JSON is indented too
+            pending += stripped
+            if pending.endswith("\\"):
+                pending = pending[:-1] + " "
+                continue
+            commands.append(pending)
+            pending = ""
+    return commands
+
+
+def _files_named(command: str) -> list[str]:
+    words = shlex.split(command, comments=True)
+    return [
+        word
+        for word in words
+        if re.search(r"\.(json|jsonl|md)$", word) and not word.startswith("-")
+    ]
+
+
+def test_the_readme_names_commands_and_every_example_file_exists() -> None:
+    commands = readme_commands()
+    assert len(commands) >= 9, commands
+    assert any("import_bundles" in command for command in commands)
+    for command in commands:
+        for name in _files_named(command):
+            assert (ROOT / name).is_file(), f"{command!r} names {name}, which is missing"
+
+
+def _clean_env() -> dict[str, str]:
+    """A new shell: no REDLINE_*, DATABASE_URL or broker from the test run."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "LANG": "C.UTF-8",
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return int(response.status) == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
+@pytest.fixture(scope="module")
+def fresh_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    ).stdout.decode()
+    copy = tmp_path_factory.mktemp("fresh-clone")
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if not source.is_file():
+            continue
+        target = copy / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)  # keeps mtimes: make sees the venv as installed
+    (copy / ".venv").symlink_to(ROOT / ".venv")
+    yield copy
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop `make run` as Ctrl-C would: the whole process group."""
+    for sig, wait in ((signal.SIGINT, 30), (signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def test_make_run_then_every_readme_command_works_in_a_new_shell(fresh_copy: Path) -> None:
+    env = _clean_env()
+    python = str(fresh_copy / ".venv" / "bin" / "python")
+
+    refused = subprocess.run(
+        [python, "manage.py", "check"], cwd=fresh_copy, env=env, capture_output=True, text=True
+    )
+    assert refused.returncode != 0
+    assert "REDLINE_SECRET_KEY must be set" in refused.stderr
+
+    port = _free_port()
+    log = (fresh_copy / "make-run.log").open("wb")
+    process = subprocess.Popen(
+        ["make", "run", f"PORT={port}"],
+        cwd=fresh_copy,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + RUN_TIMEOUT
+        url = f"http://127.0.0.1:{port}/accounts/login/"
+        while not _answers(url):
+            assert process.poll() is None, (fresh_copy / "make-run.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "make run did not answer in time"
+            time.sleep(1)
+    finally:
+        _stop(process)
+        log.close()
+    output = (fresh_copy / "make-run.log").read_text()
+    assert "Traceback" not in output, output[-3000:]
+    assert not _answers(f"http://127.0.0.1:{port}/accounts/login/")
+    written = (fresh_copy / ".env").read_text()
+    assert "REDLINE_DEBUG=1" in written
+    assert re.search(r"^REDLINE_SECRET_KEY=\S{40,}$", written, re.MULTILINE)
+
+    for command in readme_commands():
+        result = subprocess.run(
+            ["bash", "-c", command],
+            cwd=fresh_copy,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        said = result.stdout + result.stderr
+        assert "Traceback" not in said, f"{command}\n{said[-3000:]}"
+        assert result.returncode == 0, f"{command} exited {result.returncode}\n{said[-3000:]}"

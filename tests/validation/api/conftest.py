@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+
+from validation.services import api_token_create
+
+
+class ApiClient:
+    """A test client that speaks JSON with one bearer token."""
+
+    def __init__(self, token: str | None) -> None:
+        self.client = Client()
+        self.headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    def get(self, path: str, **params: Any) -> Any:
+        return self.client.get(f"/api/v1{path}", params, headers=self.headers)
+
+    def post(self, path: str, data: Any, **extra: Any) -> Any:
+        body = data if isinstance(data, bytes | str) else __import__("json").dumps(data)
+        return self.client.post(
+            f"/api/v1{path}",
+            body,
+            content_type="application/json",
+            headers=self.headers,
+            **extra,
+        )
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_counts() -> None:
+    cache.clear()
+
+
+@pytest.fixture
+def pipeline_user(db):  # type: ignore[no-untyped-def]
+    from tests.factories import UserFactory
+
+    return UserFactory(username="pipeline")
+
+
+@pytest.fixture
+def writer(pipeline_user) -> ApiClient:  # type: ignore[no-untyped-def]
+    return ApiClient(api_token_create(user=pipeline_user, scope="write")[1])
+
+
+@pytest.fixture
+def reader(pipeline_user) -> ApiClient:  # type: ignore[no-untyped-def]
+    return ApiClient(api_token_create(user=pipeline_user, scope="read")[1])
+
+
+@pytest.fixture
+def outsider_api(db) -> ApiClient:  # type: ignore[no-untyped-def]
+    from tests.factories import UserFactory
+
+    return ApiClient(api_token_create(user=UserFactory(username="other"), scope="write")[1])

@@ -1,0 +1,76 @@
+"""API tokens: shown once, stored hashed, revocable, last-used; the command and the admin."""
+
+from __future__ import annotations
+
+import hashlib
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from validation.models import ApiToken
+from validation.services import api_token_authenticate, api_token_create, api_token_revoke
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_token_is_stored_only_as_its_hash(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+    token, raw = api_token_create(user=pipeline_user, scope="write")
+    assert raw.startswith("rl_") and len(raw) > 40
+    assert token.token_sha256 == hashlib.sha256(raw.encode()).hexdigest()
+    assert raw not in str(ApiToken.objects.filter(pk=token.pk).values().get())
+
+
+def test_authenticate_records_last_use_and_refuses_revoked(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+    token, raw = api_token_create(user=pipeline_user, scope="read")
+    assert api_token_authenticate(raw) == token
+    token.refresh_from_db()
+    assert token.last_used_at is not None
+    api_token_revoke(token=token)
+    assert api_token_authenticate(raw) is None
+    assert api_token_authenticate("rl_unknown") is None
+
+
+def test_an_inactive_users_token_is_refused(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+    _, raw = api_token_create(user=pipeline_user, scope="read")
+    pipeline_user.is_active = False
+    pipeline_user.save()
+    assert api_token_authenticate(raw) is None
+
+
+def test_command_creates_prints_once_lists_and_revokes(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+    out = StringIO()
+    call_command(
+        "api_token", "create", "pipeline", "--scope", "write", stdout=out, stderr=StringIO()
+    )
+    raw = out.getvalue().strip()
+    token = api_token_authenticate(raw)
+    assert token is not None and token.scope == "write"
+    listing = StringIO()
+    call_command("api_token", "list", stdout=listing)
+    assert token.prefix in listing.getvalue() and raw not in listing.getvalue()
+    call_command("api_token", "revoke", token.prefix, stdout=StringIO())
+    assert api_token_authenticate(raw) is None
+    with pytest.raises(CommandError):
+        call_command("api_token", "create", "nobody", stdout=StringIO())
+
+
+def test_admin_adds_a_token_shows_it_once_and_revokes(admin_user, pipeline_user, client) -> None:  # type: ignore[no-untyped-def]
+    admin_user.is_superuser = True
+    admin_user.save()
+    client.force_login(admin_user)
+    response = client.post(
+        "/admin/validation/apitoken/add/",
+        {"user": pipeline_user.pk, "name": "ci", "scope": "write"},
+        follow=True,
+    )
+    assert response.status_code == 200
+    token = ApiToken.objects.get(name="ci")
+    shown = [str(m) for m in response.context["messages"]]
+    assert any(token.prefix in message for message in shown)
+    client.post(
+        "/admin/validation/apitoken/",
+        {"action": "revoke", "_selected_action": [token.pk]},
+    )
+    token.refresh_from_db()
+    assert token.revoked_at is not None

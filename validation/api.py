@@ -1,0 +1,387 @@
+"""The REST API under /api/v1/ (django-ninja): thin endpoints over services and exports.
+
+Every write body is read raw and parsed by ``analyses.bundles`` (the bundle model and limits
+the CLI and import use), so a bad payload gets the same field-naming messages everywhere.
+Every error is JSON ``{"message", "field"}`` with the status ``validation.errors`` gives it.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from django.http import Http404, HttpRequest, HttpResponse
+from ninja import Field, NinjaAPI, Query, Schema, Status
+from ninja.errors import AuthenticationError, HttpError
+from ninja.errors import ValidationError as NinjaValidationError
+from ninja.security import HttpBearer
+from pydantic import AfterValidator
+
+from analyses.bundles import max_input_bytes, payload_parse
+from analyses.errors import IngestError
+from analyses.models import Analysis
+from validation import exports, services
+from validation.engine.types import MAX_BODY_CHARS, Bundle, EvidenceItem
+from validation.errors import DomainError, RedlineError, http_status
+from validation.models import ApiToken
+from validation.permissions import analyses_for_user
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class ApiProblem(Exception):
+    """An HTTP-level refusal (401, 403, 413, 429) before any service is called."""
+
+    def __init__(
+        self, status: int, message: str, field: str | None = None, retry_after: float = 0.0
+    ) -> None:
+        super().__init__(message)
+        self.status, self.message, self.field, self.retry_after = (
+            status,
+            message,
+            field,
+            retry_after,
+        )
+
+
+class TokenAuth(HttpBearer):
+    """Bearer token; then the write scope, the per-token rate and the body size, in that order,
+    all before the body is read."""
+
+    def authenticate(self, request: HttpRequest, token: str) -> ApiToken | None:
+        api_token = services.api_token_authenticate(token)
+        if api_token is None:
+            return None
+        if request.method not in SAFE_METHODS and not api_token.can_write:
+            raise ApiProblem(403, "This token is read-only; a write needs a write token.")
+        wait = services.api_token_throttle(token=api_token)
+        if wait:
+            raise ApiProblem(429, "Too many requests for this token; slow down.", retry_after=wait)
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = max_input_bytes()
+        if length > limit:
+            raise ApiProblem(413, f"The request body is {length} bytes; the limit is {limit}.")
+        return api_token
+
+
+api = NinjaAPI(
+    title="Redline API",
+    version="1",
+    description="Submit reports with their evidence, follow their validation, export approved "
+    "reports. Authenticate with `Authorization: Bearer <token>` (manage.py api_token create).",
+    urls_namespace="api-v1",
+    auth=TokenAuth(),
+)
+
+
+# ---------------------------------------------------------------- errors
+
+
+class ErrorOut(Schema):
+    message: str
+    field: str | None = None
+
+
+ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ErrorOut)
+
+
+def _error(request: HttpRequest, status: int, message: str, field: str | None) -> HttpResponse:
+    return api.create_response(request, {"message": message, "field": field}, status=status)
+
+
+def _field_of(message: str) -> str | None:
+    head, sep, _ = message.partition(": ")
+    return head if sep and " " not in head else None
+
+
+@api.exception_handler(RedlineError)
+def _redline_error(request: HttpRequest, exc: RedlineError) -> HttpResponse:
+    first = exc.errors[0] if isinstance(exc, IngestError) and exc.errors else str(exc)
+    return _error(request, http_status(exc), str(exc), _field_of(first))
+
+
+@api.exception_handler(ApiProblem)
+def _api_problem(request: HttpRequest, exc: ApiProblem) -> HttpResponse:
+    response = _error(request, exc.status, exc.message, exc.field)
+    if exc.retry_after:
+        response["Retry-After"] = str(int(exc.retry_after))
+    return response
+
+
+@api.exception_handler(AuthenticationError)
+def _unauthorized(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    response = _error(
+        request, 401, "Send a valid API token: Authorization: Bearer <token>.", "Authorization"
+    )
+    response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@api.exception_handler(NinjaValidationError)
+def _invalid(request: HttpRequest, exc: NinjaValidationError) -> HttpResponse:
+    first = exc.errors[0] if exc.errors else {}
+    loc = [str(part) for part in first.get("loc", ()) if part not in ("query", "path", "body")]
+    field = ".".join(loc) or None
+    message = f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg"))
+    return _error(request, 422, message, field)
+
+
+@api.exception_handler(Http404)
+def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
+    return _error(request, 404, str(exc) or "Not found.", None)
+
+
+@api.exception_handler(HttpError)
+def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
+    return _error(request, exc.status_code, str(exc), None)
+
+
+# ---------------------------------------------------------------- schemas
+
+
+def _inline_schema(model: type[Any]) -> dict[str, Any]:
+    """`model`'s JSON schema with its $defs inlined (request bodies we parse ourselves)."""
+    schema: dict[str, Any] = model.model_json_schema()
+    defs = schema.pop("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            ref = node.get("$ref", "")
+            if ref.startswith("#/$defs/"):
+                return inline(defs[ref.removeprefix("#/$defs/")])
+            return {key: inline(value) for key, value in node.items()}
+        if isinstance(node, list):
+            return [inline(item) for item in node]
+        return node
+
+    result: dict[str, Any] = inline(schema)
+    return result
+
+
+def _body(model: type[Any]) -> dict[str, Any]:
+    return {
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": _inline_schema(model)}},
+        }
+    }
+
+
+class EvidenceIn(Schema):
+    evidence: list[EvidenceItem] = Field(min_length=1, max_length=500)
+
+    model_config = {"extra": "forbid"}
+
+
+class DraftIn(Schema):
+    body: str = Field(min_length=1, max_length=MAX_BODY_CHARS)
+
+    model_config = {"extra": "forbid"}
+
+
+class AnalysisOut(Schema):
+    id: int
+    url: str
+    external_id: str
+    title: str
+    status: str
+    needs_new_input: bool
+    decision: str
+    conviction: str
+    revise_loops: int
+    retry_loops: int
+    created_at: str | None
+    updated_at: str | None
+
+
+class RevisionOut(Schema):
+    number: int
+    reason: str
+    body: str
+    created_at: str | None
+
+
+class AnalysisDetailOut(AnalysisOut):
+    query: str
+    goals: list[Any]
+    fields: dict[str, Any]
+    current_revision: RevisionOut
+    attempts: list[dict[str, Any]]
+
+
+class SubmittedOut(Schema):
+    analysis: AnalysisOut
+    revision: int
+
+
+class AnalysisPage(Schema):
+    items: list[AnalysisOut]
+    next_cursor: int | None = Field(
+        description="Pass as `cursor` for the next page; null on the last page."
+    )
+
+
+def _utc(value: datetime) -> datetime:
+    # PostgreSQL takes offsets up to ±15:59 and years 1-9999: normalize to UTC, refuse the rest.
+    try:
+        return (value if value.tzinfo else value.replace(tzinfo=UTC)).astimezone(UTC)
+    except OverflowError:
+        raise ValueError("date-time out of range") from None
+
+
+UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+
+
+class ListFilters(Schema):
+    status: Literal["validating", "in_review", "approved", "failed", "rejected"] | None = None
+    decision: str | None = Field(None, max_length=20, description="The report's decision.")
+    verdict: Literal["APPROVE", "REVISE", "RETRY", "FAIL"] | None = Field(
+        None, description="The latest validator decision."
+    )
+    external_id: str | None = Field(None, max_length=200)
+    received_after: UtcDatetime | None = None
+    received_before: UtcDatetime | None = None
+    approved_after: UtcDatetime | None = None
+    approved_before: UtcDatetime | None = None
+    cursor: int | None = Field(None, ge=1, le=2**62)
+    limit: int = Field(50, ge=1, le=500)
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+def _owner(request: HttpRequest) -> ApiToken:
+    token: ApiToken = request.auth  # type: ignore[attr-defined]
+    return token
+
+
+def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
+    analysis = analyses_for_user(_owner(request).user).filter(pk=analysis_id).first()
+    if analysis is None:
+        raise Http404(f"There is no analysis {analysis_id}.")
+    return analysis
+
+
+@api.post(
+    "/analyses",
+    response={200: AnalysisOut, 201: AnalysisOut, **ERRORS},
+    openapi_extra=_body(Bundle),
+    summary="Submit a report with its evidence (idempotent on external_id)",
+)
+def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
+    result = services.analysis_submit(data=request.body, submitter=_owner(request).user)
+    return Status(201 if result.created else 200, exports.analysis_summary(result.analysis))
+
+
+@api.get(
+    "/analyses",
+    response={200: AnalysisPage, **ERRORS},
+    summary="List analyses, newest first (filters, cursor pagination)",
+)
+def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str, Any]:
+    options = filters.dict(exclude={"cursor", "limit"})
+    page = exports.analyses_page(
+        user=_owner(request).user, after=filters.cursor, limit=filters.limit + 1, **options
+    )
+    more = len(page) > filters.limit
+    page = page[: filters.limit]
+    return {
+        "items": [exports.analysis_summary(analysis) for analysis in page],
+        "next_cursor": page[-1].pk if more else None,
+    }
+
+
+@api.get(
+    "/analyses/{analysis_id}",
+    response={200: AnalysisDetailOut, **ERRORS},
+    summary="Status, current revision, attempts with findings and fixes",
+)
+def analysis_get(request: HttpRequest, analysis_id: int) -> dict[str, Any]:
+    return exports.analysis_detail(_analysis(request, analysis_id))
+
+
+@api.post(
+    "/analyses/{analysis_id}/evidence",
+    response={202: SubmittedOut, **ERRORS},
+    openapi_extra=_body(EvidenceIn),
+    summary="RETRY path: add or replace evidence and re-validate",
+)
+def analysis_evidence(request: HttpRequest, analysis_id: int) -> Status[dict[str, Any]]:
+    analysis = _analysis(request, analysis_id)
+    payload = payload_parse(request.body, EvidenceIn)
+    revision = services.analysis_submit_evidence(
+        analysis=analysis, user=_owner(request).user, evidence=payload.evidence
+    )
+    analysis.refresh_from_db()
+    return Status(
+        202, {"analysis": exports.analysis_summary(analysis), "revision": revision.number}
+    )
+
+
+@api.post(
+    "/analyses/{analysis_id}/drafts",
+    response={202: SubmittedOut, **ERRORS},
+    openapi_extra=_body(DraftIn),
+    summary="RETRY path: a new draft of the report, re-validated",
+)
+def analysis_draft(request: HttpRequest, analysis_id: int) -> Status[dict[str, Any]]:
+    analysis = _analysis(request, analysis_id)
+    payload = payload_parse(request.body, DraftIn)
+    revision = services.analysis_submit_draft(
+        analysis=analysis, user=_owner(request).user, body=payload.body
+    )
+    analysis.refresh_from_db()
+    return Status(
+        202, {"analysis": exports.analysis_summary(analysis), "revision": revision.number}
+    )
+
+
+@api.get(
+    "/analyses/{analysis_id}/export",
+    response={200: dict[str, Any], **ERRORS},
+    summary="An approved report: body, fields, applied fixes with proof, sign-off",
+    openapi_extra={"responses": {"200": {"content": {"text/markdown": {"schema": {}}}}}},
+)
+def analysis_export(
+    request: HttpRequest, analysis_id: int, format: Literal["json", "markdown"] = "json"
+) -> HttpResponse | dict[str, Any]:
+    analysis = _analysis(request, analysis_id)
+    if analysis.status != Analysis.Status.APPROVED:
+        raise DomainError(f"Analysis {analysis.pk} is not approved (it is {analysis.status}).")
+    export = exports.analysis_export(analysis)
+    if format == "markdown":
+        return HttpResponse(
+            exports.export_markdown(export), content_type="text/markdown; charset=utf-8"
+        )
+    return export
+
+
+@api.get(
+    "/exports/approved",
+    response={200: None, **ERRORS},
+    summary="Approved reports as JSON lines, in order of approval (incremental pulls)",
+    description="Each line is one export with its `cursor`. Resume with `cursor=` the last "
+    "one (also in the `X-Next-Cursor` header; absent when nothing is left).",
+    openapi_extra={"responses": {"200": {"content": {"application/x-ndjson": {"schema": {}}}}}},
+)
+def exports_approved(
+    request: HttpRequest,
+    since: UtcDatetime | None = None,
+    cursor: int = Query(0, ge=0, le=2**62),  # type: ignore[type-arg]
+    limit: int = Query(100, ge=1, le=1000),  # type: ignore[type-arg]
+) -> HttpResponse:
+    rows = list(
+        exports.approved_exports(user=_owner(request).user, since=since, after=cursor, limit=limit)
+    )
+    body = "".join(
+        json.dumps({"cursor": position, **export}, ensure_ascii=False) + "\n"
+        for position, export in rows
+    )
+    response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
+    if len(rows) == limit:
+        response["X-Next-Cursor"] = str(rows[-1][0])
+    return response

@@ -1,0 +1,54 @@
+"""manage.py api_token create USER --scope read|write [--name N] | revoke PREFIX | list [USER]"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from validation.errors import RedlineError
+from validation.models import ApiToken
+from validation.services import api_token_create, api_token_revoke
+
+
+class Command(BaseCommand):
+    help = "Create (printed once), revoke or list REST API tokens."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        actions = parser.add_subparsers(dest="action", required=True)
+        create = actions.add_parser("create", help="a new token for USER, printed once")
+        create.add_argument("username")
+        create.add_argument("--scope", choices=ApiToken.Scope.values, default="read")
+        create.add_argument("--name", default="")
+        revoke = actions.add_parser("revoke", help="revoke the token with this prefix")
+        revoke.add_argument("prefix")
+        listing = actions.add_parser("list", help="tokens (prefix, scope, last used)")
+        listing.add_argument("username", nargs="?")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        action = options["action"]
+        if action == "create":
+            user = User.objects.filter(username=options["username"]).first()
+            if user is None:
+                raise CommandError(f"There is no user {options['username']!r}.")
+            try:
+                _, raw = api_token_create(user=user, scope=options["scope"], name=options["name"])
+            except RedlineError as exc:
+                raise CommandError(str(exc)) from None
+            self.stderr.write("Store this token now: it is shown once and stored hashed.")
+            self.stdout.write(raw)
+        elif action == "revoke":
+            tokens = ApiToken.objects.filter(prefix=options["prefix"][:12])
+            if tokens.count() != 1:
+                raise CommandError(f"No single token has the prefix {options['prefix']!r}.")
+            token = api_token_revoke(token=tokens.get())
+            self.stdout.write(f"Revoked {token}.")
+        else:
+            tokens = ApiToken.objects.select_related("user").order_by("user__username", "id")
+            if options.get("username"):
+                tokens = tokens.filter(user__username=options["username"])
+            for token in tokens:
+                state = "revoked" if token.revoked_at else "active"
+                used = token.last_used_at.isoformat() if token.last_used_at else "never"
+                self.stdout.write(f"{token.prefix}  {token.user}  {token.scope}  {state}  {used}")

@@ -1,0 +1,85 @@
+"""API tokens: create (the secret is returned once), revoke, authenticate, rate-limit."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+import time
+from datetime import timedelta
+
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from validation.errors import InputError
+from validation.models import ApiToken, Policy
+
+TOKEN_PREFIX = "rl_"
+# last_used_at is written at most this often per token: one UPDATE per request would make
+# every API call (200+/s under load) contend for the token's row.
+LAST_USED_RESOLUTION = timedelta(seconds=30)
+
+
+def _digest(raw: str) -> str:
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+
+@transaction.atomic
+def api_token_create(*, user: User, scope: str, name: str = "") -> tuple[ApiToken, str]:
+    """A new token for `user`; returns the row and the secret, which is never stored."""
+    if scope not in ApiToken.Scope.values:
+        raise InputError(f"scope must be one of {', '.join(ApiToken.Scope.values)}, not {scope!r}.")
+    raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user, scope=scope, name=name[:100], prefix=raw[:12], token_sha256=_digest(raw)
+    )
+    return token, raw
+
+
+def api_token_revoke(*, token: ApiToken) -> ApiToken:
+    """Revoke `token` (idempotent: a revoked token keeps its first revocation time)."""
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token.refresh_from_db()
+    return token
+
+
+def api_token_authenticate(raw: str) -> ApiToken | None:
+    """The live token whose secret is `raw` (its user active), or None. Records its use."""
+    if not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
+        return None
+    token = (
+        ApiToken.objects.select_related("user")
+        .filter(token_sha256=_digest(raw), revoked_at__isnull=True, user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
+    return token
+
+
+def api_token_throttle(*, token: ApiToken, policy: Policy | None = None) -> float:
+    """Count one request of `token` in the current minute; return 0.0 when it is within the
+    policy's rate, else the seconds until the next minute starts (for Retry-After).
+
+    The count lives in the cache (shared by every process when REDLINE_CACHE_URL points at
+    Redis), keyed by token and minute: a fixed window, one atomic increment per request.
+    """
+    limit = (policy or Policy.load()).api_rate_per_minute
+    now = time.time()
+    minute = int(now // 60)
+    key = f"redline:api-rate:{token.pk}:{minute}"
+    cache.add(key, 0, timeout=120)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=120)
+        count = 1
+    if count <= limit:
+        return 0.0
+    return float(max(1, math.ceil((minute + 1) * 60 - now)))
