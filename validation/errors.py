@@ -7,7 +7,8 @@
     ├── InputError          a malformed request value (not a number, out of range)   -> 400
     └── DomainError         a request the current state does not allow               -> 409
         ├── IllegalTransition, ClaimedByOther, FixNotReviewable,
-        └── ReasonRequired, FindNotUnique, NothingToApply
+        ├── ReasonRequired, FindNotUnique, NothingToApply
+        └── DatabaseBusy    (SQLite) another writer kept the database past the retries
 
 Views and the API answer ``http_status(error)`` with ``str(error)``; a service that raises
 one has changed nothing.
@@ -19,6 +20,7 @@ from analyses.errors import ExternalIdConflict, IngestError, MalformedBundle, Re
 
 __all__ = [
     "ClaimedByOther",
+    "DatabaseBusy",
     "DomainError",
     "ExternalIdConflict",
     "FindNotUnique",
@@ -64,6 +66,10 @@ class FindNotUnique(DomainError):
 
 class NothingToApply(DomainError):
     """Apply was asked for, but no fix is accepted."""
+
+
+class DatabaseBusy(DomainError):
+    """Another writer kept the (SQLite) database locked through every retry; try again."""
 
 
 class LoopLimitReached(DomainError):

@@ -103,13 +103,18 @@ def stale_reason(fix: Fix, current: Revision) -> str:
 
 
 def retire_open_fixes(analysis: Analysis, current: Revision) -> None:
-    """Fixes still proposed or accepted on an older revision can no longer be reviewed."""
-    old = Fix.objects.filter(
-        revision__analysis=analysis,
-        revision__number__lt=current.number,
-        status__in=[Fix.Status.PROPOSED, Fix.Status.ACCEPTED],
-    ).select_related("revision")
-    for fix in old:
-        fix.status = Fix.Status.STALE
-        fix.reason = stale_reason(fix, current)
-        fix.save(update_fields=["status", "reason"])
+    """Fixes still proposed or accepted on an older revision can no longer be reviewed.
+
+    One UPDATE per older revision (not one per fix, and no revision bodies read): this runs
+    under the analysis lock."""
+    older = Revision.objects.filter(analysis=analysis, number__lt=current.number)
+    for revision in older.only("pk", "number"):
+        Fix.objects.filter(
+            revision_id=revision.pk, status__in=[Fix.Status.PROPOSED, Fix.Status.ACCEPTED]
+        ).update(
+            status=Fix.Status.STALE,
+            reason=(
+                f"Proposed for revision {revision.number}; the report is now at revision "
+                f"{current.number}."
+            ),
+        )

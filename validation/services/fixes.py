@@ -6,18 +6,22 @@ a refused action raises a ``DomainError`` and changes nothing."""
 from __future__ import annotations
 
 import math
+import random
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
 from validation.engine.fields import extract_fields
-from validation.engine.fixes import FixToApply, apply_fixes, count_occurrences
+from validation.engine.fixes import ApplyResult, FixToApply, apply_fixes, count_occurrences
+from validation.engine.types import ExtractedFields
 from validation.errors import (
+    DatabaseBusy,
     DomainError,
     FindNotUnique,
     FixNotReviewable,
@@ -272,21 +276,117 @@ def fixes_bulk_accept(*, analysis: Analysis, user: User, min_confidence: float) 
     return fixes
 
 
-@transaction.atomic
+APPLY_ROUNDS = 3  # plans read without the lock; one that went stale is redone this often
+BUSY_RETRIES = 3  # a busy SQLite database is retried this often, with backoff
+BUSY_BACKOFF_SECONDS = 0.1
+
+
+class _PlanOutdated(Exception):
+    """The accepted fixes, the current revision or the fields changed after the plan."""
+
+
+@dataclass(frozen=True)
+class _ApplyPlan:
+    """The text work of an apply, done before the lock, and what it was done on."""
+
+    revision: Revision | None  # the current revision as read (None: no analysis)
+    fields: tuple[str, str, Any]  # decision, conviction, numeric_fields as read
+    accepted: tuple[tuple[int, int, str, str], ...]  # (pk, revision, find, replace)
+    result: ApplyResult | None = None  # None: nothing of the current revision to apply
+    extracted: ExtractedFields | None = None
+
+
+def _accepted_fixes(analysis_id: int) -> list[Fix]:
+    return list(
+        Fix.objects.filter(revision__analysis_id=analysis_id, status=Fix.Status.ACCEPTED)
+        .select_related("revision")
+        .defer("revision__body")  # one body per fix would be megabytes under the lock
+        .order_by("offset", "id")
+    )
+
+
+def _snapshot(fixes: Iterable[Fix]) -> tuple[tuple[int, int, str, str], ...]:
+    return tuple((fix.pk, fix.revision_id, fix.find, fix.replace) for fix in fixes)
+
+
+def _fields(analysis: Analysis) -> tuple[str, str, Any]:
+    return analysis.decision, analysis.conviction, analysis.numeric_fields
+
+
+def _plan_apply(analysis_id: int) -> _ApplyPlan:
+    """Read the analysis without locking it and do every piece of text work: FIND matching,
+    the new body, its structured fields. The locked phase checks the plan still holds."""
+    analysis = Analysis.objects.filter(pk=analysis_id).first()
+    if analysis is None:
+        return _ApplyPlan(revision=None, fields=("", "", None), accepted=())
+    current = current_revision(analysis)
+    accepted = _accepted_fixes(analysis_id)
+    fields, snapshot = _fields(analysis), _snapshot(accepted)
+    candidates = [fix for fix in accepted if fix.revision_id == current.pk]
+    if not candidates:
+        return _ApplyPlan(revision=current, fields=fields, accepted=snapshot)
+    result = apply_fixes(
+        current.body,
+        [FixToApply(key=fix.pk, find=fix.find, replace=fix.replace) for fix in candidates],
+    )
+    extracted = None
+    if result.applied:
+        extracted = extract_fields(result.body, previous=analysis.extracted_fields())
+    return _ApplyPlan(current, fields, snapshot, result=result, extracted=extracted)
+
+
+def _is_busy(error: OperationalError) -> bool:
+    """SQLite's "database is locked" (another writer held it past the busy timeout)."""
+    return connection.vendor == "sqlite" and "locked" in str(error).lower()
+
+
 def fixes_apply(*, analysis_id: int, user: User) -> ApplyOutcome:
     """Apply the accepted fixes of the current revision into revision n+1 and re-validate.
 
-    One transaction on the locked analysis. Accepted fixes of an older revision become
-    `stale`; those whose FIND does not match exactly once, or that overlap one another,
-    become `conflict` with the reason in `fix.reason`; the rest are applied in one pass into
-    the new revision (`applied`, `applied_in`). Structured fields are re-read from the new
-    body (a field that cannot be read keeps its value), the analysis goes back to validating
-    and a REVISE-loop attempt is queued.
+    The text work (FIND matching, the new body, its structured fields) is done first,
+    without a lock; then one short transaction on the locked analysis checks that the
+    current revision, the accepted fixes and the fields are still what was read (if not,
+    the work is redone, at most APPLY_ROUNDS times) and only writes. Accepted fixes of an
+    older revision become `stale`; those whose FIND does not match exactly once, or that
+    overlap one another, become `conflict` with the reason in `fix.reason`; the rest are
+    applied in one pass into the new revision (`applied`, `applied_in`). Structured fields
+    are re-read from the new body (a field that cannot be read keeps its value), the
+    analysis goes back to validating and a REVISE-loop attempt is queued.
 
     Raises NothingToApply (changing nothing) when no fix is accepted. When fixes were
     accepted but none could be applied, their new statuses are saved and the outcome's
-    `revision` is None (the analysis stays in review).
+    `revision` is None (the analysis stays in review). A SQLite database kept busy by
+    another writer is retried with backoff, then refused with DatabaseBusy.
     """
+    busy = 0
+    rounds = 0
+    while True:
+        try:
+            plan = _plan_apply(analysis_id)
+            with transaction.atomic():
+                return _apply_locked(analysis_id, user, plan)
+        except _PlanOutdated:
+            rounds += 1
+            if rounds >= APPLY_ROUNDS:
+                raise DomainError(
+                    "The accepted fixes kept changing while they were being applied; "
+                    "press Apply again."
+                ) from None
+        except OperationalError as error:
+            if not _is_busy(error):
+                raise
+            busy += 1
+            if busy > BUSY_RETRIES or connection.in_atomic_block:
+                raise DatabaseBusy(
+                    "The database is busy with another change; nothing was applied. "
+                    "Try again in a moment."
+                ) from error
+            time.sleep(BUSY_BACKOFF_SECONDS * 2 ** (busy - 1) * (1 + random.random()))
+
+
+def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcome:
+    """The writes of an apply, on the locked analysis; raises _PlanOutdated if the plan's
+    inputs changed since it was made."""
     now = timezone.now()
     # Lock the analysis row: two reviewers pressing Apply at once must yield one revision n+1;
     # the second waits here, then finds the analysis validating and is refused.
@@ -298,12 +398,18 @@ def fixes_apply(*, analysis_id: int, user: User) -> ApplyOutcome:
         raise LoopLimitReached(
             f"{limit}: no new revision can be made. Sign off with a comment, or reject."
         )
-    current = current_revision(analysis)
-    accepted = list(
-        Fix.objects.filter(revision__analysis=analysis, status=Fix.Status.ACCEPTED)
-        .select_related("revision")
-        .order_by("offset", "id")
+    current_id = (
+        Revision.objects.filter(analysis=analysis).order_by("-number").values_list("pk").first()
     )
+    accepted = _accepted_fixes(analysis.pk)
+    current = plan.revision
+    if (
+        current is None
+        or current_id != (current.pk,)
+        or _snapshot(accepted) != plan.accepted
+        or _fields(analysis) != plan.fields
+    ):
+        raise _PlanOutdated
     if not accepted:
         raise NothingToApply("No accepted fixes to apply.")
 
@@ -311,18 +417,15 @@ def fixes_apply(*, analysis_id: int, user: User) -> ApplyOutcome:
     for fix in stale:
         fix.status = Fix.Status.STALE
         fix.reason = stale_reason(fix, current)
-        fix.save(update_fields=["status", "reason"])
+    Fix.objects.bulk_update(stale, ["status", "reason"])
 
     candidates = [fix for fix in accepted if fix.revision_id == current.pk]
-    result = apply_fixes(
-        current.body,
-        [FixToApply(key=fix.pk, find=fix.find, replace=fix.replace) for fix in candidates],
-    )
+    result = plan.result or ApplyResult(body=current.body)
     conflicts = [fix for fix in candidates if fix.pk in result.conflicts]
     for fix in conflicts:
         fix.status = Fix.Status.CONFLICT
         fix.reason = result.conflicts[fix.pk]
-        fix.save(update_fields=["status", "reason"])
+    Fix.objects.bulk_update(conflicts, ["status", "reason"])
     applied_keys = set(result.applied)
     applied = [fix for fix in candidates if fix.pk in applied_keys]
 
@@ -331,7 +434,7 @@ def fixes_apply(*, analysis_id: int, user: User) -> ApplyOutcome:
         "conflicts": {str(fix.pk): fix.reason for fix in conflicts},
         "stale": [fix.pk for fix in stale],
     }
-    if not applied:
+    if not applied or plan.extracted is None:
         audit(
             analysis,
             AuditEvent.Action.APPLIED,
@@ -354,9 +457,7 @@ def fixes_apply(*, analysis_id: int, user: User) -> ApplyOutcome:
         fix.status = Fix.Status.APPLIED
         fix.applied_in = revision
     retire_open_fixes(analysis, revision)
-    analysis.take_extracted_fields(
-        extract_fields(result.body, previous=analysis.extracted_fields())
-    )
+    analysis.take_extracted_fields(plan.extracted)
     analysis.needs_new_input = False
     analysis.status = Status.VALIDATING
     analysis.revise_loops += 1  # this apply uses a REVISE loop
