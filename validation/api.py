@@ -316,10 +316,7 @@ def analysis_evidence(request: HttpRequest, analysis_id: int) -> Status[dict[str
     revision = services.analysis_submit_evidence(
         analysis=analysis, user=_owner(request).user, evidence=payload.evidence
     )
-    analysis.refresh_from_db()
-    return Status(
-        202, {"analysis": exports.analysis_summary(analysis), "revision": revision.number}
-    )
+    return _submitted(analysis, revision.number)
 
 
 @api.post(
@@ -334,9 +331,14 @@ def analysis_draft(request: HttpRequest, analysis_id: int) -> Status[dict[str, A
     revision = services.analysis_submit_draft(
         analysis=analysis, user=_owner(request).user, body=payload.body
     )
+    return _submitted(analysis, revision.number)
+
+
+def _submitted(analysis: Analysis, revision_number: int) -> Status[dict[str, Any]]:
+    """202 for a RETRY submission: the analysis as it now stands and the new revision."""
     analysis.refresh_from_db()
     return Status(
-        202, {"analysis": exports.analysis_summary(analysis), "revision": revision.number}
+        202, {"analysis": exports.analysis_summary(analysis), "revision": revision_number}
     )
 
 
