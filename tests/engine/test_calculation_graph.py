@@ -290,3 +290,65 @@ def test_an_integer_that_is_part_of_a_name_is_not_a_claim() -> None:
     body = "Deliveries of the Boeing 737 and the 787 family reached 480 aircraft."
 
     assert flagged(body, check(body, evidence)) == ["787"]
+
+
+def test_the_base_of_a_change_is_a_cited_quantity_not_the_n_of_an_average() -> None:
+    evidence = [{"source_ref": "table", "content": "| Costs | $ 17 | $ 8 |\n| Deferred | 4 | 5 |"}]
+
+    assert numeric(check("The change is (17 - 8) / 8 = 112.5%.", evidence)) == []
+    assert numeric(check("The change is (4 - 5) / 5 = -20%.", evidence)) == []
+    wrong = check("The change is (4 - 5) / 5 = -0.20%.", evidence)
+    assert fix_for(wrong, "-0.20%").replace.endswith("-20.00%")
+    # An average still divides by its count, even when the count is also an operand.
+    assert numeric(check("The average is (4 + 5 + 8 + 17) / 4 = 8.5.", evidence)) == []
+
+
+def test_an_operand_written_again_before_equals_is_not_a_result() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Total revenues were $66,608 million."}]
+    body = (
+        "Total revenues were $66,608 million. 20% of $66,608 million = "
+        "0.20 * $66,608 million = $13,321.6 million."
+    )
+
+    verdict = check(body, evidence)
+
+    assert [f for f in numeric(verdict) if f.kind == "arithmetic"] == []
+    assert [fix for fix in verdict.fixes if "66,608" in fix.find] == []
+
+
+def test_a_close_number_is_not_fixed_to_a_value_its_sentence_already_states() -> None:
+    evidence = [{"source_ref": "release", "content": "It guides to adjusted EPS of $10.50."}]
+    body = "It guides to adjusted EPS of $10.40 to $10.60, with a mid-point of $10.50."
+
+    verdict = check(body, evidence)
+
+    assert "$10.40" in flagged(body, verdict)
+    assert [fix for fix in verdict.fixes if "$10.40" in fix.find] == []
+
+
+def test_precision_is_compared_in_the_same_units_across_scale_words() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Investments included $23.1 billion for capex."}]
+
+    assert numeric(check("Capex investments were $23,087 million.", evidence)) == []
+    close = check("Capex investments were $23,187 million.", evidence)
+    assert [f.kind for f in numeric(close)] == ["close_but_wrong"]
+
+
+def test_a_list_of_numbers_after_a_name_is_part_of_the_name() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Commercial Airplanes delivered 480 aircraft."}]
+    body = "Customers bought the Boeing 747, 777 and 767 freighters; deliveries reached 480."
+
+    assert numeric(check(body, evidence)) == []
+
+
+def test_a_numbered_name_the_evidence_writes_with_other_numbers_is_unsupported() -> None:
+    evidence = [
+        {"source_ref": "call", "content": "Our common equity Tier 1 capital ratio was 13.8%."}
+    ]
+    right = "The common equity Tier 1 capital ratio was 13.8%."
+    wrong = "The common equity Tier 2 capital ratio was 13.8%."
+    elsewhere = "See page 4: the common equity Tier 1 capital ratio was 13.8%."
+
+    assert numeric(check(right, evidence)) == []
+    assert flagged(wrong, check(wrong, evidence)) == ["Tier 2"]
+    assert numeric(check(elsewhere, evidence)) == []  # places in a document are not names

@@ -624,8 +624,10 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
       of "- 1" or "(1 + r)", the numbers of an exponent ("^(1/2)").
 
     A 100 that is divided by ("/ 100") is a constant only when it is not a cited value
-    (decided by the caller); everything else is a quantity the evidence must support."""
+    (decided by the caller); the base of a change ("(17 - 8) / 8") is the quantity it
+    repeats; everything else is a quantity the evidence must support."""
     roles: dict[int, str] = {}
+    bases = _change_bases(tree, mentions)
     stack: list[tuple[Node, str, str, bool]] = [(tree, "", "", False)]
     while stack:
         node, parent, side, in_exponent = stack.pop()
@@ -636,7 +638,7 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
                     stack.append((child, node.op, child_side, exponent))
             continue
         mention = mentions[node.operand]
-        if not _plain_integer(mention):
+        if not _plain_integer(mention) or node.operand in bases:
             continue
         written = abs(mention.written)
         if in_exponent:
@@ -654,6 +656,29 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
         elif written in (_HUNDRED, _THOUSAND) and parent == "/" and side == "right":
             roles[node.operand] = "divisor"
     return roles
+
+
+def _change_bases(tree: Node, mentions: Sequence[NumberMention]) -> set[int]:
+    """The divisors of "(new - old) / old": a number that divides a difference holding
+    that same number is the base of a change, never the n of an average."""
+    bases: set[int] = set()
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        stack.extend(child for child in (node.left, node.right) if child is not None)
+        divisor, dividend = node.right, node.left
+        if node.op != "/" or divisor is None or divisor.op != "num" or dividend is None:
+            continue
+        if dividend.op != "-":
+            continue
+        value = abs(mentions[divisor.operand].written)
+        if value in {abs(mentions[index].written) for index in dividend.operands()}:
+            bases.add(divisor.operand)
+    return bases
+
+
+def _same_number(one: NumberMention, other: NumberMention) -> bool:
+    return (one.written, one.unit, one.scale) == (other.written, other.unit, other.scale)
 
 
 def _plain_integer(mention: NumberMention) -> bool:
@@ -679,6 +704,12 @@ def _from_link(
     if target.in_range:
         return None
     if link.result in expression.indices:
+        return None
+    if target.end <= expression.start and any(
+        _same_number(mentions[index], target) for index in expression.indices
+    ):
+        # "20% of $66,608 million = 0.20 * $66,608 million": the number before "=" is an
+        # operand written again, not what the expression computes.
         return None
     draft = WrittenCalculation(
         kind="equation",

@@ -70,6 +70,7 @@ from validation.engine.numbers.matching import (
     small_integer,
     wrong_calculation,
 )
+from validation.engine.numbers.references import UnknownReference, unknown_references
 from validation.engine.spans import widen_to_unique
 from validation.engine.types import (
     EngineSettings,
@@ -117,12 +118,14 @@ def analyze(
     breaks = _paragraph_breaks(body)
     claims: list[Claim] = []
     by_position: dict[int, Claim] = {}
+    named_until = -1  # the end of the last number that is part of a name
     for position, mention in enumerate(mentions):
-        if (
-            _quoted(mention, quoted)
-            or _scaling_constant(body, mention)
-            or _model_name(body, mention)
+        if _quoted(mention, quoted) or _scaling_constant(body, mention):
+            continue
+        if _model_name(body, mention) or (
+            named_until >= 0 and _continues_names(body, named_until, mention)
         ):
+            named_until = mention.end
             continue
         claim = Claim(
             position,
@@ -223,7 +226,7 @@ def analyze(
             unsupported = _unsupported_nearby(neighbours, starts, claim)
             claim.derivation = derive(claim, nearby, unsupported, index)
 
-    return _assemble(body, index, claims, tool_calls)
+    return _assemble(body, index, claims, tool_calls, unknown_references(body, index))
 
 
 # ------------------------------------------------------------------ the calculation graph
@@ -351,6 +354,16 @@ def _model_name(body: str, mention: NumberMention) -> bool:
     return not sentence_start and mention.end < len(body) and not body[mention.end].isdigit()
 
 
+def _continues_names(body: str, last_end: int, mention: NumberMention) -> bool:
+    """The next number of a list of names: "the Boeing 747, 777 and 767"."""
+    return (
+        mention.is_plain_integer()
+        and mention.text == body[mention.start : mention.end]
+        and _NAME_LIST_GAP.fullmatch(body, last_end, mention.start) is not None
+    )
+
+
+_NAME_LIST_GAP = re.compile(r",?[ \t]+(?:and[ \t]+|or[ \t]+)?|,|/")
 _BY_BEFORE = re.compile(r"(?i)\bby[ \t]$")
 # Multiplication only: "/ 100" may divide by a cited 100 (the calculation graph decides).
 _OPERATOR_BEFORE = re.compile(r"(?:[*\u00d7]|(?<![A-Za-z])[xX])[ \t]*$")
@@ -485,14 +498,21 @@ def _unsupported_nearby(
 
 
 def _assemble(
-    body: str, index: EvidenceIndex, claims: Sequence[Claim], tool_calls: list[ToolCallRecord]
+    body: str,
+    index: EvidenceIndex,
+    claims: Sequence[Claim],
+    tool_calls: list[ToolCallRecord],
+    references: Sequence[UnknownReference],
 ) -> NumericResult:
     result = _Output(tool_calls)
+    for reference in references:
+        result.finding_dicts.append(_reference_finding(reference))
     matches: list[dict[str, Any]] = []
     close: list[int] = []
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
+    starts = [claim.mention.start for claim in claims]
     for claim in claims:
         mention = claim.mention
         match = _number_match(claim)
@@ -510,7 +530,7 @@ def _assemble(
         elif status == "close_but_wrong":
             close.append(position)
             suspicious.append(position)
-            _close_finding(body, index, claim, result)
+            _close_finding(body, index, claim, result, _SentenceNumbers(claims, starts))
         else:
             orphans.append(position)
             _orphan_finding(claim, result)
@@ -655,6 +675,21 @@ def _unambiguous(hits: Sequence[Hit]) -> Hit | None:
     return best
 
 
+def _reference_finding(reference: UnknownReference) -> dict[str, Any]:
+    return {
+        "check": "no_hallucinations",
+        "kind": "orphan",
+        "severity": "major",
+        "message": (
+            f'"{reference.name}" is named in no evidence item, which names '
+            + ", ".join(f'"{known}"' for known in reference.known)
+        ),
+        "start": reference.start,
+        "end": reference.end,
+        "text": reference.name,
+    }
+
+
 def _label_for(mention: NumberMention) -> str:
     return f" ({mention.label})" if mention.label else ""
 
@@ -681,7 +716,29 @@ def _orphan_finding(claim: Claim, result: _Output) -> None:
     )
 
 
-def _close_finding(body: str, index: EvidenceIndex, claim: Claim, result: _Output) -> None:
+@dataclass(frozen=True, slots=True)
+class _SentenceNumbers:
+    """The report's numbers, in order, to ask what else a claim's sentence says."""
+
+    claims: Sequence[Claim]
+    starts: Sequence[int]
+
+    def writes(self, body: str, claim: Claim, value: Decimal) -> bool:
+        """Another number of the claim's sentence is written as `value` ("$10.40 to
+        $10.60, with a mid-point of $10.50"): the report tells the two apart."""
+        low, high = _sentence(body, claim.mention.start, claim.mention.end)
+        position = bisect_left(self.starts, low)
+        for other in self.claims[position : position + _NEARBY_STEPS]:
+            if other.mention.start >= high:
+                break
+            if other is not claim and abs(other.mention.written) == value:
+                return True
+        return False
+
+
+def _close_finding(
+    body: str, index: EvidenceIndex, claim: Claim, result: _Output, sentence: _SentenceNumbers
+) -> None:
     mention = claim.mention
     nearest = _nearest(claim.close)
     assert nearest is not None
@@ -708,6 +765,8 @@ def _close_finding(body: str, index: EvidenceIndex, claim: Claim, result: _Outpu
     if chosen is None or chosen.label < MIN_FIX_LABEL or result.fixes_full():
         return  # a fix must name the same thing as the claim, not just a nearby value
     written = abs(chosen.number.value) / chosen.factor
+    if sentence.writes(body, claim, written):
+        return  # the sentence already states that value as another claim
     replacement = replace_digits(mention, written)
     if replacement == mention.text:
         return

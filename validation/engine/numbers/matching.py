@@ -330,12 +330,13 @@ def _coarser_evidence(claim: Claim, index: EvidenceIndex) -> Hit | None:
     best: Hit | None = None
     for hit in claim.close:
         number = hit.number
-        if not number.written or number.decimals >= claim.mention.decimals:
-            continue
-        if not index.written_in_text(number.entry):
+        if not number.written or not index.written_in_text(number.entry):
             continue
         scale = abs(number.value / number.written)
         quantum = Decimal(1).scaleb(-number.decimals) * scale
+        # Precision in the same units: "$23,087 million" is finer than "$23.1 billion".
+        if quantum <= Decimal(1).scaleb(-claim.mention.decimals) * hit.factor:
+            continue
         claimed = abs(claim.mention.written) * hit.factor
         if abs(claimed - abs(number.value)) > quantum / 2 * EPSILON:
             continue
