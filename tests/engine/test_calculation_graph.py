@@ -352,3 +352,14 @@ def test_a_numbered_name_the_evidence_writes_with_other_numbers_is_unsupported()
     assert numeric(check(right, evidence)) == []
     assert flagged(wrong, check(wrong, evidence)) == ["Tier 2"]
     assert numeric(check(elsewhere, evidence)) == []  # places in a document are not names
+
+
+def test_a_percentage_of_the_query_is_quoted_again_as_a_fraction() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Total revenues were $66,608 million."}]
+    bundle = Bundle(
+        query="Does any segment represent more than 20% of revenue?",
+        body="The threshold is 0.20 * $66,608 million = $13,321.6 million.",
+        evidence=evidence,
+    )
+
+    assert numeric(validate(bundle, NUMBERS_ONLY)) == []

@@ -406,6 +406,8 @@ def _query_numbers(query: str) -> set[Decimal]:
     for mention in extract(query):
         values.add(abs(mention.written))
         values.add(abs(mention.value))
+        if mention.is_percent:  # "more than 20%" is quoted again as "0.20 *"
+            values.add(abs(mention.written) / 100)
     return values
 
 
