@@ -659,8 +659,8 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
 
 
 def _change_bases(tree: Node, mentions: Sequence[NumberMention]) -> set[int]:
-    """The divisors of "(new - old) / old": a number that divides a difference holding
-    that same number is the base of a change, never the n of an average."""
+    """The divisors of "(new - old) / old": a number that divides a difference of which
+    it is a term is the base of a change, never the n of an average."""
     bases: set[int] = set()
     stack = [tree]
     while stack:
@@ -672,7 +672,11 @@ def _change_bases(tree: Node, mentions: Sequence[NumberMention]) -> set[int]:
         if dividend.op != "-":
             continue
         value = abs(mentions[divisor.operand].written)
-        if value in {abs(mentions[index].written) for index in dividend.operands()}:
+        terms = (dividend.left, dividend.right)  # its own terms: constant work per node
+        if any(
+            term is not None and term.op == "num" and abs(mentions[term.operand].written) == value
+            for term in terms
+        ):
             bases.add(divisor.operand)
     return bases
 
