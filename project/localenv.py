@@ -14,7 +14,10 @@ import secrets
 import sys
 from pathlib import Path
 
-ENV_FILE = Path(__file__).resolve().parent.parent / ".env"
+# REDLINE_ENV_FILE points elsewhere (tests of production settings point it at no file).
+ENV_FILE = Path(
+    os.environ.get("REDLINE_ENV_FILE") or Path(__file__).resolve().parent.parent / ".env"
+)
 
 HEADER = (
     "# Written by `make run` for the local development run; never used in production.\n"

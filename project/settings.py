@@ -106,6 +106,7 @@ AXES_FAILURE_LIMIT = envint("REDLINE_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("REDLINE_LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False  # no start-up banner: runserver logs it twice (reloader and child)
 AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 if envbool("REDLINE_BEHIND_PROXY", False):

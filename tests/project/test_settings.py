@@ -22,6 +22,8 @@ def _run(args: list[str], env: dict[str, str], tmp_path: Path) -> subprocess.Com
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", str(tmp_path)),
         "REDLINE_VAR_DIR": str(tmp_path),  # keep the broker folders out of the repository
+        # Not the developer's local .env (`make run` writes one): production reads no file.
+        "REDLINE_ENV_FILE": str(tmp_path / "no.env"),
         **env,
     }
     return subprocess.run(
