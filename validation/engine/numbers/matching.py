@@ -268,12 +268,13 @@ def match_claim(
                 if len(found) > 1 or needs_label
                 else 0.0
             )
-            vouched = (
+            # Only a reading that needs a label asks who vouches for it (labels and
+            # declared scales are looked up lazily, and most fits need neither).
+            if needs_label and not (
                 (operand and not probe.shifted)
                 or _vouched(claim, number)
                 or _declared(claim.mention, probe, number, index)
-            )
-            if needs_label and not vouched:
+            ):
                 continue
             if difference and small_integer(mention):
                 continue  # "2 risks" is not a rounded 2.35: small counts must be exact
