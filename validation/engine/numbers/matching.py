@@ -10,7 +10,7 @@ Engine-internal: `numeric.analyze` is the entry point.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
@@ -125,7 +125,7 @@ _HUNDREDTH = Decimal("0.01")
 _SHIFTS = (Decimal(1), Decimal(10**3), Decimal(10**6), Decimal(10**9))
 
 
-def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
+def readings_of(mention: NumberMention) -> Iterable[Probe]:
     """The readings of a report number in evidence terms, most natural first:
     as written (scaled); unscaled when the scale came from "(in millions)";
     22.5% as 0.225 and 25bp as 0.25% / 0.0025; 0.225 as 22.5%; and, needing
@@ -142,7 +142,7 @@ def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
     if probes is None:
         if len(_READINGS) > 8192:
             _READINGS.clear()
-        probes = _READINGS[key] = tuple(
+        probes = _READINGS[key] = _Readings(
             _generate(
                 abs(mention.written),
                 mention.decimals,
@@ -155,7 +155,31 @@ def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
     return probes
 
 
-_READINGS: dict[tuple[str, str, str, bool, bool], tuple[Probe, ...]] = {}
+class _Readings:
+    """The readings of one number, made only as far as they are asked for: most
+    claims match under their first reading, and each further one costs Decimal
+    arithmetic. Every iteration sees the same sequence."""
+
+    __slots__ = ("_made", "_source")
+
+    def __init__(self, source: Iterator[Probe]) -> None:
+        self._made: list[Probe] = []
+        self._source: Iterator[Probe] | None = source
+
+    def __iter__(self) -> Iterator[Probe]:
+        position = 0
+        while True:
+            if position == len(self._made):
+                probe = next(self._source, None) if self._source is not None else None
+                if probe is None:
+                    self._source = None
+                    return
+                self._made.append(probe)
+            yield self._made[position]
+            position += 1
+
+
+_READINGS: dict[tuple[str, str, str, bool, bool], _Readings] = {}
 
 
 def _generate(
