@@ -877,7 +877,8 @@ class EvidenceIndex:
         scan and the evidence-wide union share it)."""
         scales = self._item_scales.get(item)
         if scales is None:
-            scales = self._item_scales[item] = declared_scales(self.items[item].text or "")
+            text = self.items[item].text
+            scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
         return scales
 
     def neighbours(self, entry: int, radius: int) -> range:
