@@ -143,7 +143,7 @@ def readings_of(mention: NumberMention) -> Iterable[Probe]:
         if len(_READINGS) > 8192:
             _READINGS.clear()
         probes = _READINGS[key] = _Readings(
-            _generate(
+            (
                 abs(mention.written),
                 mention.decimals,
                 mention.unit,
@@ -156,27 +156,24 @@ def readings_of(mention: NumberMention) -> Iterable[Probe]:
 
 
 class _Readings:
-    """The readings of one number, made only as far as they are asked for: most
-    claims match under their first reading, and each further one costs Decimal
-    arithmetic. Every iteration sees the same sequence."""
+    """The readings of one number: the first made at once, the rest only when asked
+    for. Most claims match under their first reading, and each further one costs
+    Decimal arithmetic. Every iteration sees the same sequence, and no generator is
+    shared (threads may iterate the same cached readings)."""
 
-    __slots__ = ("_made", "_source")
+    __slots__ = ("_arguments", "_first", "_rest")
 
-    def __init__(self, source: Iterator[Probe]) -> None:
-        self._made: list[Probe] = []
-        self._source: Iterator[Probe] | None = source
+    def __init__(self, arguments: tuple[Decimal, int, str, Decimal, bool, bool]) -> None:
+        self._arguments = arguments
+        self._first = next(_generate(*arguments))
+        self._rest: tuple[Probe, ...] | None = None
 
     def __iter__(self) -> Iterator[Probe]:
-        position = 0
-        while True:
-            if position == len(self._made):
-                probe = next(self._source, None) if self._source is not None else None
-                if probe is None:
-                    self._source = None
-                    return
-                self._made.append(probe)
-            yield self._made[position]
-            position += 1
+        yield self._first
+        rest = self._rest
+        if rest is None:
+            rest = self._rest = tuple(_generate(*self._arguments))[1:]
+        yield from rest
 
 
 _READINGS: dict[tuple[str, str, str, bool, bool], _Readings] = {}
