@@ -90,8 +90,8 @@ def measure(run: Callable[[], str | None], runs: int, timeout: float) -> Measure
 
 
 def stage_check(body: str) -> Callable[[], str | None]:
-    from validation.engine import validate
     from validation.engine.intake import read_bundle
+    from validation.engine.pipeline import validate
     from validation.engine.types import InputLimits
 
     data = bundle(body=body)

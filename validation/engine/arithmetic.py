@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
+from typing import TypeVar
 
 from validation.engine import calculations
 from validation.engine.calculations import Link, Node
@@ -613,6 +614,7 @@ class OperandFacts:
 
 
 _HUNDRED = Decimal(100)
+_V = TypeVar("_V")
 _NO_FACTS: dict[int, OperandFacts] = {}
 
 
@@ -946,11 +948,25 @@ def check_link(
     )
 
 
-def _vector(values: Mapping[int, Fraction], size: int) -> list[Fraction | None]:
-    vector: list[Fraction | None] = [None] * size
-    for index, value in values.items():
-        vector[index] = value
-    return vector
+def _vector(values: Mapping[int, Fraction], size: int) -> Sequence[Fraction | None]:
+    return _Sparse(values, size, None)
+
+
+class _Sparse(Sequence[_V]):
+    """A vector by mention index that holds only a calculation's operands (any other
+    index reads as `default`). A list as long as the report for each calculation
+    made a report of thousands of calculations quadratic."""
+
+    __slots__ = ("_default", "_size", "_values")
+
+    def __init__(self, values: Mapping[int, _V], size: int, default: _V) -> None:
+        self._values, self._size, self._default = values, size, default
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: int) -> _V:  # type: ignore[override]
+        return self._values.get(index, self._default)
 
 
 def _slack(
@@ -1018,12 +1034,12 @@ def _render(
     """The calculator input: operands as the report writes their digits, unless the
     calculation had to convert them (a percentage to a fraction, mixed scales)."""
     assert calculation.tree is not None
-    texts = [""] * len(mentions)
+    texts: dict[int, str] = {}
     for index, operand in operands.values.items():
         mention = mentions[index]
         same = operand == Fraction(mention.written)
         texts[index] = _written_text(mention) if same else _fraction_text(operand)
-    return calculations.render(calculation.tree, texts)
+    return calculations.render(calculation.tree, _Sparse(texts, len(mentions), ""))
 
 
 def _written_text(mention: NumberMention) -> str:

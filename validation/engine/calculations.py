@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 
 from validation.engine.numbers.extract import NumberMention
 
@@ -269,7 +270,13 @@ def _classify(body: str, mentions: Sequence[NumberMention], i: int) -> _Gap:
         return _Gap("none")
     if first.in_range and second.in_range:
         return _Gap("none")  # "4-6%", "$80 million to $100 million"
-    raw = body[first.end : second.start]
+    return _gap_of(body[first.end : second.start])
+
+
+@lru_cache(maxsize=4096)
+def _gap_of(raw: str) -> _Gap:
+    """What the text between two numbers is. Pure in that text, and reports repeat a
+    few gaps (" + ", " = ", ", "), so it is read once per distinct gap."""
     if _DIGIT.search(raw):
         return _Gap("none")
     text = _normalize(raw)
@@ -277,6 +284,11 @@ def _classify(body: str, mentions: Sequence[NumberMention], i: int) -> _Gap:
     if operator is not None:
         return _Gap("op", operators=operator)
     return _link_gap(text)
+
+
+def clear_cache() -> None:
+    """Forget remembered gaps (for cold-start benchmarks)."""
+    _gap_of.cache_clear()
 
 
 def _operator_gap(text: str) -> str | None:

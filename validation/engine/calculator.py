@@ -79,16 +79,23 @@ def calculate(expression: str) -> Calculation:
     """Evaluate `expression`; the result with its exact text (see Calculation)."""
     if not isinstance(expression, str):
         raise CalculatorError("the expression must be a string")
-    return _calculate(expression)
+    outcome = _calculate(expression)
+    if isinstance(outcome, str):
+        raise CalculatorError(outcome) from None
+    return outcome
 
 
 @lru_cache(maxsize=2048)
-def _calculate(expression: str) -> Calculation:
-    # Pure and deterministic, so re-validating a revision reuses earlier results
-    # (errors are not cached: they are cheap and re-raised each time).
-    normalized = normalize(expression)
-    result = _Walker(normalized).run()
-    value = _to_decimal(result)
+def _calculate(expression: str) -> Calculation | str:
+    # Pure and deterministic, so re-validating a revision reuses earlier results.
+    # A refusal is remembered too (as its message): a report repeating "9**9**9"
+    # would otherwise parse and bound the same bomb once per occurrence.
+    try:
+        normalized = normalize(expression)
+        result = _Walker(normalized).run()
+        value = _to_decimal(result)
+    except CalculatorError as error:
+        return str(error)
     return Calculation(normalized, value, format_plain(value), _terminates(result))
 
 

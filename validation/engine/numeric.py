@@ -54,6 +54,7 @@ from validation.engine.arithmetic import (
     find_calculations,
 )
 from validation.engine.calculations import Expression, evaluate_all, render
+from validation.engine.calculations import clear_cache as calculations_cache_clear
 from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import clear_cache as calculator_cache_clear
 from validation.engine.numbers.derive import derive
@@ -116,6 +117,7 @@ def analyze(
 
     citations = _citations(body, index)
     breaks = _paragraph_breaks(body)
+    newlines = _newlines(body)
     claims: list[Claim] = []
     by_position: dict[int, Claim] = {}
     named_until = -1  # the end of the last number that is part of a name
@@ -130,7 +132,7 @@ def analyze(
         claim = Claim(
             position,
             mention,
-            cited=_cited_in(citations, _line(body, mention.start)),
+            cited=_cited_in(citations, _line(newlines, len(body), mention.start)),
             paragraph=_paragraph(breaks, len(body), mention.start),
         )
         began = time.perf_counter()
@@ -222,7 +224,7 @@ def analyze(
                 supported_starts[claim.paragraph],
                 claim.mention.start,
             )
-            claim.sentence = _sentence(body, claim.mention.start, claim.mention.end)
+            claim.sentence = _sentence(body, newlines, claim.mention.start, claim.mention.end)
             unsupported = _unsupported_nearby(neighbours, starts, claim)
             claim.derivation = derive(claim, nearby, unsupported, index)
 
@@ -309,6 +311,7 @@ def reset_caches() -> None:
     label_tokens.cache_clear()
     clear_readings()
     calculator_cache_clear()
+    calculations_cache_clear()
 
 
 def _scaling_constant(body: str, mention: NumberMention) -> bool:
@@ -429,8 +432,23 @@ def _paragraph(breaks: list[int], size: int, position: int) -> tuple[int, int]:
     return (breaks[at - 1] if at > 0 else 0, breaks[at] if at < len(breaks) else size)
 
 
-def _sentence(body: str, start: int, end: int) -> tuple[int, int]:
-    low = max(body.rfind(". ", max(0, start - 300), start) + 2, body.rfind("\n", 0, start) + 1)
+def _newlines(body: str) -> list[int]:
+    """Positions of every line break: a line's bounds by bisect, where a search of the
+    body from each number made a report without line breaks quadratic."""
+    return [match.start() for match in _NEWLINE.finditer(body)]
+
+
+_NEWLINE = re.compile("\n")
+
+
+def _line_start(newlines: list[int], position: int) -> int:
+    """`body.rfind("\n", 0, position) + 1`."""
+    before = bisect_left(newlines, position)
+    return newlines[before - 1] + 1 if before else 0
+
+
+def _sentence(body: str, newlines: list[int], start: int, end: int) -> tuple[int, int]:
+    low = max(body.rfind(". ", max(0, start - 300), start) + 2, _line_start(newlines, start))
     high = len(body)
     for boundary in (". ", "\n"):
         found = body.find(boundary, end, end + 300)
@@ -439,9 +457,9 @@ def _sentence(body: str, start: int, end: int) -> tuple[int, int]:
     return low, high
 
 
-def _line(body: str, position: int) -> tuple[int, int]:
-    end = body.find("\n", position)
-    return body.rfind("\n", 0, position) + 1, end if end >= 0 else len(body)
+def _line(newlines: list[int], size: int, position: int) -> tuple[int, int]:
+    after = bisect_left(newlines, position)  # the first break at or after `position`
+    return _line_start(newlines, position), newlines[after] if after < len(newlines) else size
 
 
 _NEARBY_LIMIT = 20  # evidence numbers offered to the derived search

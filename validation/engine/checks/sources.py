@@ -447,6 +447,7 @@ def _missing_sources(
             claims_by_unit.setdefault(index, []).append(claim)
 
     uncited = 0
+    by_start = _ByStart(matches)
     for index, claims in sorted(claims_by_unit.items()):
         start, end, block = units[index]
         if coverage.cited(start, end, block):
@@ -467,7 +468,9 @@ def _missing_sources(
             )
         )
         if block.kind != "table" and len(fixes) < MAX_FIXES:
-            fix = _cite_fix(body, start, end, claims, matches, resolver, len(findings) - 1)
+            fix = _cite_fix(
+                body, start, end, claims, by_start.within(start, end), resolver, len(findings) - 1
+            )
             if fix is not None:
                 fixes.append(fix)
     return uncited, len(claims_by_unit)
@@ -506,6 +509,20 @@ class _Coverage:
             if not first_line or _line_start(self.body, label) == start:
                 return True
         return False
+
+
+class _ByStart:
+    """The matches that start inside a span, in their original order: a bisect instead of
+    a scan of every match for each uncited sentence (quadratic on a number-dense report)."""
+
+    def __init__(self, matches: Sequence[NumberMatch]) -> None:
+        self.matches = matches
+        self.order = sorted(range(len(matches)), key=lambda position: matches[position].start)
+        self.starts = [matches[position].start for position in self.order]
+
+    def within(self, start: int, end: int) -> list[NumberMatch]:
+        inside = self.order[bisect_left(self.starts, start) : bisect_left(self.starts, end)]
+        return [self.matches[position] for position in sorted(inside)]
 
 
 def _line_start(body: str, position: int) -> int:

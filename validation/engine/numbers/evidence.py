@@ -203,6 +203,7 @@ class EvidenceIndex:
         self._self_ref = weakref.ref(self)
         self._tokens: dict[int, frozenset[str]] = {}  # text entries
         self._labels: dict[int, str] = {}  # text entries
+        self._item_scales: dict[int, frozenset[Decimal]] = {}  # declared by an item's text
         # Answers to pure lookups against this (immutable) index, so validating the
         # next revision of a report - mostly the same numbers - is cheap. Bounded.
         self.memo: dict[Any, Any] = {}
@@ -858,18 +859,27 @@ class EvidenceIndex:
         key = ("declared", item)
         if key in self.memo:
             return self.memo[key]  # type: ignore[no-any-return]
-        own = declared_scales(self.items[item].text or "")
+        own = self._declared_in(item)
         if not own:
             everywhere = self.memo.get(("declared", -1))
             if everywhere is None:
                 everywhere = frozenset().union(
-                    *(declared_scales(other.text) for other in self.items if other.text)
+                    *(self._declared_in(other) for other in range(len(self.items)))
                 )
                 self.remember(("declared", -1), everywhere)
             own = everywhere
         scale = single_scale(own)
         self.remember(key, scale)
         return scale
+
+    def _declared_in(self, item: int) -> frozenset[Decimal]:
+        """The scales one item's text declares, scanned once per item (an item's own
+        scan and the evidence-wide union share it)."""
+        scales = self._item_scales.get(item)
+        if scales is None:
+            text = self.items[item].text
+            scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
+        return scales
 
     def neighbours(self, entry: int, radius: int) -> range:
         """Entries just before and after `entry` in its evidence item (the same row,

@@ -10,7 +10,7 @@ Engine-internal: `numeric.analyze` is the entry point.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
@@ -125,7 +125,7 @@ _HUNDREDTH = Decimal("0.01")
 _SHIFTS = (Decimal(1), Decimal(10**3), Decimal(10**6), Decimal(10**9))
 
 
-def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
+def readings_of(mention: NumberMention) -> Iterable[Probe]:
     """The readings of a report number in evidence terms, most natural first:
     as written (scaled); unscaled when the scale came from "(in millions)";
     22.5% as 0.225 and 25bp as 0.25% / 0.0025; 0.225 as 22.5%; and, needing
@@ -142,8 +142,8 @@ def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
     if probes is None:
         if len(_READINGS) > 8192:
             _READINGS.clear()
-        probes = _READINGS[key] = tuple(
-            _generate(
+        probes = _READINGS[key] = _Readings(
+            (
                 abs(mention.written),
                 mention.decimals,
                 mention.unit,
@@ -155,7 +155,28 @@ def readings_of(mention: NumberMention) -> tuple[Probe, ...]:
     return probes
 
 
-_READINGS: dict[tuple[str, str, str, bool, bool], tuple[Probe, ...]] = {}
+class _Readings:
+    """The readings of one number: the first made at once, the rest only when asked
+    for. Most claims match under their first reading, and each further one costs
+    Decimal arithmetic. Every iteration sees the same sequence, and no generator is
+    shared (threads may iterate the same cached readings)."""
+
+    __slots__ = ("_arguments", "_first", "_rest")
+
+    def __init__(self, arguments: tuple[Decimal, int, str, Decimal, bool, bool]) -> None:
+        self._arguments = arguments
+        self._first = next(_generate(*arguments))
+        self._rest: tuple[Probe, ...] | None = None
+
+    def __iter__(self) -> Iterator[Probe]:
+        yield self._first
+        rest = self._rest
+        if rest is None:
+            rest = self._rest = tuple(_generate(*self._arguments))[1:]
+        yield from rest
+
+
+_READINGS: dict[tuple[str, str, str, bool, bool], _Readings] = {}
 
 
 def _generate(
@@ -268,12 +289,13 @@ def match_claim(
                 if len(found) > 1 or needs_label
                 else 0.0
             )
-            vouched = (
+            # Only a reading that needs a label asks who vouches for it (labels and
+            # declared scales are looked up lazily, and most fits need neither).
+            if needs_label and not (
                 (operand and not probe.shifted)
                 or _vouched(claim, number)
                 or _declared(claim.mention, probe, number, index)
-            )
-            if needs_label and not vouched:
+            ):
                 continue
             if difference and small_integer(mention):
                 continue  # "2 risks" is not a rounded 2.35: small counts must be exact
