@@ -71,6 +71,7 @@ def main() -> None:
     parser.add_argument("--queries", action="store_true", help="print the SQL of one of each")
     parser.add_argument("--cprofile", action="store_true", help="print the top functions")
     parser.add_argument("--sort", default="cumulative", help="cProfile order (tottime, ...)")
+    parser.add_argument("--only", help="cProfile: only functions whose path matches this regex")
     args = parser.parse_args()
     setup_django()
     from django.contrib.auth.models import User
@@ -118,7 +119,7 @@ def main() -> None:
     if args.queries:
         show_queries("one ingest", captured.captured_queries)
     if args.cprofile:
-        pstats.Stats(profiler).sort_stats(args.sort).print_stats(25)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.only or "", 25)
 
     # Validation: what the task body does, with the engine timed on its own.
     engine_ms: list[float] = []
@@ -168,7 +169,7 @@ def main() -> None:
     if args.queries:
         show_queries("one validation", captured.captured_queries)
     if args.cprofile:
-        pstats.Stats(profiler).sort_stats(args.sort).print_stats(30)
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.only or "", 30)
 
 
 if __name__ == "__main__":

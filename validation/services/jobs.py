@@ -177,7 +177,10 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
                 },
             )
             if wrote and verdict.llm is None:
-                return attempt  # attempt_record_verdict brought it up to date
+                # attempt_record_verdict brought the attempt up to date; its analysis (read
+                # before the run) is dropped, to be read afresh if asked for.
+                Attempt._meta.get_field("analysis").delete_cached_value(attempt)
+                return attempt
     except (OperationalError, InterfaceError):
         # A transient database error: hand the attempt back so the task's retry can claim it
         # at once instead of waiting for the lease to run out.
