@@ -179,6 +179,7 @@ def main() -> None:
         f"validated: {len(ms)} analyses in {validated_seconds:.2f} s = {rate:.1f}/s (target >= 40)"
     )
     print(f"export:    {exported} approved reports pulled as JSON lines in {export_seconds:.2f} s")
+    print(f"client:    {time.process_time():.1f} CPU seconds in this process")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,13 @@ Run from the repository root against PostgreSQL (the target is measured there)::
 It migrates the database it is given and adds its own rows (one analysis per run). Printed
 per case: median lock-to-commit time, median whole apply (the text work before the lock
 included) and the text work alone. Target: lock-to-commit <= 100 ms.
+
+How many fixes one apply can really carry: the engine proposes at most 100 numeric fixes a
+report (``validation.engine.numeric.MAX_FIXES``), 50 source and 50 format fixes
+(``checks._markdown.MAX_FIXES``), so at most 200 from one attempt (the LLM fixer adds a few,
+from at most 15 issues). The cases: 100 accepted (the numeric cap) with 100 proposed left
+over, the same with pathological runs, 200 accepted (every fix one attempt can propose), and
+1,000 accepted, far past any cap, kept as a stress figure.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 LOCK_TARGET_MS = 100.0
 BODY_BYTES = 200_000
+REAL_MAX_FIXES = 200  # 100 numeric + 50 source + 50 format fixes (see the docstring)
 
 
 def setup_django() -> None:
@@ -137,7 +145,7 @@ def measure(reviewer: Any, analysis_id: int) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--fixes", type=int, default=300, help="accepted fixes per apply")
+    parser.add_argument("--fixes", type=int, default=100, help="accepted fixes per apply")
     parser.add_argument("--proposed", type=int, default=100, help="proposed fixes left over")
     args = parser.parse_args()
     setup_django()
@@ -156,19 +164,24 @@ def main() -> None:
     for fixes, proposed, pathological in (
         (args.fixes, args.proposed, False),
         (args.fixes, args.proposed, True),
-        (1000, 0, False),
+        (200, 0, False),  # the most one attempt proposes: 100 numeric, 50 source, 50 format
+        (1000, 0, False),  # far past any cap: a stress figure, not a real apply
     ):
         ids = [build(reviewer, fixes, proposed, pathological) for _ in range(args.runs + 1)]
         measure(reviewer, ids[0])  # warm-up
         rows = [measure(reviewer, pk) for pk in ids[1:]]
         lock, total, plan = (statistics.median(column) for column in zip(*rows, strict=True))
-        worst = max(worst, lock)
+        if fixes <= REAL_MAX_FIXES:
+            worst = max(worst, lock)
         case = f"{fixes} accepted, {proposed} proposed" + (
             ", runs of */ /|" if pathological else ""
         )
         print(f"{case:<44} {lock:>12.1f} {total:>12.1f} {plan:>10.1f}")
     verdict = "within" if worst <= LOCK_TARGET_MS else "OVER"
-    print(f"worst median lock->commit {worst:.1f} ms: {verdict} the {LOCK_TARGET_MS:.0f} ms target")
+    print(
+        f"worst median lock->commit up to {REAL_MAX_FIXES} fixes (the most a report gets): "
+        f"{worst:.1f} ms: {verdict} the {LOCK_TARGET_MS:.0f} ms target"
+    )
 
 
 if __name__ == "__main__":

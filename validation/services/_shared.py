@@ -79,7 +79,26 @@ def audit(
     comment: str = "",
     data: dict[str, Any] | None = None,
 ) -> AuditEvent:
-    return AuditEvent.objects.create(
+    """Record one audit event (an INSERT now)."""
+    event = audit_event(
+        analysis, action, actor=actor, fix=fix, revision_id=revision_id, comment=comment, data=data
+    )
+    event.save(force_insert=True)
+    return event
+
+
+def audit_event(
+    analysis: Analysis,
+    action: str,
+    *,
+    actor: User | None = None,
+    fix: Fix | None = None,
+    revision_id: int | None = None,
+    comment: str = "",
+    data: dict[str, Any] | None = None,
+) -> AuditEvent:
+    """An unsaved audit event, for a service that writes several in one bulk_create."""
+    return AuditEvent(
         analysis=analysis,
         actor=actor,
         action=action,

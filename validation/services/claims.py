@@ -31,12 +31,16 @@ def _claimed_by_other(analysis: Analysis) -> ClaimedByOther:
     return ClaimedByOther(f"Claimed by {name} until {until}.")
 
 
-def claim_for_action(analysis: Analysis, user: User, now: datetime) -> None:
-    """Claim (or refresh the claim on) a locked analysis for `user`; saved by the caller or here."""
+def claim_for_action(
+    analysis: Analysis, user: User, now: datetime, *, policy: Policy | None = None
+) -> None:
+    """Claim (or refresh the claim on) a locked analysis for `user`; saved by the caller or here.
+
+    `policy`: the Policy when the caller has read it already."""
     holder = _claim_holder(analysis, now)
     if holder is not None and holder != user.pk:
         raise _claimed_by_other(analysis)
-    minutes = Policy.load().claim_minutes
+    minutes = (policy or Policy.load()).claim_minutes
     analysis.claimed_by = user
     analysis.claimed_until = now + timedelta(minutes=minutes)
     analysis.save(update_fields=["claimed_by", "claimed_until", "updated_at"])

@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import OperationalError, connection, transaction
+from django.db.models import Max
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
@@ -43,7 +44,7 @@ from validation.services._shared import (
     stale_reason,
 )
 from validation.services.claims import claim_for_action
-from validation.services.jobs import attempt_enqueue
+from validation.services.jobs import attempt_create
 from validation.services.reverify import UNVERIFIED_CONFIDENCE, fix_edit_check
 
 MAX_REPLACE_CHARS = 20_000
@@ -294,6 +295,8 @@ class _ApplyPlan:
     accepted: tuple[tuple[int, int, str, str], ...]  # (pk, revision, find, replace)
     result: ApplyResult | None = None  # None: nothing of the current revision to apply
     extracted: ExtractedFields | None = None
+    fixes: tuple[Fix, ...] = ()  # the accepted fixes as read (`accepted` is their snapshot)
+    policy: Policy | None = None
 
 
 def _accepted_fixes(analysis_id: int) -> list[Fix]:
@@ -309,6 +312,17 @@ def _snapshot(fixes: Iterable[Fix]) -> tuple[tuple[int, int, str, str], ...]:
     return tuple((fix.pk, fix.revision_id, fix.find, fix.replace) for fix in fixes)
 
 
+def _accepted_snapshot(analysis_id: int) -> tuple[tuple[int, int, str, str], ...]:
+    """`_snapshot(_accepted_fixes(analysis_id))` as plain rows: no join, no model objects
+    (read under the lock, where only the comparison with the plan needs them)."""
+    rows = (
+        Fix.objects.filter(revision__analysis_id=analysis_id, status=Fix.Status.ACCEPTED)
+        .order_by("offset", "id")
+        .values_list("pk", "revision_id", "find", "replace")
+    )
+    return tuple(rows)
+
+
 def _fields(analysis: Analysis) -> tuple[str, str, Any]:
     return analysis.decision, analysis.conviction, analysis.numeric_fields
 
@@ -319,12 +333,15 @@ def _plan_apply(analysis_id: int) -> _ApplyPlan:
     analysis = Analysis.objects.filter(pk=analysis_id).first()
     if analysis is None:
         return _ApplyPlan(revision=None, fields=("", "", None), accepted=())
+    policy = Policy.load()  # read here, not under the lock
     current = current_revision(analysis)
     accepted = _accepted_fixes(analysis_id)
     fields, snapshot = _fields(analysis), _snapshot(accepted)
     candidates = [fix for fix in accepted if fix.revision_id == current.pk]
     if not candidates:
-        return _ApplyPlan(revision=current, fields=fields, accepted=snapshot)
+        return _ApplyPlan(
+            revision=current, fields=fields, accepted=snapshot, fixes=tuple(accepted), policy=policy
+        )
     result = apply_fixes(
         current.body,
         [FixToApply(key=fix.pk, find=fix.find, replace=fix.replace) for fix in candidates],
@@ -332,7 +349,15 @@ def _plan_apply(analysis_id: int) -> _ApplyPlan:
     extracted = None
     if result.applied:
         extracted = extract_fields(result.body, previous=analysis.extracted_fields())
-    return _ApplyPlan(current, fields, snapshot, result=result, extracted=extracted)
+    return _ApplyPlan(
+        current,
+        fields,
+        snapshot,
+        result=result,
+        extracted=extracted,
+        fixes=tuple(accepted),
+        policy=policy,
+    )
 
 
 def _is_busy(error: OperationalError) -> bool:
@@ -392,8 +417,9 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     # the second waits here, then finds the analysis validating and is refused.
     analysis = lock_analysis(analysis_id)
     require_status(analysis, IN_REVIEW, "have fixes applied")
-    claim_for_action(analysis, user, now)
-    limit = LoopState.of(analysis, Policy.load()).limit_reason(REVISE)
+    policy = plan.policy or Policy.load()
+    claim_for_action(analysis, user, now, policy=policy)
+    limit = LoopState.of(analysis, policy).limit_reason(REVISE)
     if limit:
         raise LoopLimitReached(
             f"{limit}: no new revision can be made. Sign off with a comment, or reject."
@@ -401,15 +427,16 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     current_id = (
         Revision.objects.filter(analysis=analysis).order_by("-number").values_list("pk").first()
     )
-    accepted = _accepted_fixes(analysis.pk)
     current = plan.revision
     if (
         current is None
         or current_id != (current.pk,)
-        or _snapshot(accepted) != plan.accepted
+        or _accepted_snapshot(analysis.pk) != plan.accepted
         or _fields(analysis) != plan.fields
     ):
         raise _PlanOutdated
+    # The fixes as the plan read them: the snapshot just compared says they are unchanged.
+    accepted = list(plan.fixes)
     if not accepted:
         raise NothingToApply("No accepted fixes to apply.")
 
@@ -464,5 +491,8 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     analysis.save()
     data["loops"] = {"revise": analysis.revise_loops, "retry": analysis.retry_loops}
     audit(analysis, AuditEvent.Action.APPLIED, actor=user, revision_id=revision.pk, data=data)
-    attempt_enqueue(revision=revision, loop_kind=Attempt.LoopKind.REVISE)
+    # The revision is new, so it has no attempt yet: the next number, without attempt_enqueue's
+    # look-up and savepoint.
+    number = Attempt.objects.filter(analysis=analysis).aggregate(n=Max("number"))["n"] or 0
+    attempt_create(revision=revision, number=number + 1, loop_kind=Attempt.LoopKind.REVISE)
     return ApplyOutcome(revision=revision, applied=applied, conflicts=conflicts, stale=stale)

@@ -60,6 +60,17 @@ def attempt_enqueue(*, revision: Revision, loop_kind: str = Attempt.LoopKind.INI
         Attempt.objects.filter(analysis_id=revision.analysis_id).aggregate(n=Max("number"))["n"]
         or 0
     ) + 1
+    return attempt_create(revision=revision, number=number, loop_kind=loop_kind)
+
+
+def attempt_create(
+    *, revision: Revision, number: int, loop_kind: str = Attempt.LoopKind.INITIAL
+) -> Attempt:
+    """Insert attempt `number` for `revision` (queued) and wake a worker after commit.
+
+    ``attempt_enqueue`` finds the number; ingest calls this directly with 1, since a new
+    analysis has no attempt yet (two queries fewer per ingest). Call it inside a transaction.
+    """
     attempt = Attempt.objects.create(
         analysis_id=revision.analysis_id,
         revision=revision,
@@ -85,20 +96,21 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
     Not atomic on purpose: the claim must be committed (visible to other workers) before the
     engine runs, and the results are written in their own transaction.
     """
-    attempt = Attempt.objects.filter(revision_id=revision_id).first()
-    if attempt is None:
-        logger.warning("No attempt for revision %s: nothing to run.", revision_id)
-        return None
-    if attempt.status in (Attempt.Status.DONE, Attempt.Status.ERRORED):
-        return attempt
-    token = _attempt_claim(attempt.pk)
+    # Claim first (one UPDATE by revision), read after: a finished or foreign-held attempt
+    # costs one query more, a claimable one (every message but duplicates) one query less.
+    token = _attempt_claim(revision_id)
     if token is None:
-        logger.info("Attempt %s is not claimable (%s): skipped.", attempt.pk, attempt.status)
-        attempt.refresh_from_db()
+        attempt = Attempt.objects.filter(revision_id=revision_id).first()
+        if attempt is None:
+            logger.warning("No attempt for revision %s: nothing to run.", revision_id)
+        elif attempt.status not in (Attempt.Status.DONE, Attempt.Status.ERRORED):
+            logger.info("Attempt %s is not claimable (%s): skipped.", attempt.pk, attempt.status)
         return attempt
     started = time.monotonic()  # the task's soft time limit counts from about here
     try:
-        attempt = Attempt.objects.select_related("analysis", "revision").get(pk=attempt.pk)
+        attempt = Attempt.objects.select_related("analysis", "revision").get(
+            revision_id=revision_id
+        )
         if attempt.runs > MAX_RUNS:
             attempt_error(
                 attempt_id=attempt.pk,
@@ -113,8 +125,9 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
         delay = settings.REDLINE_TASK_DEBUG_DELAY_SECONDS
         if delay:  # test seam: the crash-recovery integration test kills the worker here
             time.sleep(delay)
+        policy = Policy.load()  # once per run: the engine, the LLM path and loop control
         try:
-            verdict, markdown, elapsed_ms = _engine_run(attempt, task_started=started)
+            verdict, markdown, elapsed_ms = _engine_run(attempt, policy, task_started=started)
         except (OperationalError, InterfaceError):
             raise  # the database, not the report: retried below
         except Exception as exc:  # any engine failure becomes a readable errored attempt
@@ -139,12 +152,14 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
                 )
                 attempt.refresh_from_db()
                 return attempt
-            attempt_record_verdict(
+            wrote = attempt_record_verdict(
                 attempt_id=attempt.pk,
                 run_token=token,
                 verdict=verdict,
                 markdown=markdown,
                 elapsed_ms=elapsed_ms,
+                attempt=attempt,
+                policy=policy,
             )
             ATTEMPT_SECONDS.observe(elapsed_ms / 1000)
             logger.info(
@@ -161,23 +176,29 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
                     "duration_ms": round(elapsed_ms, 1),
                 },
             )
+            if wrote and verdict.llm is None:
+                # attempt_record_verdict brought the attempt up to date; its analysis (read
+                # before the run) is dropped, to be read afresh if asked for.
+                Attempt._meta.get_field("analysis").delete_cached_value(attempt)
+                return attempt
     except (OperationalError, InterfaceError):
         # A transient database error: hand the attempt back so the task's retry can claim it
         # at once instead of waiting for the lease to run out.
-        _attempt_release(attempt_id=attempt.pk, run_token=token)
+        _attempt_release(revision_id=revision_id, run_token=token)
         raise
     attempt.refresh_from_db()
     return attempt
 
 
-def _attempt_claim(attempt_id: int) -> str | None:
-    """Move the attempt to running under a new run token; None if another run holds it."""
+def _attempt_claim(revision_id: int) -> str | None:
+    """Move the revision's attempt (one per revision) to running under a new run token; None
+    if there is none, it is finished, or another run holds it."""
     now = timezone.now()
     token = uuid.uuid4().hex
     # Compare-and-swap: of two workers holding the same message (a duplicate, a redelivery,
     # a sweeper re-send) exactly one moves the attempt; the other updates 0 rows and leaves.
     claimed = (
-        Attempt.objects.filter(pk=attempt_id)
+        Attempt.objects.filter(revision_id=revision_id)
         .filter(
             Q(status=Attempt.Status.QUEUED)
             | Q(status=Attempt.Status.RUNNING, lease_expires_at__lt=now)
@@ -193,17 +214,19 @@ def _attempt_claim(attempt_id: int) -> str | None:
     return token if claimed == 1 else None
 
 
-def _attempt_release(*, attempt_id: int, run_token: str) -> None:
+def _attempt_release(*, revision_id: int, run_token: str) -> None:
     try:
         Attempt.objects.filter(
-            pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
+            revision_id=revision_id, run_token=run_token, status=Attempt.Status.RUNNING
         ).update(
             status=Attempt.Status.QUEUED,
             run_token="",
             lease_expires_at=timezone.now() + _lease(),
         )
     except DatabaseError:  # the database is still away: the sweeper finds it after the lease
-        logger.warning("Could not release attempt %s; the sweeper will.", attempt_id)
+        logger.warning(
+            "Could not release the attempt of revision %s; the sweeper will.", revision_id
+        )
 
 
 def engine_settings(policy: Policy) -> EngineSettings:
@@ -232,7 +255,9 @@ def attempt_bundle(attempt: Attempt) -> Bundle:
     )
 
 
-def _engine_run(attempt: Attempt, *, task_started: float) -> tuple[Verdict, str, float]:
+def _engine_run(
+    attempt: Attempt, policy: Policy, *, task_started: float
+) -> tuple[Verdict, str, float]:
     """The deterministic engine, then (with an endpoint configured) the LLM path on its
     verdict; ``task_started`` (monotonic) is when the task began, for the LLM path's budget."""
     from validation.engine.pipeline import validate  # the pipeline is heavy; load it where it runs
@@ -240,7 +265,6 @@ def _engine_run(attempt: Attempt, *, task_started: float) -> tuple[Verdict, str,
 
     bundle = attempt_bundle(attempt)
     started = time.perf_counter()
-    policy = Policy.load()
     settings_ = engine_settings(policy)
     verdict = validate(bundle, settings_)
     llm = llm_settings(policy)

@@ -18,6 +18,7 @@ from validation.services._shared import (
     MAX_COMMENT_CHARS,
     Status,
     audit,
+    audit_event,
     is_latest_attempt,
     set_status,
 )
@@ -28,45 +29,62 @@ logger = logging.getLogger(__name__)
 
 @transaction.atomic
 def attempt_record_verdict(
-    *, attempt_id: int, run_token: str, verdict: Verdict, markdown: str = "", elapsed_ms: float = 0
+    *,
+    attempt_id: int,
+    run_token: str,
+    verdict: Verdict,
+    markdown: str = "",
+    elapsed_ms: float = 0,
+    attempt: Attempt | None = None,
+    policy: Policy | None = None,
 ) -> bool:
     """Persist a verdict for a running attempt, then apply loop control to its analysis.
 
     Writes only while `run_token` still holds the attempt (a run whose lease was taken over
-    writes nothing); returns whether it wrote.
+    writes nothing); returns whether it wrote. `attempt` (with its revision) and `policy`, as
+    the run read them, save reading them again; `attempt` is brought up to date when it wrote.
     """
     now = timezone.now()
     tool_calls = _tool_call_rows(verdict)
     timings = {**verdict.timings_ms, "total_ms": round(elapsed_ms, 3)}
-    analysis = _lock_attempts_analysis(attempt_id)
+    if attempt is not None and attempt.pk != attempt_id:
+        raise ValueError(f"attempt {attempt.pk} is not attempt {attempt_id}")
+    analysis = _lock_attempts_analysis(
+        attempt_id, analysis_id=attempt.analysis_id if attempt is not None else None
+    )
     if analysis is None:
         return False
     # Compare-and-swap on id + run token: only the run that still owns the attempt records it.
+    values: dict[str, Any] = {
+        "status": Attempt.Status.DONE,
+        "decision": verdict.decision,
+        "confidence": verdict.confidence,
+        "checks": verdict.checks.model_dump(mode="json"),
+        "issues": list(verdict.issues),
+        "revision_hints": verdict.revision_hints,
+        "suggested_fixes": verdict.suggested_fixes,
+        "numbers": verdict.numbers.model_dump(mode="json"),
+        "goal_scores": [goal.model_dump(mode="json") for goal in verdict.goals],
+        "goal_decision": (verdict.goal_decision or "")[:40],
+        "markdown": markdown,
+        "timings": timings,
+        "tool_call_count": len(tool_calls),
+        "llm_call_count": 0,
+        "error": "",
+        "finished_at": now,
+        "lease_expires_at": None,
+    }
     won = Attempt.objects.filter(
         pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
-    ).update(
-        status=Attempt.Status.DONE,
-        decision=verdict.decision,
-        confidence=verdict.confidence,
-        checks=verdict.checks.model_dump(mode="json"),
-        issues=list(verdict.issues),
-        revision_hints=verdict.revision_hints,
-        suggested_fixes=verdict.suggested_fixes,
-        numbers=verdict.numbers.model_dump(mode="json"),
-        goal_scores=[goal.model_dump(mode="json") for goal in verdict.goals],
-        goal_decision=(verdict.goal_decision or "")[:40],
-        markdown=markdown,
-        timings=timings,
-        tool_call_count=len(tool_calls),
-        llm_call_count=0,
-        error="",
-        finished_at=now,
-        lease_expires_at=None,
-    )
+    ).update(**values)
     if won != 1:
         logger.info("Attempt %s was taken over by another run; its verdict is dropped.", attempt_id)
         return False
-    attempt = Attempt.objects.select_related("revision").get(pk=attempt_id)
+    if attempt is None:
+        attempt = Attempt.objects.select_related("revision").get(pk=attempt_id)
+    else:
+        for name, value in values.items():
+            setattr(attempt, name, value)
 
     findings = Finding.objects.bulk_create(
         [
@@ -84,7 +102,10 @@ def attempt_record_verdict(
             for item in verdict.findings
         ]
     )
-    rejected_before = _rejected_fixes_by_text(analysis, attempt.revision)
+    # Revision 1 has no earlier revision whose rejections could carry over.
+    rejected_before = (
+        _rejected_fixes_by_text(analysis, attempt.revision) if attempt.revision.number > 1 else {}
+    )
     fixes = Fix.objects.bulk_create(
         [
             Fix(
@@ -128,9 +149,9 @@ def attempt_record_verdict(
 
     llm_rows(attempt.pk, verdict.llm)
     changed = analysis.take_extracted_fields(verdict.fields)
-    if changed:
+    saved = after_attempt(analysis=analysis, attempt=attempt, policy=policy)
+    if changed and not saved:  # loop control saved every column (these too) when it moved
         analysis.save(update_fields=[*changed, "updated_at"])
-    after_attempt(analysis=analysis, attempt=attempt)
     return True
 
 
@@ -161,12 +182,14 @@ def _carried_rejection(earlier: Fix | None, now: datetime) -> dict[str, Any]:
     }
 
 
-def _lock_attempts_analysis(attempt_id: int) -> Analysis | None:
-    """Lock the attempt's analysis before touching the attempt: every writer takes the
-    analysis row first (review actions do too), so two of them never wait on each other."""
-    analysis_id = (
-        Attempt.objects.filter(pk=attempt_id).values_list("analysis_id", flat=True).first()
-    )
+def _lock_attempts_analysis(attempt_id: int, analysis_id: int | None = None) -> Analysis | None:
+    """Lock the attempt's analysis (`analysis_id` when the caller knows it) before touching
+    the attempt: every writer takes the analysis row first (review actions do too), so two
+    of them never wait on each other."""
+    if analysis_id is None:
+        analysis_id = (
+            Attempt.objects.filter(pk=attempt_id).values_list("analysis_id", flat=True).first()
+        )
     if analysis_id is None:
         return None
     return Analysis.objects.select_for_update().get(pk=analysis_id)
@@ -226,7 +249,7 @@ def attempt_error(
     return True
 
 
-def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
+def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None = None) -> bool:
     """Route the analysis by the attempt's decision, within the policy's loop limits.
 
     APPROVE -> in review awaiting sign-off (approved at once if the policy allows validator-
@@ -236,8 +259,9 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
     the last word, signing off with a comment or rejecting. Loops are counted when they are
     used (apply, new draft, new evidence), not here. Only an analysis still validating its
     current revision moves: one rejected meanwhile keeps its status.
+
+    Returns whether it saved the analysis (every column). Its audit records go in one INSERT.
     """
-    policy = Policy.load()
     decision = attempt.decision
     data: dict[str, Any] = {
         "attempt": attempt.number,
@@ -246,7 +270,8 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
     }
     if analysis.status != Status.VALIDATING or not is_latest_attempt(attempt):
         audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
-        return
+        return False
+    policy = policy or Policy.load()
     failure = ""
     limit = LoopState.of(analysis, policy).blocked_reason(decision)
     analysis.needs_new_input = False
@@ -263,28 +288,40 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt) -> None:
         set_status(analysis, Status.FAILED)
     analysis.save()
     data["status"] = analysis.status
-    audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
+    events = [
+        audit_event(
+            analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data
+        )
+    ]
     if failure:
-        audit(
-            analysis,
-            AuditEvent.Action.FAILED,
-            revision_id=attempt.revision_id,
-            comment=failure,
-            data=data,
+        events.append(
+            audit_event(
+                analysis,
+                AuditEvent.Action.FAILED,
+                revision_id=attempt.revision_id,
+                comment=failure,
+                data=data,
+            )
         )
     elif limit:
-        audit(
-            analysis,
-            AuditEvent.Action.LOOP_LIMIT,
-            revision_id=attempt.revision_id,
-            comment=limit,
-            data=data,
+        events.append(
+            audit_event(
+                analysis,
+                AuditEvent.Action.LOOP_LIMIT,
+                revision_id=attempt.revision_id,
+                comment=limit,
+                data=data,
+            )
         )
     elif analysis.status == Status.APPROVED:
-        audit(
-            analysis,
-            AuditEvent.Action.APPROVED,
-            revision_id=attempt.revision_id,
-            comment="Approved by the validator (the policy allows validator-only approval).",
-            data=data,
+        events.append(
+            audit_event(
+                analysis,
+                AuditEvent.Action.APPROVED,
+                revision_id=attempt.revision_id,
+                comment="Approved by the validator (the policy allows validator-only approval).",
+                data=data,
+            )
         )
+    AuditEvent.objects.bulk_create(events)  # in this order: ids follow it (the export cursor)
+    return True

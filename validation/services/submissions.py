@@ -26,7 +26,7 @@ from validation.services._shared import (
     require_status,
     retire_open_fixes,
 )
-from validation.services.jobs import attempt_enqueue
+from validation.services.jobs import attempt_create, attempt_enqueue
 
 
 def analysis_submit(
@@ -52,7 +52,8 @@ def analysis_submit(
                     "evidence_items": result.evidence_items,
                 },
             )
-            attempt_enqueue(revision=result.revision)
+            # A new analysis has no attempt yet: its first is number 1.
+            attempt_create(revision=result.revision, number=1)
     return result
 
 

@@ -9,7 +9,8 @@ import time
 from datetime import timedelta
 
 from django.contrib.auth.models import User
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from django.db import transaction
 from django.utils import timezone
 
@@ -70,16 +71,39 @@ def api_token_throttle(*, token: ApiToken, policy: Policy | None = None) -> floa
     The count lives in the cache (shared by every process when REDLINE_CACHE_URL points at
     Redis), keyed by token and minute: a fixed window, one atomic increment per request.
     """
-    limit = (policy or Policy.load()).api_rate_per_minute
+    limit = policy.api_rate_per_minute if policy is not None else _rate_per_minute()
     now = time.time()
     minute = int(now // 60)
     key = f"redline:api-rate:{token.pk}:{minute}"
-    cache.add(key, 0, timeout=120)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=120)
-        count = 1
+    count = _count(key)
     if count <= limit:
         return 0.0
     return float(max(1, math.ceil((minute + 1) * 60 - now)))
+
+
+def _rate_per_minute() -> int:
+    """The Policy's API rate: one column of the one row, not the whole Policy per request."""
+    rate = Policy.objects.filter(pk=1).values_list("api_rate_per_minute", flat=True).first()
+    return rate if rate is not None else Policy.load().api_rate_per_minute
+
+
+def _count(key: str) -> int:
+    """Add one to the counter `key` (kept 120 s) and return it.
+
+    On Redis one round trip (INCR and EXPIRE in a pipeline; Django's ``cache.incr`` asks
+    EXISTS first, and ``add`` before it made three); other caches through the cache API."""
+    backend = caches["default"]  # `cache` is a proxy: ask for the backend itself
+    if isinstance(backend, RedisCache):
+        redis_key = backend.make_and_validate_key(key)
+        client = backend._cache.get_client(redis_key, write=True)  # type: ignore[attr-defined]
+        with client.pipeline() as pipe:
+            pipe.incr(redis_key)
+            pipe.expire(redis_key, 120)
+            count, _ = pipe.execute()
+        return int(count)
+    cache.add(key, 0, timeout=120)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=120)
+        return 1
