@@ -228,7 +228,8 @@ def analyze(
             unsupported = _unsupported_nearby(neighbours, starts, claim)
             claim.derivation = derive(claim, nearby, unsupported, index)
 
-    return _assemble(body, index, claims, tool_calls, unknown_references(body, index))
+    sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
+    return _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
 
 
 # ------------------------------------------------------------------ the calculation graph
@@ -523,6 +524,7 @@ def _assemble(
     claims: Sequence[Claim],
     tool_calls: list[ToolCallRecord],
     references: Sequence[UnknownReference],
+    sentences: _SentenceNumbers,
 ) -> NumericResult:
     result = _Output(tool_calls)
     for reference in references:
@@ -532,7 +534,6 @@ def _assemble(
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
-    starts = [claim.mention.start for claim in claims]
     for claim in claims:
         mention = claim.mention
         match = _number_match(claim)
@@ -550,7 +551,7 @@ def _assemble(
         elif status == "close_but_wrong":
             close.append(position)
             suspicious.append(position)
-            _close_finding(body, index, claim, result, _SentenceNumbers(claims, starts))
+            _close_finding(body, index, claim, result, sentences)
         else:
             orphans.append(position)
             _orphan_finding(claim, result)
@@ -742,11 +743,12 @@ class _SentenceNumbers:
 
     claims: Sequence[Claim]
     starts: Sequence[int]
+    newlines: list[int]
 
     def writes(self, body: str, claim: Claim, value: Decimal) -> bool:
         """Another number of the claim's sentence is written as `value` ("$10.40 to
         $10.60, with a mid-point of $10.50"): the report tells the two apart."""
-        low, high = _sentence(body, claim.mention.start, claim.mention.end)
+        low, high = _sentence(body, self.newlines, claim.mention.start, claim.mention.end)
         position = bisect_left(self.starts, low)
         for other in self.claims[position : position + _NEARBY_STEPS]:
             if other.mention.start >= high:
