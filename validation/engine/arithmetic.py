@@ -629,25 +629,28 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
     (decided by the caller); the base of a change ("(17 - 8) / 8") is the quantity it
     repeats; everything else is a quantity the evidence must support."""
     roles: dict[int, str] = {}
-    bases = _change_bases(tree, mentions)
-    stack: list[tuple[Node, str, str, bool]] = [(tree, "", "", False)]
+    # (node, its parent, which side of the parent it is, inside an exponent)
+    stack: list[tuple[Node, Node | None, str, bool]] = [(tree, None, "", False)]
     while stack:
-        node, parent, side, in_exponent = stack.pop()
+        node, parent_node, side, in_exponent = stack.pop()
         if node.op != "num":
             for child, child_side in ((node.left, "left"), (node.right, "right")):
                 if child is not None:
                     exponent = in_exponent or (node.op == "^" and child_side == "right")
-                    stack.append((child, node.op, child_side, exponent))
+                    stack.append((child, node, child_side, exponent))
             continue
         mention = mentions[node.operand]
-        if not _plain_integer(mention) or node.operand in bases:
+        if not _plain_integer(mention):
             continue
+        parent = parent_node.op if parent_node is not None else ""
         written = abs(mention.written)
         if in_exponent:
             roles[node.operand] = "constant"
         elif written == _HUNDRED and parent == "*":
             roles[node.operand] = "hundred"
-        elif mention.unit == "%":
+        elif mention.unit == "%" or (
+            parent == "/" and side == "right" and _base_of_change(parent_node, written, mentions)
+        ):
             continue
         elif (
             (parent == "/" and side == "right" and (written <= 12 or written in _PERIODS))
@@ -660,27 +663,18 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
     return roles
 
 
-def _change_bases(tree: Node, mentions: Sequence[NumberMention]) -> set[int]:
-    """The divisors of "(new - old) / old": a number that divides a difference of which
-    it is a term is the base of a change, never the n of an average."""
-    bases: set[int] = set()
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        stack.extend(child for child in (node.left, node.right) if child is not None)
-        divisor, dividend = node.right, node.left
-        if node.op != "/" or divisor is None or divisor.op != "num" or dividend is None:
-            continue
-        if dividend.op != "-":
-            continue
-        value = abs(mentions[divisor.operand].written)
-        terms = (dividend.left, dividend.right)  # its own terms: constant work per node
-        if any(
-            term is not None and term.op == "num" and abs(mentions[term.operand].written) == value
-            for term in terms
-        ):
-            bases.add(divisor.operand)
-    return bases
+def _base_of_change(
+    division: Node | None, divisor: Decimal, mentions: Sequence[NumberMention]
+) -> bool:
+    """ "(new - old) / old": a number that divides a difference of which it is a term is
+    the base of a change, never the n of an average."""
+    dividend = division.left if division is not None else None
+    if dividend is None or dividend.op != "-":
+        return False
+    return any(
+        term is not None and term.op == "num" and abs(mentions[term.operand].written) == divisor
+        for term in (dividend.left, dividend.right)
+    )
 
 
 def _same_number(one: NumberMention, other: NumberMention) -> bool:
@@ -785,7 +779,7 @@ def operand_values(
     values: dict[int, Fraction] = {}
     for index in calculation.operands:
         mention = mentions[index]
-        number = Fraction(mention.written)
+        number = calculations.exact(mention.written)
         if constant[index]:
             # "x 100" and "x 100%" express a ratio as a percentage.
             hundred = hundred or roles.get(index) == "hundred"
@@ -904,7 +898,7 @@ def check_link(
             duration_ms=_elapsed(began),
         )
     slack = _slack(tree, calculation, operands.values, mentions, facts, value)
-    written = Fraction(abs(target.written))
+    written = abs(calculations.exact(target.written))
     approx = calculation.approx
     error = ""
     scale_fix: Decimal | None = None
@@ -988,8 +982,10 @@ def _slack(
     for index in inexact[:6]:
         mention = mentions[index]
         step = Fraction(1, 2 * 10**mention.decimals)
-        if written[index] != Fraction(mention.written) and mention.written:
-            step *= abs(written[index] / Fraction(mention.written))  # same units as `written`
+        if written[index] != calculations.exact(mention.written) and mention.written:
+            step *= abs(
+                written[index] / calculations.exact(mention.written)
+            )  # same units as `written`
         moved = dict(written)
         moved[index] = written[index] + step
         shifted = calculations.evaluate(tree, _vector(moved, len(mentions)))
@@ -1001,6 +997,9 @@ def _slack(
 _EXACT = OperandFacts()
 
 
+_NUDGE = Fraction(1000000001, 1000000000)  # equality survives a last-digit tie
+
+
 def _close(
     expected: Fraction, written: Fraction, target: NumberMention, slack: Fraction, approx: bool
 ) -> bool:
@@ -1008,7 +1007,7 @@ def _close(
     digit when the report hedges), give or take `slack`."""
     quantum = Fraction(1, 10**target.decimals) if target.decimals >= 0 else Fraction(1)
     half = quantum if (approx or target.approx) else quantum / 2
-    tolerance = half * Fraction(1000000001, 1000000000) + slack
+    tolerance = half * _NUDGE + slack
     magnitude = abs(expected)
     if abs(magnitude - written) <= tolerance:
         return True
@@ -1037,7 +1036,7 @@ def _render(
     texts: dict[int, str] = {}
     for index, operand in operands.values.items():
         mention = mentions[index]
-        same = operand == Fraction(mention.written)
+        same = operand == calculations.exact(mention.written)
         texts[index] = _written_text(mention) if same else _fraction_text(operand)
     return calculations.render(calculation.tree, _Sparse(texts, len(mentions), ""))
 

@@ -30,6 +30,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 
@@ -286,9 +287,17 @@ def _gap_of(raw: str) -> _Gap:
     return _link_gap(text)
 
 
+@lru_cache(maxsize=8192)
+def exact(value: Decimal) -> Fraction:
+    """A written number as an exact fraction, once per value: Fraction(Decimal) costs
+    microseconds, and a report reuses its numbers in every calculation."""
+    return Fraction(value)
+
+
 def clear_cache() -> None:
     """Forget remembered gaps (for cold-start benchmarks)."""
     _gap_of.cache_clear()
+    exact.cache_clear()
 
 
 def _operator_gap(text: str) -> str | None:

@@ -53,7 +53,7 @@ from validation.engine.arithmetic import (
     constant_roles,
     find_calculations,
 )
-from validation.engine.calculations import Expression, evaluate_all, render
+from validation.engine.calculations import Expression, evaluate_all, exact, render
 from validation.engine.calculations import clear_cache as calculations_cache_clear
 from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import clear_cache as calculator_cache_clear
@@ -259,7 +259,7 @@ def _computed_values(
     texts = [mention.text for mention in mentions]
     for expression in expressions:
         for operand in expression.indices:
-            values[operand] = Fraction(mentions[operand].written)
+            values[operand] = exact(mentions[operand].written)
         described = render(expression.tree, texts)
         for value in evaluate_all(expression.tree, values):
             if value is not None:
