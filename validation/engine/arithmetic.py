@@ -84,6 +84,9 @@ class WrittenCalculation:
     percent_base: bool = False  # the expression yields a percentage (x 100 inside)
     tree: Node | None = None  # a parsed expression (links of `calculations.read`)
     approx: bool = False  # "≈", "about": the result may be off by a whole last digit
+    # The operand values `expression` was rendered from, so a check that reads the same
+    # values need not render it again.
+    rendered_from: tuple[tuple[int, Fraction], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -721,11 +724,13 @@ def _from_link(
         end=0,
         tree=expression.tree,
     )
+    values = operand_values(draft, mentions, _NO_FACTS)
     return WrittenCalculation(
         kind="equation",
         operands=expression.indices,
         result=link.result,
-        expression=_render(draft, mentions, operand_values(draft, mentions, _NO_FACTS)),
+        expression=_render(draft, mentions, values),
+        rendered_from=tuple(values.values.items()),
         strict=link.strict,
         start=min(expression.start, target.start),
         end=max(expression.end, target.end),
@@ -862,7 +867,11 @@ def check_link(
     operands = operand_values(calculation, mentions, facts)
     size = len(mentions)
     value = calculations.evaluate(tree, _vector(operands.values, size))
-    expression = _render(calculation, mentions, operands)
+    expression = (
+        calculation.expression
+        if calculation.rendered_from and tuple(operands.values.items()) == calculation.rendered_from
+        else _render(calculation, mentions, operands)
+    )
     if value is None:
         try:
             calculate(expression)
