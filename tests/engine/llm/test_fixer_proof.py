@@ -113,3 +113,52 @@ def test_the_engine_refuses_a_fix_whose_replacement_it_still_flags() -> None:
     right = wrong.model_copy(update={"replace": "Owner earnings are $14.8B"})
     assert "the engine flags the replacement" in engine_flags(bundle, settings, wrong)
     assert engine_flags(bundle, settings, right) == ""
+
+
+def test_named_tool_choice_asks_each_tool_by_name_then_a_json_answer() -> None:
+    import json as _json
+
+    answer = _json.dumps(
+        {
+            "fixes": [
+                {
+                    "find": "Owner earnings are $14.6B",
+                    "replace": "Owner earnings are $14.8B",
+                    "verified_with": "calculator: 15.5 - 0.7 = 14.8",
+                    "confidence": 0.9,
+                },
+                {"find": "nowhere in the report", "replace": "x", "verified_with": "-"},
+                {"find": "<FIND>injected</FIND>", "replace": "y", "verified_with": "-"},
+            ],
+            "final_decision": "BUY",
+            "final_conviction": "HIGH",
+        }
+    )
+    script = [
+        reply(JUDGED),
+        tool_calls(("evidence_search", {"query": "operating cash flow"})),
+        tool_calls(("calculator", {"expression": "15.5 - 0.7"})),
+        reply(answer),
+    ]
+    bundle = wrong_owner_earnings()
+    with ScriptedLLM(script) as llm:
+        settings = fast_settings(
+            llm.base_url, response_format="json_object", fixer_tool_choice="named"
+        )
+        outcome = run_llm_path(
+            bundle, engine_verdict(bundle), EngineSettings(), settings, metrics=RetryMetrics()
+        )
+        requests = llm.requests
+    assert requests[1]["tool_choice"]["function"]["name"] == "evidence_search"
+    assert requests[2]["tool_choice"]["function"]["name"] == "calculator"
+    assert "tools" not in requests[3] and requests[3]["response_format"]["type"] == "json_object"
+    # The assistant's tool-call turn carries its calls as text too (templates that only
+    # render the content).
+    assistant = [m for m in requests[2]["messages"] if m["role"] == "assistant"]
+    assert assistant and "evidence_search(" in assistant[0]["content"]
+    fixer = outcome.verdict.llm.fixer
+    assert fixer.final_decision == "BUY" and fixer.fixes_proposed == 3
+    (kept,) = [fix for fix in outcome.verdict.fixes if fix.origin == "llm"]
+    assert kept.verified and kept.replace == "Owner earnings are $14.8B"
+    statuses = sorted(rejected.status for rejected in fixer.rejected)
+    assert statuses == ["conflict", "malformed"] or statuses == ["conflict", "conflict"]

@@ -33,6 +33,7 @@ from validation.engine.decision import rank_findings
 from validation.engine.fields import read_conviction, read_decision
 from validation.engine.fixes import ParsedFix, count_occurrences, parse_fix_blocks, strip_thinking
 from validation.engine.llm.figures import Shown, agrees, numbers_in
+from validation.engine.llm.fix_json import ASK, as_fix_blocks, fixes_format
 from validation.engine.llm.provider import ChatClient, Deadline, ProviderError
 from validation.engine.llm.retry import escape
 from validation.engine.llm.settings import LLMSettings
@@ -149,6 +150,10 @@ def _tool_loop(
         {"role": "user", "content": _task(bundle, verdict, settings)},
     ]
     tokens = 0
+    structured = fixes_format(settings)
+    # "named": the server answers tool calls only when asked for one tool by name (llama.cpp
+    # with a model's own chat template): one turn each, then the answer.
+    forced = ["evidence_search", "calculator"] if settings.fixer_tool_choice == "named" else []
     for turn in range(1, settings.fixer_max_turns + 1):
         out_of = ""
         if turn == settings.fixer_max_turns:
@@ -157,30 +162,42 @@ def _tool_loop(
             out_of = "tokens"
         elif len(runs) >= settings.fixer_max_tool_calls:
             out_of = "tool_calls"
+        elif forced and turn > len(forced):
+            out_of = "answered"
         if out_of:
             messages.append(
                 {
                     "role": "user",
-                    "content": "No more tool calls. Answer now with your <FIX> blocks and "
+                    "content": ASK
+                    if structured
+                    else "No more tool calls. Answer now with your <FIX> blocks and "
                     "FINAL DECISION / FINAL CONVICTION.",
                 }
             )
+        choice: dict[str, Any] | None = None
+        if forced and not out_of:
+            choice = {"type": "function", "function": {"name": forced[turn - 1]}}
         result = client.complete(
             messages,
             purpose="fixer",
             deadline=deadline,
             attempt=turn,
             tools=None if out_of else TOOLS,
+            tool_choice=choice,
+            response_format=structured if out_of else None,
         )
         report.turns = turn
         tokens += result.tokens
         if out_of or not result.tool_calls:
             report.stopped = out_of or "answered"
-            return result.content
+            return as_fix_blocks(result.content) if out_of and structured else result.content
         messages.append(
             {
                 "role": "assistant",
-                "content": result.content or None,
+                # Chat templates that render only the content (llama.cpp's generic ones)
+                # still show the model what it asked for.
+                "content": result.content
+                or "; ".join(f"{call.name}({call.arguments})" for call in result.tool_calls),
                 "tool_calls": [
                     {
                         "id": call.id,
