@@ -152,7 +152,11 @@ def evaluate(
     scorer: ModuleType | None,
     deadline_s: float | None = None,
     progress: bool = False,
+    time_budget_s: float | None = None,
 ) -> dict[str, Any]:
+    """``time_budget_s`` (if given) is shared equally by the sets: a set whose share is spent
+    stops after the bundle in progress, and is scored on the prefix of its sample that ran
+    (``sample_run`` says how many)."""
     metrics = RetryMetrics(llm_settings.retry)
     totals: dict[str, Any] = {
         "n": 0,
@@ -184,9 +188,15 @@ def evaluate(
     for path in sets:
         name = path.name.removesuffix(".jsonl")
         records = load_records(path, limit)
+        set_started = time.perf_counter()
+        share = time_budget_s / len(sets) if time_budget_s else None
         engine_verdicts: list[dict[str, Any]] = []
         llm_verdicts: list[dict[str, Any]] = []
+        ran = 0
         for number, record in enumerate(records, 1):
+            if share is not None and time.perf_counter() - set_started > share:
+                break
+            ran = number
             bundle = as_bundle(record["bundle"])
             verdict = validate(bundle, settings)
             outcome = run_llm_path(
@@ -234,6 +244,7 @@ def evaluate(
             if progress and number % 10 == 0:
                 elapsed = time.perf_counter() - started
                 print(f"  {name}: {number}/{len(records)} ({elapsed:.0f} s)", file=sys.stderr)
+        records = records[:ran]
         if scorer is not None:
             per_set[name] = {
                 "engine": scorer.score_set(name, records, engine_verdicts),
@@ -241,6 +252,7 @@ def evaluate(
             }
         else:
             per_set[name] = {"n": len(records)}
+        per_set[name]["sample_run"] = ran
     totals["seconds"] = round(time.perf_counter() - started, 3)
     per_attempt = {
         "seconds_mean": statistics.fmean(seconds) if seconds else 0.0,
@@ -313,7 +325,7 @@ def print_report(result: dict[str, Any], llm_settings: LLMSettings) -> None:
         if "engine" not in systems:
             print(f"\n{name}: score.py not found; dev-set scores skipped")
             continue
-        print(f"\n{name} (n={systems['engine']['n']})")
+        print(f"\n{name} (n={systems['engine']['n']} of the fixed sample of {result['limit']})")
         print(f"  {'system':<11} {'metric':<6} {'count':>9}    %   95% CI")
         for system in ("engine", "engine+llm"):
             for metric, (hits, total) in _counts(systems[system]).items():
@@ -347,6 +359,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="start the local model (bin/install-local-llm) on a free 127.0.0.1 port",
     )
     parser.add_argument("--progress", action="store_true", help="report progress on stderr")
+    parser.add_argument(
+        "--time-budget",
+        type=float,
+        help="seconds for the whole run, shared by the sets: each runs a prefix of its sample",
+    )
     args = parser.parse_args(argv)
     sets = list(args.sets) or sorted(EVALDATA.glob("*-dev.jsonl"))
     if not sets:
@@ -364,6 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             scorer=load_scorer(args.score_py),
             deadline_s=args.deadline,
             progress=args.progress,
+            time_budget_s=args.time_budget,
         )
     result["settings"] = llm_settings.model_dump(mode="json", exclude={"api_key"})
     result["limit"] = args.limit
