@@ -110,6 +110,20 @@ def server_command(model: Path, port: int, *, python: str | None = None) -> list
     ]
 
 
+def server_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without the variables llama.cpp's server reads as its settings: it reads
+    every setting from a variable of the same name in any case (``PORT``, ``HOST``,
+    ``MODEL``, ``API_KEY`` ...), and ``make run PORT=8001`` exports ``PORT``, which would move
+    the server onto the web server's port. Only the command line configures it."""
+    try:
+        from llama_cpp.server.settings import ModelSettings, ServerSettings
+    except ImportError:  # not installed: nothing will read them
+        names = {"host", "port", "model", "api_key"}
+    else:
+        names = set(ServerSettings.model_fields) | set(ModelSettings.model_fields)
+    return {name: value for name, value in environ.items() if name.lower() not in names}
+
+
 def client_env(base_url: str) -> dict[str, str]:
     """The ``REDLINE_LLM_*`` variables that point Redline at a local server."""
     return {"REDLINE_LLM_BASE_URL": base_url, **ENV}
@@ -162,7 +176,7 @@ def local_server(
         server_command(model, port),
         stdout=output,
         stderr=subprocess.STDOUT,
-        env=dict(os.environ if environ is None else environ),
+        env=server_env(os.environ if environ is None else environ),
     )
     try:
         wait_ready(base_url, timeout_s, process)
@@ -203,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if model is None:
         print("the local LLM is not installed: run bin/install-local-llm", file=sys.stderr)
         return 1
-    os.execv(sys.executable, server_command(model, args.port))
+    os.execve(sys.executable, server_command(model, args.port), server_env(os.environ))
     return 1  # pragma: no cover - execv does not return
 
 
