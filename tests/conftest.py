@@ -1,5 +1,6 @@
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from hypothesis import settings as hypothesis_settings
@@ -12,12 +13,13 @@ if os.environ.get("CI"):
 
 pytest_plugins = ["tests.support.bundles"]
 
-REQUIRED_MARKERS = ("integration", "browser")
+REQUIRED_MARKERS = ("integration", "browser", "llm_local")
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
-    """In CI (REDLINE_REQUIRE_FULL_SUITE=1) a skipped browser or integration test is a failure."""
+    """In CI (REDLINE_REQUIRE_FULL_SUITE=1) a skipped browser, integration or local-model test
+    is a failure."""
     outcome = yield
     report = outcome.get_result()
     if (
@@ -27,8 +29,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     ):
         report.outcome = "failed"
         report.longrepr = (
-            f"{item.nodeid} was skipped, but CI requires browser and integration tests."
+            f"{item.nodeid} was skipped, but CI requires browser, integration and local-model "
+            "tests."
         )
+
+
+@pytest.fixture(scope="session")
+def local_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The real local model (SmolLM2-135M-Instruct on llama.cpp's server), started once per
+    session on a free 127.0.0.1 port. Skipped when ``bin/install-local-llm`` has not run
+    (CI runs it, and fails on the skip)."""
+    from validation.engine.llm.local import local_server, server_installed
+
+    if not server_installed():
+        pytest.skip("the local LLM is not installed: run bin/install-local-llm")
+    log = tmp_path_factory.mktemp("llm") / "llama-server.log"
+    with local_server(log=log, timeout_s=180) as server:
+        yield server
 
 
 @pytest.fixture

@@ -178,6 +178,8 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
                     "llm_timeout_seconds",
                     "llm_max_tokens",
                     "llm_temperature",
+                    "llm_context_tokens",
+                    "llm_evidence_tokens",
                 ),
                 "description": "Blank fields take REDLINE_LLM_* from the environment; the API "
                 "key is only set there (REDLINE_LLM_API_KEY) and only sent to its base URL. "

@@ -566,6 +566,10 @@ class LLMRejectedFix(_Model):
     replace: str
     status: Literal["conflict", "refused", "malformed"]
     reason: str
+    # Why a fix was refused: "tool_disagrees" (a number of its REPLACE is not what its own
+    # calculator calls returned), "stated_wrong" (its VERIFIED_WITH states a wrong
+    # calculation), "engine_flags" (applied, the engine still flags its replacement).
+    cause: Literal["", "tool_disagrees", "stated_wrong", "engine_flags"] = ""
 
 
 class LLMFixerReport(_Model):

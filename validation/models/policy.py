@@ -92,6 +92,24 @@ class Policy(models.Model):
         validators=[MinValueValidator(0.0), MaxValueValidator(2.0)],
         help_text="Blank: REDLINE_LLM_TEMPERATURE (0).",
     )
+    # The token budget: the model's context window (a prompt never overflows it) and the
+    # evidence the judge sees within it.
+    llm_context_tokens = models.PositiveIntegerField(
+        "LLM context (tokens)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1024), MaxValueValidator(2_000_000)],
+        help_text="The model's context window; prompts are cut to fit it with the answer. "
+        "Blank: REDLINE_LLM_CONTEXT_TOKENS (8192).",
+    )
+    llm_evidence_tokens = models.PositiveIntegerField(
+        "LLM evidence budget (tokens)",
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(100), MaxValueValidator(200_000)],
+        help_text="Evidence the judge sees, at most (cut further to fit the context). "
+        "Blank: REDLINE_LLM_EVIDENCE_TOKENS (3000).",
+    )
 
     relative_tolerance = models.FloatField(
         default=0.05,

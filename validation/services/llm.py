@@ -67,6 +67,10 @@ def llm_settings(policy: Policy, environ: Mapping[str, str] | None = None) -> LL
         update["max_tokens"] = policy.llm_max_tokens
     if policy.llm_temperature is not None:
         update["temperature"] = policy.llm_temperature
+    if policy.llm_context_tokens is not None:
+        update["context_tokens"] = policy.llm_context_tokens
+    if policy.llm_evidence_tokens is not None:
+        update["evidence_token_budget"] = policy.llm_evidence_tokens
     # The key belongs to the environment's endpoint: never send it to another host.
     if policy.llm_base_url and _origin(policy.llm_base_url) != _origin(env_url):
         update["api_key"] = None

@@ -376,5 +376,19 @@ def test_the_schema_sent_to_the_model_has_no_length_bounds_for_grammar_decoders(
     text = json.dumps(answer_schema())
     assert "maxLength" not in text
     assert "maxItems" not in text
-    assert '"minimum": 0' in text  # value bounds stay
     assert "unsupported_claims" in text
+
+
+def test_the_schema_requires_every_field_and_lists_the_numbers_a_decoder_may_write() -> None:
+    from validation.engine.llm.judge import JudgeAnswer, answer_schema
+
+    schema = answer_schema(goals=2)
+    assert set(schema["required"]) == set(JudgeAnswer.model_fields)
+    goals = schema["properties"]["goals"]
+    assert (goals["minItems"], goals["maxItems"]) == (2, 2)
+    # Grammar decoders ignore minimum/maximum on numbers (a real small model wrote 2.5):
+    # the allowed values are listed, and every one of them passes validation.
+    scores = schema["$defs"]["JudgeGoal"]["properties"]["score"]["enum"]
+    confidences = schema["properties"]["confidence"]["enum"]
+    assert 0 in scores and 1 in scores and all(0 <= value <= 1 for value in scores)
+    assert {0.3, 0.5, 0.8} <= set(confidences) and all(0 <= c <= 1 for c in confidences)

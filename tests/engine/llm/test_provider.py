@@ -7,11 +7,19 @@ import time
 
 import pytest
 
-from tests.engine.llm.helpers import fast_settings
+from tests.engine.llm.helpers import engine_verdict, fast_settings, judge_json, nvo
 from tests.engine.llm.server import ScriptedLLM, free_port, reply, stall, status
-from validation.engine.llm import ChatClient, Deadline, LLMConfigError, ProviderError
+from validation.engine.llm import (
+    ChatClient,
+    Deadline,
+    LLMConfigError,
+    ProviderError,
+    RetryMetrics,
+    run_llm_path,
+)
 from validation.engine.llm.provider import retry_after_seconds
 from validation.engine.llm.settings import settings_from_env
+from validation.engine.types import EngineSettings
 
 MESSAGES = [{"role": "user", "content": "hello"}]
 
@@ -168,3 +176,21 @@ def test_settings_come_from_the_environment() -> None:
 def test_a_bad_environment_value_names_its_variable() -> None:
     with pytest.raises(LLMConfigError, match="REDLINE_LLM_TIMEOUT"):
         settings_from_env({"REDLINE_LLM_BASE_URL": "http://h/v1", "REDLINE_LLM_TIMEOUT": "soon"})
+
+
+def test_a_500_that_names_the_response_format_is_a_refusal_not_retried() -> None:
+    from validation.engine.llm.judge import response_format
+
+    script = [
+        status(500, "response_format: type json_schema is not supported"),
+        reply(judge_json()),
+    ]
+    with ScriptedLLM(script) as llm:
+        settings = fast_settings(llm.base_url)
+        outcome = run_llm_path(
+            nvo(), engine_verdict(nvo()), EngineSettings(), settings, metrics=RetryMetrics()
+        )
+        kinds = [request.get("response_format", {}).get("type") for request in llm.requests]
+    assert not outcome.errored
+    assert kinds[:2] == ["json_schema", "json_object"]  # one refusal, then the simpler format
+    assert response_format(settings) is not None

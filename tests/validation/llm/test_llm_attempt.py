@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from tests.engine.llm.helpers import DATA, judge_json
@@ -170,6 +171,29 @@ def test_policy_overrides_everything_but_the_key():
     assert llm_settings(policy, {}) is None  # no endpoint anywhere: deterministic
     policy.llm_enabled = False
     assert llm_settings(policy, env) is None
+
+
+def test_the_token_budget_is_a_setting_of_the_environment_and_the_policy():
+    env = {
+        "REDLINE_LLM_BASE_URL": "http://127.0.0.1:8088/v1",
+        "REDLINE_LLM_CONTEXT_TOKENS": "4096",
+        "REDLINE_LLM_EVIDENCE_TOKENS": "1200",
+    }
+    policy = Policy.load()
+    settings = llm_settings(policy, env)
+    assert settings is not None
+    assert (settings.context_tokens, settings.evidence_token_budget) == (4096, 1200)
+
+    policy.llm_context_tokens = 2048
+    policy.llm_evidence_tokens = 500
+    policy.full_clean()
+    settings = llm_settings(policy, env)
+    assert settings is not None
+    assert (settings.context_tokens, settings.evidence_token_budget) == (2048, 500)
+
+    policy.llm_context_tokens = 100  # below any usable context
+    with pytest.raises(ValidationError):
+        policy.full_clean()
 
 
 def test_the_llm_budget_ends_before_the_tasks_soft_time_limit():

@@ -91,14 +91,31 @@ class JudgeAnswer(BaseModel):
         return value.strip().upper() if isinstance(value, str) else value
 
 
+_CONFIDENCES = [round(step / 20, 2) for step in range(21)]
+_SCORES = [0, 0.25, 0.5, 0.75, 1]
 _UNSENT = frozenset({"maxLength", "minLength", "maxItems", "minItems", "title", "default"})
 
 
-def answer_schema() -> dict[str, Any]:
+def answer_schema(goals: int = 0) -> dict[str, Any]:
     """The JSON schema sent to the model (prompt and ``response_format``). Length bounds
     are left out: grammar-constrained decoders (llama.cpp) expand ``maxLength: 4000`` into
-    a grammar they cannot parse; pydantic enforces every bound on the answer anyway."""
+    a grammar they cannot parse; pydantic enforces every bound on the answer anyway.
+
+    Every field is required, and with ``goals`` the goal scores are exactly that many: a
+    decoder that follows the schema then cannot leave out what the answer is refused
+    without (a small model left out the goal scores every time when they were optional)."""
     schema: dict[str, Any] = _without_bounds(JudgeAnswer.model_json_schema())
+    schema["required"] = list(schema["properties"])
+    # Grammar decoders do not enforce a number's minimum and maximum (a small model scored
+    # goals 2.5 and 2.7 under a schema that said at most 1): the values are listed instead.
+    schema["properties"]["confidence"] = {"type": "number", "enum": _CONFIDENCES}
+    schema["$defs"]["JudgeGoal"]["properties"]["score"] = {"type": "number", "enum": _SCORES}
+    if goals:
+        schema["properties"]["goals"] = {
+            **schema["properties"]["goals"],
+            "minItems": goals,
+            "maxItems": goals,
+        }
     return schema
 
 
@@ -114,7 +131,7 @@ def _without_bounds(node: Any) -> Any:
     return node
 
 
-def _formats(settings: LLMSettings) -> list[dict[str, Any] | None]:
+def _formats(settings: LLMSettings, goals: int = 0) -> list[dict[str, Any] | None]:
     order: list[Literal["json_schema", "json_object", "none"]] = [
         "json_schema",
         "json_object",
@@ -122,19 +139,20 @@ def _formats(settings: LLMSettings) -> list[dict[str, Any] | None]:
     ]
     start = order.index(settings.response_format)
     return [
-        response_format(settings.model_copy(update={"response_format": kind}))
+        response_format(settings.model_copy(update={"response_format": kind}), goals)
         for kind in order[start:]
     ]
 
 
-def response_format(settings: LLMSettings) -> dict[str, Any] | None:
+def response_format(settings: LLMSettings, goals: int = 0) -> dict[str, Any] | None:
+    schema = answer_schema(goals)
     if settings.response_format == "json_schema":
         return {
             "type": "json_schema",
-            "json_schema": {"name": "redline_verdict", "schema": answer_schema(), "strict": False},
+            "json_schema": {"name": "redline_verdict", "schema": schema, "strict": False},
         }
     if settings.response_format == "json_object":
-        return {"type": "json_object", "schema": answer_schema()}
+        return {"type": "json_object", "schema": schema}
     return None
 
 
@@ -236,7 +254,7 @@ class Layout:
 
 
 def layout(bundle: Bundle, verdict: Verdict, settings: LLMSettings) -> Layout:
-    system = SYSTEM_PROMPT + json.dumps(answer_schema(), separators=(",", ":"))
+    system = SYSTEM_PROMPT + json.dumps(answer_schema(len(bundle.goals)), separators=(",", ":"))
     header = _header(bundle, verdict)
     fixed = approx_tokens(system) + approx_tokens("\n".join(header)) + 120
     fixed += settings.max_tokens + _FEEDBACK_TOKENS
@@ -340,7 +358,7 @@ def run_judge(
     parts = split_report(bundle.body, plan.report_tokens)
     history = attempts if attempts is not None else []
     answers: list[PartAnswer] = []
-    formats = _formats(settings)
+    formats = _formats(settings, len(bundle.goals))
     for part in parts:
         messages = build_messages(bundle, part, len(parts), plan)
 

@@ -16,22 +16,27 @@ or the model's failures.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from validation.engine.decision import stricter
+from validation.engine.fixes import FixToApply, apply_fixes
 from validation.engine.llm.fixer import run_fixer
 from validation.engine.llm.judge import run_judge
 from validation.engine.llm.merge import merge_judgement
 from validation.engine.llm.provider import ChatClient, Deadline, ProviderError
 from validation.engine.llm.retry import METRICS, RetryMetrics, ValidationExhaustedError
 from validation.engine.llm.settings import LLMSettings
+from validation.engine.pipeline import validate
 from validation.engine.types import (
     Bundle,
     EngineSettings,
+    FixProposal,
     LLMAttemptRecord,
     LLMCallRecord,
+    LLMRejectedFix,
     LLMReport,
     LLMRetryReport,
     ToolCallRecord,
@@ -109,7 +114,7 @@ def run_llm_path(
         else:
             report.retry = _retry_report(attempts, "ok")
             if llm_settings.fixer_enabled and _worth_fixing(merged):
-                merged = _fix(bundle, merged, chat, llm_settings, deadline, report)
+                merged = _fix(bundle, merged, engine_settings, chat, llm_settings, deadline, report)
     finally:
         if own_client:
             chat.close()
@@ -149,6 +154,7 @@ def with_llm(engine: VerdictEngine, llm_settings: LLMSettings) -> VerdictEngine:
 def _fix(
     bundle: Bundle,
     verdict: Verdict,
+    settings: EngineSettings,
     chat: ChatClient,
     llm_settings: LLMSettings,
     deadline: Deadline,
@@ -162,11 +168,49 @@ def _fix(
         report.fixer.error = f"internal error in the LLM fixer: {_describe(error)}"
         return verdict
     report.fixer = fixed.report
-    if not fixed.fixes:
+    kept = []
+    for fix in fixed.fixes:
+        flagged = engine_flags(bundle, settings, fix)
+        if flagged:
+            report.fixer.rejected.append(
+                LLMRejectedFix(
+                    find=fix.find[:2000],
+                    replace=fix.replace[:2000],
+                    status="refused",
+                    reason=flagged,
+                    cause="engine_flags",
+                )
+            )
+            continue
+        kept.append(fix)
+    report.fixer.fixes_kept = len(kept)
+    if not kept:
         return verdict
-    fixes = [*verdict.fixes, *fixed.fixes]
+    fixes = [*verdict.fixes, *kept]
     fixes.sort(key=lambda fix: (fix.offset, fix.kind, fix.find))
     return verdict.model_copy(update={"fixes": fixes})
+
+
+_NUMERIC_KIND = re.compile(r"orphan|close|number|numeric|arith")
+
+
+def engine_flags(bundle: Bundle, settings: EngineSettings, fix: FixProposal) -> str:
+    """Why the engine refuses an LLM fix ("" when it does not): applied alone, the engine
+    flags a number on its replacement. The LLM checks its numbers with its tools; the engine
+    checks them against the evidence, and has the last word."""
+    applied = apply_fixes(bundle.body, [FixToApply(key=0, find=fix.find, replace=fix.replace)])
+    if 0 not in applied.applied:
+        return applied.conflicts.get(0, "the fix does not apply")
+    start, end = applied.spans[0]
+    end = max(end, start + 1)  # a deletion: the finding sits where the text was
+    after = validate(bundle.model_copy(update={"body": applied.body}), settings)
+    for finding in after.findings:
+        if finding.severity == "info" or finding.end <= start or end <= finding.start:
+            continue
+        text = applied.body[finding.start : finding.end]
+        if _NUMERIC_KIND.search(finding.kind) or any(char.isdigit() for char in text):
+            return f"the engine flags the replacement: {finding.message[:200]}"
+    return ""
 
 
 def _describe(error: BaseException) -> str:

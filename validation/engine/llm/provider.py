@@ -201,7 +201,11 @@ def _classify(error: openai.APIError, timeout_s: float) -> _Failure:
     if isinstance(error, openai.APIStatusError):
         status = error.status_code
         detail = " ".join(str(error.message).split())[:300]
-        transient = status == 429 or status >= 500
+        # A 5xx that names the response_format is a refusal of the request, not a passing
+        # failure (llama.cpp's Python server answers 500 to a json_schema format): asking
+        # again the same way would only spend the attempt's budget.
+        refused_format = "response_format" in detail
+        transient = status == 429 or (status >= 500 and not refused_format)
         retry_after = retry_after_seconds(error.response.headers) if transient else None
         return _Failure(
             f"HTTP {status} from the endpoint: {detail}", transient, status, retry_after

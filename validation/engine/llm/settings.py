@@ -20,6 +20,7 @@ variable                           field                            default
 ``REDLINE_LLM_ATTEMPT_BUDGET``     ``attempt_budget_s``             180
 ``REDLINE_LLM_RESPONSE_FORMAT``    ``response_format``              json_schema
 ``REDLINE_LLM_FIXER``              ``fixer_enabled``                1
+``REDLINE_LLM_FIXER_TOOL_CHOICE``  ``fixer_tool_choice``            auto
 ``REDLINE_LLM_RETRY_ENABLED``      ``retry.enabled``                1
 ``REDLINE_LLM_RETRY_MAX_ATTEMPTS`` ``retry.max_attempts``           3
 ``REDLINE_LLM_RETRY_DELAY``        ``retry.delay_s``                0
@@ -85,6 +86,10 @@ class LLMSettings(BaseModel):
     response_format: Literal["json_schema", "json_object", "none"] = "json_schema"
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     fixer_enabled: bool = True
+    # auto: the model decides when to call a tool; named: each tool is asked for by name,
+    # once (servers that return tool calls only then, e.g. llama.cpp with a model's own
+    # chat template).
+    fixer_tool_choice: Literal["auto", "named"] = "auto"
     fixer_max_turns: int = Field(default=6, ge=1, le=30)
     fixer_max_tool_calls: int = Field(default=12, ge=0, le=100)
     fixer_token_budget: int = Field(default=16_000, ge=500, le=1_000_000)
@@ -114,6 +119,7 @@ _FIELDS: dict[str, str] = {
     "REDLINE_LLM_ATTEMPT_BUDGET": "attempt_budget_s",
     "REDLINE_LLM_RESPONSE_FORMAT": "response_format",
     "REDLINE_LLM_FIXER": "fixer_enabled",
+    "REDLINE_LLM_FIXER_TOOL_CHOICE": "fixer_tool_choice",
 }
 _RETRY_FIELDS: dict[str, str] = {
     "REDLINE_LLM_RETRY_ENABLED": "enabled",
