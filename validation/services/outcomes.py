@@ -288,39 +288,27 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         set_status(analysis, Status.FAILED)
     analysis.save()
     data["status"] = analysis.status
+    # What follows the validation in the audit: a failure, a loop limit, or an approval.
+    follow: tuple[str, str] | None = None
+    if failure:
+        follow = (AuditEvent.Action.FAILED, failure)
+    elif limit:
+        follow = (AuditEvent.Action.LOOP_LIMIT, limit)
+    elif analysis.status == Status.APPROVED:
+        follow = (
+            AuditEvent.Action.APPROVED,
+            "Approved by the validator (the policy allows validator-only approval).",
+        )
     events = [
         audit_event(
             analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data
         )
     ]
-    if failure:
+    if follow is not None:
+        action, comment = follow
         events.append(
             audit_event(
-                analysis,
-                AuditEvent.Action.FAILED,
-                revision_id=attempt.revision_id,
-                comment=failure,
-                data=data,
-            )
-        )
-    elif limit:
-        events.append(
-            audit_event(
-                analysis,
-                AuditEvent.Action.LOOP_LIMIT,
-                revision_id=attempt.revision_id,
-                comment=limit,
-                data=data,
-            )
-        )
-    elif analysis.status == Status.APPROVED:
-        events.append(
-            audit_event(
-                analysis,
-                AuditEvent.Action.APPROVED,
-                revision_id=attempt.revision_id,
-                comment="Approved by the validator (the policy allows validator-only approval).",
-                data=data,
+                analysis, action, revision_id=attempt.revision_id, comment=comment, data=data
             )
         )
     AuditEvent.objects.bulk_create(events)  # in this order: ids follow it (the export cursor)
