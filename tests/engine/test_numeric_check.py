@@ -343,3 +343,21 @@ def test_the_index_is_reused_across_analyses() -> None:
     second = analyze("NVO closed at $190.66.", index)
     assert first.report == second.report
     assert [fix.replace for fix in first.fixes] == [fix.replace for fix in second.fixes]
+
+
+def test_a_reused_index_answers_a_claim_as_a_fresh_one_would() -> None:
+    evidence = [
+        EvidenceItem(source_ref="income", content={"revenue": 1200}),
+        EvidenceItem(source_ref="balance", content={"total_assets": 1200}),
+    ]
+    index = build_index(evidence)
+
+    revenue = analyze("Revenue was $1,200.", index)
+    again = analyze("Revenue was $1,200.", index)
+    # The same digits under another label are judged anew: the label picks the fit.
+    assets = analyze("Total assets were $1,200.", index)
+
+    assert again.report == revenue.report
+    assert match_of(revenue, "$1,200").source_ref == "income"
+    assert match_of(assets, "$1,200").source_ref == "balance"
+    assert assets.report == analyze("Total assets were $1,200.", build_index(evidence)).report

@@ -255,6 +255,33 @@ def match_claim(
     of a written calculation says by its place what it is, so its percentage
     readings ("2.9%" for a plain 2.9 in a column of percentages) need no label."""
     mention = claim.mention
+    # Everything the search below reads of the claim: the same number, written the same
+    # way, with the same label words and citations, finds the same evidence (the next
+    # revision of a report is mostly the same numbers).
+    memo_key = (
+        "claim",
+        mention.text,
+        mention.unit,
+        mention.scale,
+        mention.scale_text,
+        mention.scale_from_context,
+        mention.approx,
+        mention.negative,
+        mention.tokens,
+        claim.cited,
+        tolerance,
+        operand,
+    )
+    remembered: tuple[Hit | None, tuple[Hit, ...]] | None = index.memo.get(memo_key)
+    if remembered is not None:
+        claim.hit, claim.close = remembered[0], list(remembered[1])
+        return
+    _search(claim, index, tolerance, operand)
+    index.remember(memo_key, (claim.hit, tuple(claim.close)))
+
+
+def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool) -> None:
+    mention = claim.mention
     best: Hit | None = None
     for probe in readings_of(mention):
         target = probe.target
