@@ -354,3 +354,47 @@ def test_numbers_in_link_text_count_but_not_in_the_target() -> None:
 def test_empty_and_numberless_text() -> None:
     assert extract("") == []
     assert extract("No numbers here at all.") == []
+
+
+# ------------------------------------------------------------------ ratios and trailing scale
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("1.35:1", "1.35"), ("0.88:1", "0.88"), ("2.0:1", "2.0")]
+)
+def test_a_ratio_to_one_is_a_multiple(text: str, value: str) -> None:
+    mention = only(f"The quick ratio was {text} at year end.")
+    assert mention.text == text
+    assert mention.value == Decimal(value)
+    assert mention.unit == "x"
+
+
+@pytest.mark.parametrize("text", ["10:30", "9:45:10", "3:2", "1:10", "3:1", "1.5:1.2"])
+def test_times_and_other_ratios_are_not_claims(text: str) -> None:
+    assert texts(f"The call began at {text} today.") == []
+
+
+@pytest.mark.parametrize(
+    ("phrase", "scale"),
+    [
+        ("in USD millions", 10**6),
+        ("in millions", 10**6),
+        ("in thousands", 1000),
+        ("in US dollars billions", None),
+        ("in $ thousands", 1000),
+    ],
+)
+def test_a_scale_written_right_after_the_number_is_its_own(phrase: str, scale: int | None) -> None:
+    mention = only(f"Total current liabilities are $5,466,312 {phrase}.")
+    if scale is None:
+        assert mention.scale == 1
+        return
+    assert mention.scale == scale
+    assert mention.value == Decimal(5_466_312) * scale
+    assert not mention.scale_from_context
+    assert mention.text == f"$5,466,312 {phrase}"
+
+
+def test_a_scale_phrase_before_the_number_is_not_its_own() -> None:
+    mention = only("The liabilities in millions are $5,466.")
+    assert mention.text == "$5,466"

@@ -361,3 +361,18 @@ def test_a_reused_index_answers_a_claim_as_a_fresh_one_would() -> None:
     assert match_of(revenue, "$1,200").source_ref == "income"
     assert match_of(assets, "$1,200").source_ref == "balance"
     assert assets.report == analyze("Total assets were $1,200.", build_index(evidence)).report
+
+
+def test_a_ratio_to_one_is_checked_like_any_multiple() -> None:
+    evidence = ("10-K", "Current ratio 1.21 1.35")
+    assert status_of(check("The current ratio was 1.35:1.", evidence)) == {"1.35:1": "exact"}
+    assert status_of(check("The quick ratio was 1.85:1.", evidence)) == {"1.85:1": "orphan"}
+
+
+def test_a_scale_written_after_the_number_is_compared_with_the_evidence_scale() -> None:
+    table = "(in thousands)\n\n| | 2017 |\n|---|---|\n| Total current liabilities | 5,466,312 |"
+    right = check("Total current liabilities are $5,466,312 in thousands.", ("10-K", table))
+    assert status_of(right) == {"$5,466,312 in thousands": "exact"}
+    wrong = check("Total current liabilities are $5,466,312 in USD millions.", ("10-K", table))
+    assert status_of(wrong)["$5,466,312 in USD millions"] != "exact"
+    assert wrong.findings

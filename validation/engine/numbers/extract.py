@@ -179,6 +179,10 @@ _TWO_WORD_SUFFIXES = {
 _CURRENCY_AFTER = re.compile(
     rf"[ \u00a0](?:(?P<code>{CURRENCY_CODES})|(?P<word>dollars|euros|pounds|yen))\b"
 )
+_SCALE_AFTER = re.compile(
+    rf"[ ]in[ ]+(?:(?:{CURRENCY_CODES})[ ]+|US[ ]?\$[ ]*|\$[ ]*)?"
+    r"(?P<word>(?i:thousands|millions|billions|trillions))\b"
+)
 _SCALE_WORDS: dict[str, Decimal] = {
     "k": Decimal(1000),
     "thousand": Decimal(1000),
@@ -437,7 +441,15 @@ class _Extractor:
         labels = self.labels
         for match in _TOKEN.finditer(text):
             number, tail, suffix = match.groups()
-            if tail or number.count(".") > 1:
+            # "1.35:1" is a ratio to one; "3:1" (a split), "10:30" (a time) are not claims
+            to_one = (
+                tail == ":1"
+                and "." in number
+                and not (
+                    text[match.end() : match.end() + 1] == "." and _digit_at(text, match.end() + 1)
+                )
+            )
+            if (tail and not to_one) or number.count(".") > 1:
                 continue  # a date, a time, a ratio, 24/7, a version, a dotted date
             num_start = match.start()
             if (
@@ -456,7 +468,9 @@ class _Extractor:
             unit = ""
             scale = _ONE
             scale_text = ""
-            if suffix and (suffix[0] not in " \u00a0" or suffix[1] in _SPACED_FIRST):
+            if to_one:
+                unit, end = "x", num_end + 2  # "1.35:1": a ratio to one is a multiple
+            elif suffix and (suffix[0] not in " \u00a0" or suffix[1] in _SPACED_FIRST):
                 attached = suffix[0] not in " \u00a0"
                 word = suffix if attached else suffix[1:]
                 read = _read_suffix_word(word, attached)
@@ -483,6 +497,16 @@ class _Extractor:
                 if trailing is not None:
                     currency = trailing.group("code") or _CURRENCY_WORDS[trailing.group("word")]
                     end = trailing.end()
+            if (
+                not (unit or scale_text)
+                and after == " "
+                and text.startswith("in ", end + 1)
+                and (trailing := _SCALE_AFTER.match(text, end)) is not None
+            ):
+                # "$5,466,312 in USD millions": the scale written after the number is its own
+                scale_text = trailing.group("word")
+                scale = _SCALE_WORDS[scale_text.lower()]
+                end = trailing.end()
             # -- prefix: currency, sign, parenthesis
             start = num_start
             before = text[start - 1] if start else " "
@@ -715,6 +739,10 @@ class _Extractor:
 
 _ONE = Decimal(1)
 _ATTACHED_SCALES = {"K": "k", "k": "k", "M": "m", "m": "m", "B": "b", "b": "b", "T": "t"}
+
+
+def _digit_at(text: str, index: int) -> bool:
+    return index < len(text) and text[index].isdigit()
 
 
 def _read_suffix_word(word: str, attached: bool) -> tuple[str, Decimal, str] | None:
