@@ -144,6 +144,7 @@ def test_a_result_restated_later_is_supported() -> None:
         "Average: (44.1 + 56.7 + 680) / 3 = 260.27.",  # the n of an average
         "Growth: 13,535 / 13,264 - 1 = 2.04%.",  # the 1 of a growth rate
         "Two-year rate: (13,535 / 13,264)^(1/2) - 1 = 1.02%.",  # the 1 and 2 of a CAGR
+        "Two-year rate: (13,535 / 13,264)^0.5 - 1 = 1.02%.",  # a root as a decimal power
         "To get a percentage, multiply the ratio by 100.",
     ],
 )
@@ -363,3 +364,30 @@ def test_a_percentage_of_the_query_is_quoted_again_as_a_fraction() -> None:
     )
 
     assert numeric(validate(bundle, NUMBERS_ONLY)) == []
+
+
+# ------------------------------------------------------------------ roots and restated steps
+
+
+def test_a_root_written_as_a_power_is_checked() -> None:
+    right = (
+        "Ratio = 13,535 / 13,264 = 1.02043. Root = 1.02043^(1/2) = 1.01016, "
+        "so the rate is (1.01016 - 1) * 100 = 1.016%."
+    )
+    assert flagged(right, check(right)) == []
+    wrong = right.replace("= 1.01016,", "= 1.0302,")
+    assert flagged(wrong, check(wrong)) == ["1.0302"]
+    assert fix_for(check(wrong), "1.0302").replace == "1.0102"
+
+
+def test_a_step_restated_with_its_value_is_computed() -> None:
+    body = "Change = ((680 - 774) / 774) * 100%\n\n= (-94 / 774) * 100%\n\n= -12.14%"
+    assert flagged(body, check(body)) == []
+    wrong = body.replace("(-94 /", "(-96 /")
+    assert flagged(wrong, check(wrong)) == ["-96", "-12.14%"]
+
+
+def test_the_whole_of_a_complement_is_a_constant() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Gross margin was 46.2% of net sales."}]
+    body = "Cost of sales share = 100% - 46.2% = 53.8%."
+    assert flagged(body, check(body, evidence)) == []

@@ -376,3 +376,22 @@ def test_a_scale_written_after_the_number_is_compared_with_the_evidence_scale() 
     wrong = check("Total current liabilities are $5,466,312 in USD millions.", ("10-K", table))
     assert status_of(wrong)["$5,466,312 in USD millions"] != "exact"
     assert wrong.findings
+
+
+RATES = "|  | 2019 | 2018 |\n|---|---|---|\n|  | % | % |\n| Discount rate | 2.9 | 3.8 |\n"
+
+
+def test_a_markdown_table_row_names_its_numbers() -> None:
+    result = check("The discount rate fell from 3.8% to 2.9%.", ("table", RATES))
+    assert status_of(result) == {"3.8%": "exact", "2.9%": "exact"}
+    assert match_of(result, "3.8%").evidence_label == "Discount rate"
+
+
+def test_a_row_label_alone_does_not_pin_which_column_a_fix_takes() -> None:
+    table = "| | 2019 | 2018 |\n|---|---|---|\n| Revenue | 15,200 | 14,100 |\n"
+    result = check("Revenue was 15,096 in the year.", ("table", table))
+    assert status_of(result) == {"15,096": "close_but_wrong"}
+    assert result.fixes == []
+    one_column = "| | 2019 |\n|---|---|\n| Revenue | 15,200 |\n"
+    fixed = check("Revenue was 15,096 in the year.", ("table", one_column))
+    assert [fix.replace for fix in fixed.fixes] == ["15,200"]

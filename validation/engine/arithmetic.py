@@ -626,7 +626,8 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
 
     - ``hundred``: the 100 of "x 100" / "x 100%" (a ratio expressed as a percentage);
     - ``constant``: the n of an average ("/ 3"), a count of periods (x 4, / 365), the 1
-      of "- 1" or "(1 + r)", the numbers of an exponent ("^(1/2)").
+      of "- 1" or "(1 + r)", the numbers of an exponent ("^(1/2)", "^0.5"), the 100% of
+      a complement ("100% - 46.2%").
 
     A 100 that is divided by ("/ 100") is a constant only when it is not a cited value
     (decided by the caller); the base of a change ("(17 - 8) / 8") is the quantity it
@@ -643,13 +644,23 @@ def constant_roles(tree: Node, mentions: Sequence[NumberMention]) -> dict[int, s
                     stack.append((child, node, child_side, exponent))
             continue
         mention = mentions[node.operand]
-        if not _plain_integer(mention):
+        if in_exponent and not (mention.unit or mention.has_explicit_scale):
+            roles[node.operand] = "constant"  # "^(1/2)", "^0.5"
             continue
         parent = parent_node.op if parent_node is not None else ""
+        if (
+            mention.unit == "%"
+            and mention.written == _HUNDRED
+            and not mention.decimals
+            and parent == "-"
+            and side == "left"
+        ):
+            roles[node.operand] = "constant"  # the whole of a complement: 100% - 46.2%
+            continue
+        if not _plain_integer(mention):
+            continue
         written = abs(mention.written)
-        if in_exponent:
-            roles[node.operand] = "constant"
-        elif written == _HUNDRED and parent == "*":
+        if written == _HUNDRED and parent == "*":
             roles[node.operand] = "hundred"
         elif mention.unit == "%" or (
             parent == "/" and side == "right" and _base_of_change(parent_node, written, mentions)

@@ -53,7 +53,13 @@ from validation.engine.arithmetic import (
     constant_roles,
     find_calculations,
 )
-from validation.engine.calculations import Expression, evaluate_all, exact, render
+from validation.engine.calculations import (
+    Expression,
+    evaluate_all,
+    exact,
+    render,
+    subexpressions,
+)
 from validation.engine.calculations import clear_cache as calculations_cache_clear
 from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import clear_cache as calculator_cache_clear
@@ -186,9 +192,9 @@ def analyze(
         claim.calculation = checked.get(position)
         if position in operands:
             claim.operand = True
-        if claim.hit is None and claim.calculation is None and computed.values:
+        if claim.hit is None and computed.values and not _confirmed_or_judged(claim):
             # An operand computed in an earlier step, or a result restated later.
-            claim.computed = _computed_match(claim.mention, computed)
+            claim.computed = _computed_match(claim.index, claim.mention, computed)
         kept.append(claim)
     claims = kept
 
@@ -235,12 +241,22 @@ def analyze(
 # ------------------------------------------------------------------ the calculation graph
 
 
+def _confirmed_or_judged(claim: Claim) -> bool:
+    """A calculation speaks for the claim: it computes it, or is written to (strict).
+    In "E1 = E2" a number of E2 is only *perhaps* E1's value (a non-strict link): when it
+    is not, it may still be a step of E1 restated ("((a - b) / b) = (c / b)")."""
+    calculation = claim.calculation
+    return calculation is not None and (calculation.correct or calculation.calculation.strict)
+
+
 @dataclass(frozen=True, slots=True)
 class _Computed:
-    """Values the report computes on its way, sorted, for operands that reuse them."""
+    """Values the report computes on its way, sorted, for operands that reuse them; each
+    with the mentions it is computed from (a number never supports itself)."""
 
     values: list[float]
     formulas: list[str]
+    sources: list[frozenset[int]]
 
 
 def _computed_values(
@@ -251,27 +267,42 @@ def _computed_values(
     """The value of every sub-expression of every written expression (linked to a
     result or not), and every written result: what a later step may take as an
     operand, or restate."""
-    found: list[tuple[float, str]] = []
+    found: list[tuple[float, str, frozenset[int]]] = []
     for calculation in calculations:
+        if not calculation.strict:
+            continue  # "E1 = E2": E2's first number is perhaps E1's value, not written as it
         result = mentions[calculation.result]
-        found.append((float(abs(result.written)), f"{calculation.expression} = {result.text}"))
+        found.append(
+            (
+                float(abs(result.written)),
+                f"{calculation.expression} = {result.text}",
+                frozenset((*calculation.operands, calculation.result)),
+            )
+        )
     values: list[Fraction | None] = [None] * len(mentions)
     texts = [mention.text for mention in mentions]
     for expression in expressions:
         for operand in expression.indices:
             values[operand] = exact(mentions[operand].written)
         described = render(expression.tree, texts)
-        for value in evaluate_all(expression.tree, values):
+        for operation, value in zip(
+            subexpressions(expression.tree), evaluate_all(expression.tree, values), strict=True
+        ):
             if value is not None:
-                found.append((abs(float(value)), described))
-    found.sort()
-    return _Computed([value for value, _ in found], [formula for _, formula in found])
+                found.append((abs(float(value)), described, frozenset(operation.operands())))
+    found.sort(key=lambda entry: entry[0])
+    return _Computed(
+        [value for value, _, _ in found],
+        [formula for _, formula, _ in found],
+        [sources for _, _, sources in found],
+    )
 
 
-def _computed_match(mention: NumberMention, computed: _Computed) -> str:
-    """How the report computed `mention` itself, or "": a computed value equal to it
-    at the precision shown, or cut short to it (0.65387 written as 0.6538); a
-    percentage may restate a fraction (0.6539 as 65.39%) and a fraction a percentage."""
+def _computed_match(position: int, mention: NumberMention, computed: _Computed) -> str:
+    """How the report computed `mention` (the mention at `position`) from other numbers,
+    or "": a computed value equal to it at the precision shown, or cut short to it
+    (0.65387 written as 0.6538); a percentage may restate a fraction (0.6539 as 65.39%)
+    and a fraction a percentage."""
     written = float(abs(mention.written))
     step = 10.0**-mention.decimals
     readings = [(written, 1.0)]
@@ -279,12 +310,15 @@ def _computed_match(mention: NumberMention, computed: _Computed) -> str:
         readings.append((written / 100, 0.01))
     elif written < 10:
         readings.append((written * 100, 100.0))
+    values = computed.values
     for target, factor in readings:
         low = target - step * factor / 2 * 1.0000001
         high = target + step * factor
-        position = bisect_left(computed.values, low)
-        if position < len(computed.values) and computed.values[position] < high:
-            return computed.formulas[position]
+        position_in = bisect_left(values, low)
+        while position_in < len(values) and values[position_in] < high:
+            if position not in computed.sources[position_in]:
+                return computed.formulas[position_in]
+            position_in += 1
     return ""
 
 
@@ -293,7 +327,9 @@ def _operand_facts(claim: Claim, computed: _Computed, index: EvidenceIndex) -> O
     its document declares), and whether the digits are exact."""
     hit = claim.hit
     if hit is None:
-        return OperandFacts(scale=None, inexact=bool(_computed_match(claim.mention, computed)))
+        return OperandFacts(
+            scale=None, inexact=bool(_computed_match(claim.index, claim.mention, computed))
+        )
     cited = True
     number = hit.number
     scale: Decimal | None = None
@@ -786,6 +822,8 @@ def _close_finding(
     chosen = _unambiguous(claim.close)
     if chosen is None or chosen.label < MIN_FIX_LABEL or result.fixes_full():
         return  # a fix must name the same thing as the claim, not just a nearby value
+    if index.shares_row_label(chosen.number.entry):
+        return  # the row's label fits each of its columns: it does not pin one value
     written = abs(chosen.number.value) / chosen.factor
     if sentence.writes(body, claim, written):
         return  # the sentence already states that value as another claim

@@ -800,6 +800,8 @@ class EvidenceIndex:
             if not label and position > 0 and _SAME_ROW.fullmatch(item.text, prev_end, start):
                 # The next column of a table row: the row's label ("Net sales $ 14,082 $ 11,303").
                 label = self._row_label(record[1], position - 1)
+            if not label:
+                label = _markdown_row_label(item.text, start)
             self._labels[entry] = label
             return label
         path = self._path(entry)
@@ -847,6 +849,28 @@ class EvidenceIndex:
         return EvidenceExcerpt(
             source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
         )
+
+    def shares_row_label(self, entry: int) -> bool:
+        """Another number of the same markdown table row has this one's label (the row
+        label names every column alike, so it does not single this number out)."""
+        record = self._record[entry]
+        if record[0] != _TEXT:
+            return False
+        label = self._label(entry)
+        item = self.items[record[1]]
+        assert item.text is not None
+        if not label or label != _markdown_row_label(item.text, record[2]):
+            return False
+        for other in (entry - 1, entry + 1):
+            if 0 <= other < len(self._record):
+                neighbour = self._record[other]
+                if (
+                    neighbour[0] == _TEXT
+                    and neighbour[1] == record[1]
+                    and self._label(other) == label
+                ):
+                    return True
+        return False
 
     def written_in_text(self, entry: int) -> bool:
         """The number stands in text as written (trailing zeros and all), not as a
@@ -977,6 +1001,23 @@ class EvidenceIndex:
 
 
 _SAME_ROW = re.compile(r"[\s$€£¥()%|-]{0,12}")
+_MARKDOWN_ROW_LABEL_CHARS = 200
+
+
+def _markdown_row_label(text: str, start: int) -> str:
+    """The row label of a number in a markdown table: the first cell of its row that
+    has words ("| Discount rate | 2.9 | 3.8 |" -> "Discount rate"), or ""."""
+    line_start = text.rfind("\n", max(0, start - _MARKDOWN_ROW_LABEL_CHARS), start) + 1
+    if line_start == 0 and start > _MARKDOWN_ROW_LABEL_CHARS:
+        return ""
+    row = text[line_start:start]
+    if not row.lstrip(" \t").startswith("|"):
+        return ""
+    for cell in row.split("|")[1:-1]:
+        words = cell.strip()
+        if words and any(char.isalpha() for char in words):
+            return words
+    return ""
 
 
 def build_index(evidence: Sequence[EvidenceItem]) -> EvidenceIndex:

@@ -442,6 +442,29 @@ class _Extractor:
         for match in _TOKEN.finditer(text):
             number, tail, suffix = match.groups()
             # "1.35:1" is a ratio to one; "3:1" (a split), "10:30" (a time) are not claims
+            if tail and tail[0] == "/" and _opens_exponent(text, match.start()):
+                # "^(1/2)": the numbers of a root's exponent are operands of its calculation
+                denominator = match.start() + len(number) + 1
+                for begin, digits in ((match.start(), number), (denominator, tail[1:])):
+                    finish = begin + len(digits)
+                    raws.append(
+                        _Raw(
+                            begin,
+                            finish,
+                            begin,
+                            finish,
+                            digits,
+                            "",
+                            "",
+                            "",
+                            "",
+                            _ONE,
+                            "",
+                            False,
+                            False,
+                        )
+                    )
+                continue
             to_one = (
                 tail == ":1"
                 and "." in number
@@ -544,8 +567,10 @@ class _Extractor:
                     sign = text[start - 1]
                     start -= 1
             before = text[start - 1] if start else " "
-            # -- glued to a word: GPT-4, COVID-19, A1, v2, #1, S&P500
-            if before.isalnum() or before in "_#@&^":
+            # -- glued to a word: GPT-4, COVID-19, A1, v2, #1, S&P500 (but 1.5^0.5 is a power)
+            if (before.isalnum() or before in "_#@&^") and not (
+                before == "^" and _opens_exponent(text, start)
+            ):
                 continue
             if before in "-\u2010" and start >= 2 and text[start - 2].isalpha():
                 continue
@@ -739,6 +764,24 @@ class _Extractor:
 
 _ONE = Decimal(1)
 _ATTACHED_SCALES = {"K": "k", "k": "k", "M": "m", "m": "m", "B": "b", "b": "b", "T": "t"}
+
+
+def _opens_exponent(text: str, start: int) -> bool:
+    """The number at `start` is an exponent: "1.5^0.5", "(a / b)^(1/2)", "x ** (1/3)"."""
+    position = start - 1
+    floor = max(0, start - 6)
+    while position >= floor and text[position] in " (":
+        position -= 1
+    if position < floor or text[position] not in "^*":
+        return False
+    if text[position] == "*":
+        position -= 1
+        if position < 0 or text[position] != "*":
+            return False
+    position -= 1
+    while position >= 0 and text[position] == " ":
+        position -= 1
+    return position >= 0 and (text[position].isdigit() or text[position] == ")")
 
 
 def _digit_at(text: str, index: int) -> bool:
