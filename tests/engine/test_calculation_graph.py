@@ -212,6 +212,19 @@ def test_each_end_of_a_range_is_a_claim() -> None:
     assert flagged(body, check(body, evidence)) == ["$100 million"]
 
 
+def test_an_end_of_a_range_is_never_explained_as_arithmetic() -> None:
+    evidence = [
+        {
+            "source_ref": "call",
+            "content": "We expect net sales to grow 4% to 7%, and organic growth of 3% to 5%.",
+        }
+    ]
+    body = "Net sales are expected to grow by 5-8%, with organic growth of 3-5%."
+
+    # 8 would be 5 + 3 and 3 + 5, but nobody writes the bound of a range as a sum.
+    assert flagged(body, check(body, evidence)) == ["8%"]
+
+
 # ------------------------------------------------------------------ linear cost
 
 

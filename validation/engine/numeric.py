@@ -222,6 +222,9 @@ def analyze(
             and not calculated(claim)
             and not claim.operand
             and not small_integer(claim.mention)
+            # An end of a range ("4-7%", "$1.7 billion to $1.8 billion") is a bound
+            # someone stated, never a sum or ratio of other numbers.
+            and not claim.mention.in_range
         ):
             neighbours = by_paragraph.get(claim.paragraph, [])
             starts = paragraph_starts[claim.paragraph]
