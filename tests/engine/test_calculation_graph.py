@@ -225,6 +225,14 @@ def test_an_end_of_a_range_is_never_explained_as_arithmetic() -> None:
     assert flagged(body, check(body, evidence)) == ["8%"]
 
 
+def test_the_bounds_of_a_range_are_not_operands_of_a_derivation() -> None:
+    evidence = [{"source_ref": "call", "content": "Revenue of $11,100 million was up 3%."}]
+    body = "Revenue should be between $11,100 million and $11,250 million, up 1%."
+
+    # 1% is not the change from one bound to the other: an unsupported claim.
+    assert flagged(body, check(body, evidence)) == ["$11,250 million", "1%"]
+
+
 # ------------------------------------------------------------------ linear cost
 
 

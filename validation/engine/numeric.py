@@ -547,6 +547,7 @@ def _unsupported_nearby(
             and other.hit is None
             and not other.close
             and not small_integer(other.mention)
+            and not other.mention.in_range  # a bound, not a quantity to compute with
         ):
             found.append(other.mention)
             if len(found) == 3:
