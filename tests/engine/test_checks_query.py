@@ -356,3 +356,23 @@ def test_without_evidence_text_a_summary_cannot_be_grounded_and_passes() -> None
     result = check_query("Revenue grew.", "Summarize this call.", [], evidence=[])
 
     assert (result.score, result.findings) == (1.0, [])
+
+
+@pytest.mark.parametrize(
+    "material",
+    [
+        "news article",
+        "podcast transcript",
+        "meeting transcript",
+        "sales call transcript",
+        "sales email",
+        "conversation",
+        "scientific paper",
+    ],
+)
+def test_summarize_this_kind_of_material_has_no_topic_terms(material: str) -> None:
+    assert topic_terms(f"Summarize the key points of this {material}.") == {}
+
+
+def test_a_kind_word_alone_is_still_a_topic() -> None:
+    assert list(topic_terms("What drove these sales?")) == ["drov", "sale"]

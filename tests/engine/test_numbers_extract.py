@@ -294,7 +294,7 @@ def test_hedged_numbers_are_marked_approximate() -> None:
         "www.example.com/5",
         "GPT-4 and COVID-19 and F-150",
         "the 3D and 4G and v2 models",
-        "the 5-year plan and the 52-week high and the 10-K",
+        "the 52-week high and the 10-K and the 3-D model",
         "the S&P 500 and the Russell 2000 and the FTSE 100",
         "version 1.2.3 and 10.0.0.1",
         "open 24/7 and 3/4 of them",
@@ -302,7 +302,6 @@ def test_hedged_numbers_are_marked_approximate() -> None:
         "the top 3 reasons",
         "No. 1 in its market and #1 overall",
         "a 3:1 split",
-        "over the last 12 months and the past 3 trading days",
     ],
 )
 def test_non_claims_are_skipped(text: str) -> None:
@@ -339,8 +338,16 @@ def test_a_year_like_amount_with_a_unit_is_a_claim() -> None:
     assert texts("It cost $2,024 and 2019 units sold 2,019") == ["$2,024", "2,019"]
 
 
-def test_an_amount_over_a_period_is_a_claim_but_the_period_is_not() -> None:
-    assert texts("Sales rose 40% over 12 months to $5.2B in 3 years") == ["40%", "$5.2B"]
+def test_a_period_is_a_claim_like_any_count() -> None:
+    # "another 20 days in detention", "a 15-day trial", "a 20-minute call": a wrong
+    # period is a wrong number (small ones the evidence lacks are dropped later).
+    assert texts("Sales rose 40% over 12 months to $5.2B in 3 years") == [
+        "40%",
+        "12",
+        "$5.2B",
+        "3",
+    ]
+    assert texts("a 15-day trial, a 20-minute call and a 5-year plan") == ["15", "20", "5"]
 
 
 def test_an_index_level_is_a_claim_but_its_name_is_not() -> None:

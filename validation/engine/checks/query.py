@@ -330,6 +330,11 @@ def _deictic_is_topic(phrase: str) -> bool:
     provided in the balance sheet" and "the following question" are the material."""
     words = re.findall(r"[a-z0-9&]+", phrase.lower())
     content = [w for w in words if w not in _STOP_WORDS and w not in _DEICTIC_WORDS]
+    if content and stem(content[-1]) in _MATERIAL:
+        # "this news article", "this sales call transcript": a kind of material
+        return not all(
+            stem(w) in _MATERIAL or stem(w) in _GENRES or w in _TASK_WORDS for w in content
+        )
     return not all(stem(w) in _MATERIAL or w in _TASK_WORDS for w in content)
 
 
@@ -344,6 +349,17 @@ _MATERIAL = frozenset(
     8k statement statements sheet context table excerpt source sources conversation
     meeting presentation release question questions answer chart page pages income
     balance cash flow flows financial position p&l line lines item items annual quarterly
+    podcast episode email mail message messages letter memo interview paper dialogue
+    dialog chat thread post story speech lecture bill notes minutes summary abstract
+    """.split()  # noqa: SIM905
+)
+# Words that say which kind of material a material noun is ("this *news* article", "this
+# *sales* call"); on their own ("these sales") they are a topic.
+_GENRES = frozenset(
+    stem(word)
+    for word in """
+    news sales scientific research press phone video radio conference board customer
+    client support team podcast group investor analyst
     """.split()  # noqa: SIM905
 )
 _TASK_STEMS = frozenset(stem(word) for word in _TASK_WORDS)

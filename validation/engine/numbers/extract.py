@@ -8,8 +8,8 @@ list and section numbering ("1." at a line start, "## 4. Financial"), reference
 numbers ("page 67", "Table 2", "Tier 1", "top 10"), section references ("§4.1",
 "§ 4.2", "section 4.2", "Table 2.1", "sections 4.1 and 4.3", "Appendix B.2"), footnote
 markers ([1], [^2], ^3, [1, 2]), anything inside a URL or a markdown link target,
-numbers glued to words (GPT-4, COVID-19, 3D, 5-year, 10-K), bare counts of a period ("the last 12
-months", "3 trading days"), index names (S&P 500, Russell 2000),
+numbers glued to words (GPT-4, COVID-19, 3D, 10-K; but a period, "a 5-year plan" or
+"a 20-minute call", is a claim like "20 days"), index names (S&P 500, Russell 2000),
 version strings (1.2.3) and small fractions written with a slash (24/7, 3/4).
 
 Two more rules live in `numeric.analyze`, because they need the query or the
@@ -159,11 +159,8 @@ _INDEX_SIZES = wordset(
     "500 400 600 100 1500 1000 2000 3000 250 350 225 30 40 50 200 300 35 25 60 5000"
 )
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\b")
+_PERIOD_COMPOUND = re.compile(r"(?:day|month|minute|hour|year)\b")  # not "52-week high"
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
-_PERIOD_AFTER = re.compile(
-    r"(?i)[ ]+(?:trading[ ]+|calendar[ ]+|business[ ]+|consecutive[ ]+|straight[ ]+|fiscal[ ]+)?"
-    r"(?:days?|weeks?|months?|years?|quarters?|hours?|minutes?|sessions?|yrs?|mos?)\b"
-)
 # Suffix words after a space; single letters only count when attached ("5B").
 _SPACED_SUFFIXES = wordset(
     "% percent pct pp ppt ppts bp bps thousand thousands million millions billion billions "
@@ -512,8 +509,13 @@ class _Extractor:
             after = text[end] if end < size else " "
             if after.isalnum() or after == "_":
                 continue
-            if after in "-\u2010" and end + 1 < size and text[end + 1].isalpha():
-                continue  # 5-year, 10-K
+            if (
+                after in "-\u2010"
+                and end + 1 < size
+                and text[end + 1].isalpha()
+                and not _PERIOD_COMPOUND.match(text, end + 1)
+            ):
+                continue  # 10-K, 3-D (but "a 5-year plan" states a period)
             currency = ""
             if after in " \u00a0" and end + 1 < size and text[end + 1] in "UEGJCRIHDSNKBMZTdepy":
                 trailing = _CURRENCY_AFTER.match(text, end)
@@ -623,8 +625,6 @@ class _Extractor:
                     continue
                 if len(number) <= 2 and after == " " and _MONTH_AFTER.match(text, end):
                     continue  # 31 March, 1st of May
-                if after == " " and _PERIOD_AFTER.match(text, end):
-                    continue  # "over 12 months", "the last 3 years": a period, not a claim
             parens = before == "(" and after == ")"
             if parens and unit in ("%", "pp") and not self._in_table(start):
                 parens = False  # "(22.5%)" in prose is an aside, not a negative
