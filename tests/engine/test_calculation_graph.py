@@ -205,6 +205,28 @@ def test_a_year_that_dates_a_figure_must_be_in_the_evidence_or_the_query() -> No
     assert numeric(kept) == []
 
 
+def test_a_date_moved_within_a_month_the_evidence_dates_is_unsupported() -> None:
+    evidence = [
+        {"source_ref": "chat", "content": "The train leaves on June 26th; pay by 7/1/2023."}
+    ]
+
+    moved = check("They booked the train for June 21st, paying by July 1.", evidence)
+    kept = check("They booked the train for 26 June, paying by July 1.", evidence)
+    elsewhere = check("As of December 31, 2022 they had booked it.", evidence)
+
+    assert [(f.kind, f.text) for f in numeric(moved)] == [("unsupported_date", "June 21st")]
+    assert numeric(kept) == []
+    assert numeric(elsewhere) == []  # a month the evidence never dates is not judged
+
+
+def test_a_wall_of_month_names_is_read_in_linear_time() -> None:
+    body = "June " * 40_000 + "21"
+
+    verdict = check(body, [{"source_ref": "chat", "content": "June 26"}])
+
+    assert [f.kind for f in numeric(verdict)] == ["unsupported_date"]
+
+
 def test_each_end_of_a_range_is_a_claim() -> None:
     evidence = [{"source_ref": "call", "content": "Capex will be $80 million to $90 million."}]
     body = "Capital expenditures will be between $80 million and $100 million."

@@ -395,3 +395,9 @@ def test_a_row_label_alone_does_not_pin_which_column_a_fix_takes() -> None:
     one_column = "| | 2019 |\n|---|---|\n| Revenue | 15,200 |\n"
     fixed = check("Revenue was 15,096 in the year.", ("table", one_column))
     assert [fix.replace for fix in fixed.fixes] == ["15,200"]
+
+
+def test_a_coarse_rounding_far_from_its_evidence_number_needs_the_same_label() -> None:
+    evidence = ("10-K", "Net income was $0.6 million in the year.")
+    assert status_of(check("Net income was $1 million.", evidence)) == {"$1 million": "rounded"}
+    assert status_of(check("Legal costs were $1 million.", evidence)) == {"$1 million": "orphan"}

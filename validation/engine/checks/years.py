@@ -55,7 +55,16 @@ def check_years(
     sentence with a numeric claim) and that the evidence and the query never mention
     (one per distinct year: its first such mention carries it). A year in prose
     without a figure ("as of early 2023") is context, not a claim about the data."""
-    if not evidence or not claim_spans:
+    if not evidence:
+        return []
+    texts = [query, *_evidence_texts(evidence)]
+    return _unsupported_years(body, texts, claim_spans) + _moved_dates(body, texts)
+
+
+def _unsupported_years(
+    body: str, texts: Sequence[str], claim_spans: Sequence[tuple[int, int]]
+) -> list[Finding]:
+    if not claim_spans:
         return []
     starts = [start for start, _ in claim_spans]
     stated = [
@@ -70,7 +79,6 @@ def check_years(
     ]
     if not candidates:
         return []
-    texts = [query, *_evidence_texts(evidence)]
     findings: list[Finding] = []
     decided: dict[str, bool] = {}
     for start, end, year in candidates:
@@ -88,6 +96,88 @@ def check_years(
                 start=start,
                 end=end,
                 text=year,
+            )
+        )
+    return findings
+
+
+# "June 21", "Jan. 19", "August 30th", "21 June", "21st of June" (months capitalized).
+_MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_MONTH_NUMBER = {name[:3]: number for number, name in enumerate(_MONTH_NAMES, 1)}
+_MONTH = r"(?P<month>(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6})"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\.?[ ]{_DAY}(?![\d%.,]\d|\d|%)")
+_DAY_MONTH = re.compile(rf"\b{_DAY}[ ](?:of[ ])?{_MONTH}\b")
+_NUMERIC_DATE = re.compile(
+    r"\b(?:(?P<m1>[01]?\d)/(?P<d1>[0-3]?\d)/\d{2,4}|(?:19|20)\d\d-(?P<m2>[01]\d)-(?P<d2>[0-3]\d))\b"
+)
+
+
+def _month_days(text: str) -> list[tuple[int, int, int, int]]:
+    """(month, day, start, end) of each date written with a month name in `text`."""
+    found: list[tuple[int, int, int, int]] = []
+    for pattern in (_MONTH_DAY, _DAY_MONTH):
+        for match in pattern.finditer(text):
+            name = match.group("month")
+            month = _MONTH_NUMBER.get(name[:3])
+            day = int(match.group("day"))
+            if month is None or not 1 <= day <= 31:
+                continue
+            if len(name) > 3 and name not in _MONTH_NAMES and name != "Sept":
+                continue  # "Marching", "Decade"
+            found.append((month, day, match.start(), match.end()))
+    return found
+
+
+def _moved_dates(body: str, texts: Sequence[str]) -> list[Finding]:
+    """A date of the report that the evidence does not hold, in a month the evidence
+    gives other days of ("on June 21" over a text that says "June 26"): a date moved.
+    A date in a month the evidence never dates is not judged (a filing's period end
+    may lie outside the page quoted)."""
+    stated = _month_days(body)
+    if not stated:
+        return []
+    known: set[tuple[int, int]] = set()
+    for text in texts:
+        known.update((month, day) for month, day, _, _ in _month_days(text))
+        for match in _NUMERIC_DATE.finditer(text):
+            month, day = (
+                match.group("m1") or match.group("m2"),
+                match.group("d1") or match.group("d2"),
+            )
+            known.add((int(month), int(day)))
+    months = {month for month, _ in known}
+    findings: list[Finding] = []
+    seen: set[tuple[int, int]] = set()
+    for month, day, start, end in sorted(stated, key=lambda date: date[2]):
+        if (month, day) in known or month not in months or (month, day) in seen:
+            continue
+        seen.add((month, day))
+        findings.append(
+            Finding(
+                check="no_hallucinations",
+                kind="unsupported_date",
+                severity="major",
+                message=(
+                    f'the date "{body[start:end]}" appears in no evidence item and not in the '
+                    "query, which give other days of that month"
+                ),
+                start=start,
+                end=end,
+                text=body[start:end],
             )
         )
     return findings

@@ -121,6 +121,7 @@ def calculated(claim: Claim) -> bool:
 
 
 _ONE = Decimal(1)
+_LOOSE_ROUNDING = Decimal("0.1")  # a rounding off by more than this share needs a label
 _HUNDREDTH = Decimal("0.01")
 _SHIFTS = (Decimal(1), Decimal(10**3), Decimal(10**6), Decimal(10**9))
 
@@ -326,6 +327,14 @@ def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool)
                 continue
             if difference and small_integer(mention):
                 continue  # "2 risks" is not a rounded 2.35: small counts must be exact
+            if (
+                difference > target * _LOOSE_ROUNDING
+                and not claim.mention.tokens & number.tokens
+                and number.item not in claim.cited
+            ):
+                # "1%" covers 0.5% to 1.5%: a coarse number far from an evidence number it
+                # rounds to must at least be about the same thing.
+                continue
             status: Literal["exact", "rounded", "close"] = "exact" if not difference else "rounded"
             distance = float(difference / target) if target else 0.0
             hit = Hit(number, status, distance, label, probe.factor)
