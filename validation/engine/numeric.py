@@ -53,13 +53,7 @@ from validation.engine.arithmetic import (
     constant_roles,
     find_calculations,
 )
-from validation.engine.calculations import (
-    Expression,
-    evaluate_all,
-    exact,
-    render,
-    subexpressions,
-)
+from validation.engine.calculations import Expression, evaluate_all, exact, render
 from validation.engine.calculations import clear_cache as calculations_cache_clear
 from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import clear_cache as calculator_cache_clear
@@ -288,11 +282,10 @@ def _computed_values(
         for operand in expression.indices:
             values[operand] = exact(mentions[operand].written)
         described = render(expression.tree, texts)
-        for operation, value in zip(
-            subexpressions(expression.tree), evaluate_all(expression.tree, values), strict=True
-        ):
+        sources = frozenset(expression.indices)  # no number of it is computed by it
+        for value in evaluate_all(expression.tree, values):
             if value is not None:
-                found.append((abs(float(value)), described, frozenset(operation.operands())))
+                found.append((abs(float(value)), described, sources))
     found.sort(key=lambda entry: entry[0])
     return _Computed(
         [value for value, _, _ in found],

@@ -779,7 +779,8 @@ def _opens_exponent(text: str, start: int) -> bool:
         if position < 0 or text[position] != "*":
             return False
     position -= 1
-    while position >= 0 and text[position] == " ":
+    floor = max(0, position - 4)
+    while position > floor and text[position] == " ":
         position -= 1
     return position >= 0 and (text[position].isdigit() or text[position] == ")")
 
