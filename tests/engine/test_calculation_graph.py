@@ -205,6 +205,30 @@ def test_a_year_that_dates_a_figure_must_be_in_the_evidence_or_the_query() -> No
     assert numeric(kept) == []
 
 
+@pytest.mark.parametrize(
+    ("body", "flagged_year"),
+    [
+        ("Sales in the third quarter of 2020 rose 5%.", None),
+        ("Sales in Q3 2020 rose 5%.", None),
+        ("Sales in Q3 2019 rose 5%.", None),  # the call compares with it
+        ("Sales in the fourth quarter of 2019 rose 5%.", "2019"),  # a period moved
+        ("Sales in the 2021 third quarter rose 5%.", "2021"),
+    ],
+)
+def test_a_quarter_of_a_year_must_be_one_the_evidence_dates(
+    body: str, flagged_year: str | None
+) -> None:
+    evidence = [
+        {
+            "source_ref": "call",
+            "content": "Welcome to our third quarter 2020 call. Compared with the third "
+            "quarter of 2019, sales rose 5%.",
+        }
+    ]
+    found = [f for f in numeric(check(body, evidence)) if f.kind == "unsupported_year"]
+    assert [f.text for f in found] == ([flagged_year] if flagged_year else [])
+
+
 def test_a_date_moved_within_a_month_the_evidence_dates_is_unsupported() -> None:
     evidence = [
         {"source_ref": "chat", "content": "The train leaves on June 26th; pay by 7/1/2023."}
@@ -217,6 +241,15 @@ def test_a_date_moved_within_a_month_the_evidence_dates_is_unsupported() -> None
     assert [(f.kind, f.text) for f in numeric(moved)] == [("unsupported_date", "June 21st")]
     assert numeric(kept) == []
     assert numeric(elsewhere) == []  # a month the evidence never dates is not judged
+
+
+@pytest.mark.parametrize("wall", ["Q4 2019 ", "fourth quarter of 2019 ", "2019 Q4 "])
+def test_a_wall_of_quarters_is_read_in_linear_time(wall: str) -> None:
+    text = wall * (200_000 // len(wall))
+
+    verdict = check(f"Sales rose 5%. {text}", [{"source_ref": "call", "content": text}])
+
+    assert not [f for f in numeric(verdict) if f.kind == "unsupported_year"]
 
 
 def test_a_wall_of_month_names_is_read_in_linear_time() -> None:

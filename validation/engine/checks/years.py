@@ -58,7 +58,12 @@ def check_years(
     if not evidence:
         return []
     texts = [query, *_evidence_texts(evidence)]
-    return _unsupported_years(body, texts, claim_spans) + _moved_dates(body, texts)
+    years = _unsupported_years(body, texts, claim_spans)
+    flagged = {finding.start for finding in years}
+    quarters = [
+        finding for finding in _unsupported_quarters(body, texts) if finding.start not in flagged
+    ]
+    return years + quarters + _moved_dates(body, texts)
 
 
 def _unsupported_years(
@@ -95,6 +100,84 @@ def _unsupported_years(
                 message=f"the year {year} appears in no evidence item and not in the query",
                 start=start,
                 end=end,
+                text=year,
+            )
+        )
+    return findings
+
+
+# A quarter of a year: "Q3 2020", "third quarter of 2020", "2020 third quarter",
+# "fourth-quarter fiscal 2021", "Q4 FY2021" (the year is group "year" or "year2").
+_ORDINAL = r"(?P<nth>first|second|third|fourth|1st|2nd|3rd|4th)"
+_QUARTER_YEAR = re.compile(
+    r"(?i:\bQ(?P<q>[1-4])[ ]?(?:of[ ])?(?:fiscal[ ](?:year[ ])?|FY[ ]?)?'?(?P<year>(?:19|20)\d\d)\b"
+    rf"|\b{_ORDINAL}[ -]quarter[ ](?:of[ ])?(?:the[ ])?(?:fiscal[ ](?:year[ ])?|FY[ ]?)?"
+    r"(?P<year2>(?:19|20)\d\d)\b"
+    rf"|\b(?P<year3>(?:19|20)\d\d)[ ](?:fiscal[ ])?(?:{_ORDINAL.replace('nth', 'nth3')}[ -]quarter"
+    r"|Q(?P<q3>[1-4]))\b)"
+)
+_QUARTER_WORD = re.compile(r"(?i:\bQ(?P<q>[1-4])\b|\b" + _ORDINAL + r"[ -]quarter\b)")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_NEAR = 40  # characters between a quarter and the year that dates it, in the evidence
+
+
+def _quarter_of(match: re.Match[str]) -> int:
+    for group in ("q", "q3"):
+        digit = match.groupdict().get(group)
+        if digit:
+            return int(digit)
+    nth = match.groupdict().get("nth") or match.groupdict().get("nth3") or ""
+    return _NTH[nth.lower()]
+
+
+def _quarters(text: str) -> list[tuple[int, str, int, int]]:
+    """(quarter, year, start, end) of each quarter of a year written in `text`."""
+    found = []
+    for match in _QUARTER_YEAR.finditer(text):
+        year = match.group("year") or match.group("year2") or match.group("year3")
+        found.append((_quarter_of(match), year, match.start(), match.end()))
+    return found
+
+
+def _dated_quarters(text: str) -> set[tuple[int, str]]:
+    """Every (quarter, year) the text pairs: written together, or a quarter with a year
+    close by ("the third quarter. In 2020 ...", "Q3 results ... 2020")."""
+    pairs = {(quarter, year) for quarter, year, _, _ in _quarters(text)}
+    for match in _QUARTER_WORD.finditer(text):
+        quarter = _quarter_of(match)
+        window = text[max(0, match.start() - _NEAR) : match.end() + _NEAR]
+        pairs.update((quarter, year) for year in _YEAR.findall(window))
+    return pairs
+
+
+def _unsupported_quarters(body: str, texts: Sequence[str]) -> list[Finding]:
+    """A quarter of a year ("Q4 2019") that no evidence item dates: the report moved a
+    figure to another period, even when the year itself is named somewhere."""
+    stated = _quarters(body)
+    if not stated:
+        return []
+    known: set[tuple[int, str]] = set()
+    for text in texts:
+        known |= _dated_quarters(text)
+    findings: list[Finding] = []
+    seen: set[tuple[int, str]] = set()
+    for quarter, year, start, end in stated:
+        if (quarter, year) in known or (quarter, year) in seen:
+            continue
+        seen.add((quarter, year))
+        year_start = body.rfind(year, start, end)
+        findings.append(
+            Finding(
+                check="no_hallucinations",
+                kind="unsupported_year",
+                severity="major",
+                message=(
+                    f'the period "{body[start:end]}" appears in no evidence item and not in '
+                    "the query"
+                ),
+                start=year_start,
+                end=year_start + 4,
                 text=year,
             )
         )
