@@ -3,12 +3,13 @@
 ``analysis_ingest`` checks a bundle completely (``analyses.bundles``) before writing anything,
 then creates the Analysis, its Evidence and Revision 1 in one transaction and returns what it
 created. What happens next (the audit record, the first validation) is the validation app's
-business: ``validation.services.analysis_submit`` wraps this function.
+business: ``validation.services.analysis_submit`` wraps this function and passes those writes
+as `then`, so that they share the transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +42,10 @@ class IngestResult:
 
 
 def analysis_ingest(
-    *, data: Mapping[str, Any] | bytes | str, submitter: User | None
+    *,
+    data: Mapping[str, Any] | bytes | str,
+    submitter: User | None,
+    then: Callable[[IngestResult], None] | None = None,
 ) -> IngestResult:
     """Create an analysis, its evidence and revision 1 from a bundle.
 
@@ -49,40 +53,53 @@ def analysis_ingest(
     IngestError, having written nothing, when the bundle is invalid. A bundle whose
     `external_id` this submitter already used returns the existing analysis
     (``created=False``) if the content is the same, and is an IngestError if it differs.
+    `then` runs in the same transaction once the rows are written (the caller's own writes
+    for a new analysis): if it fails, nothing is written.
+
+    With a submitter, the unique constraint on (submitter, external_id) is the check: the
+    insert is tried first and, when the constraint refuses it, the whole transaction is rolled
+    back and the existing analysis read. A new bundle (the common case) costs no lookup and
+    no savepoint; a re-sent one costs a failed insert instead of a lookup. Without a submitter
+    the constraint cannot help (NULLs are distinct), so the lookup comes first.
     """
     bundle = bundle_parse(data)
     fields = structured_fields(bundle)
     digest = bundle_digest(bundle)
     external_id = (bundle.external_id or "").strip()
 
-    existing = analysis_get_by_external_id(submitter=submitter, external_id=external_id)
-    if existing is not None:
-        return _already_ingested(existing, external_id=external_id, digest=digest)
+    if submitter is None:
+        existing = analysis_get_by_external_id(submitter=None, external_id=external_id)
+        if existing is not None:
+            return _already_ingested(existing, external_id=external_id, digest=digest)
     try:
-        revision = _analysis_create(
-            bundle=bundle,
-            fields=fields,
-            digest=digest,
-            external_id=external_id,
-            submitter=submitter,
-        )
+        with transaction.atomic():
+            revision = _analysis_create(
+                bundle=bundle,
+                fields=fields,
+                digest=digest,
+                external_id=external_id,
+                submitter=submitter,
+            )
+            result = IngestResult(
+                analysis=revision.analysis,
+                created=True,
+                revision=revision,
+                evidence_items=len(bundle.evidence),
+                bundle_sha256=digest,
+                external_id=external_id,
+            )
+            if then is not None:
+                then(result)
     except IntegrityError:
-        # Two ingests of one external_id raced past the lookup; the unique constraint let one win.
+        # This submitter already used external_id (a re-send, or a concurrent ingest that
+        # committed first): everything above was rolled back; answer with that analysis.
         existing = analysis_get_by_external_id(submitter=submitter, external_id=external_id)
         if existing is None:
             raise
         return _already_ingested(existing, external_id=external_id, digest=digest)
-    return IngestResult(
-        analysis=revision.analysis,
-        created=True,
-        revision=revision,
-        evidence_items=len(bundle.evidence),
-        bundle_sha256=digest,
-        external_id=external_id,
-    )
+    return result
 
 
-@transaction.atomic
 def _analysis_create(
     *,
     bundle: Bundle,

@@ -4,6 +4,9 @@
 # The Policy is the one the data set is documented for (../shared/evaldata/README.md,
 # numbers-only.json: citations off, since TAT-QA answers cite nothing) with validator-only
 # approval on, so the validator's APPROVE verdicts are approved and the export pull has them.
+# The Celery workers run under `nice -n 10` (BENCH_WORKER_NICE, 0 to turn it off), as README
+# recommends wherever workers share cores with gunicorn: the web answers first, validation
+# (asynchronous, and well above its target) takes the CPU the web leaves.
 #   PGHOST=127.0.0.1 bench/run_api_load.sh [--count 1000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +33,7 @@ User.objects.create_user('bench')" >/dev/null
 TOKEN=$($BIN/python manage.py api_token create bench --scope write 2>/dev/null)
 $BIN/gunicorn -c python:project.gunicorn_conf project.wsgi >var/bench-gunicorn.log 2>&1 &
 WEB=$!
-$BIN/celery -A project worker -Q "$REDLINE_QUEUE" --concurrency 2 --loglevel WARNING >var/bench-worker.log 2>&1 &
+nice -n "${BENCH_WORKER_NICE:-10}" $BIN/celery -A project worker -Q "$REDLINE_QUEUE" --concurrency 2 --loglevel WARNING >var/bench-worker.log 2>&1 &
 WORKER=$!
 trap 'kill $WEB $WORKER 2>/dev/null; wait 2>/dev/null; dropdb --if-exists "$DB"; rm -rf "$PROMETHEUS_MULTIPROC_DIR"' EXIT
 for _ in $(seq 50); do curl -sf "http://$REDLINE_BIND/healthz" >/dev/null && break; sleep 0.2; done
@@ -51,5 +54,6 @@ $BIN/python bench/api_load.py --base-url "http://$REDLINE_BIND" --token "$TOKEN"
 read -r WEB1 WORKER1 PG1 <<<"$(cpu)"
 echo "CPU seconds during the run: web $(echo "$WEB1 - $WEB0" | bc), workers \
 $(echo "$WORKER1 - $WORKER0" | bc), PostgreSQL backends of $DB $(echo "$PG1 - $PG0" | bc) \
-(a PostgreSQL backend that closed is not counted); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+(a PostgreSQL backend that closed is not counted); workers' nice ${BENCH_WORKER_NICE:-10}; \
+load average $(cut -d' ' -f1-3 /proc/loadavg)"
 curl -s "http://$REDLINE_BIND/metrics" | grep -E '^redline_(attempts_total|queue_depth|api_requests_total)' | head -12

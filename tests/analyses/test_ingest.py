@@ -222,28 +222,32 @@ def test_bundles_without_an_external_id_are_always_new(bundle, external_id):
 
 
 def test_a_concurrent_ingest_that_wins_the_race_is_returned_not_duplicated(bundle, reviewer):
-    """Simulate the race: another ingest commits the same external_id right after our lookup.
-    The unique constraint stops our insert, and ingest returns the winner's analysis."""
+    """Another ingest of the same external_id commits first. With a submitter, ingest does not
+    look before it inserts (there is no window between a lookup and the insert): the unique
+    constraint refuses our insert, everything of ours is rolled back, and ingest returns the
+    winner's analysis."""
     digest = bundle_digest(bundle_parse(bundle))
-    state = {"winner": None}
+    winner = Analysis.objects.create(
+        query="q", submitter=reviewer, external_id="nvo-2024-q4", bundle_sha256=digest
+    )
+    refused: list[str] = []
 
-    def racing_insert(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
-        result = execute(sql, params, many, context)
-        is_lookup = sql.lstrip().upper().startswith("SELECT") and "external_id" in sql
-        if is_lookup and state["winner"] is None:
-            state["winner"] = "pending"
-            state["winner"] = Analysis.objects.create(
-                query="q", submitter=reviewer, external_id="nvo-2024-q4", bundle_sha256=digest
-            )
-        return result
+    def watch(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+        try:
+            return execute(sql, params, many, context)
+        except IntegrityError:
+            refused.append(sql)
+            raise
 
-    with connection.execute_wrapper(racing_insert):
+    with connection.execute_wrapper(watch):
         result = analysis_submit(data=bundle, submitter=reviewer)
 
+    assert len(refused) == 1 and '"analyses_analysis"' in refused[0]
     assert result.created is False
-    assert result.analysis.pk == state["winner"].pk
+    assert result.analysis.pk == winner.pk
     assert Analysis.objects.filter(external_id="nvo-2024-q4").count() == 1
     assert Revision.objects.count() == 0  # the loser's revision was rolled back with it
+    assert not AuditEvent.objects.exists() and not Attempt.objects.exists()
 
 
 # ---------------------------------------------------------------- every bad input

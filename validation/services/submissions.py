@@ -33,28 +33,30 @@ def analysis_submit(
     *, data: Mapping[str, Any] | bytes | str, submitter: User | None
 ) -> IngestResult:
     """Ingest a bundle (``analyses.services.analysis_ingest``), record who sent it and queue
-    its first validation, all in one transaction.
+    its first validation, all in one transaction (the wake-up goes to the broker after commit).
 
     Raises IngestError, having written nothing, when the bundle is invalid. A re-sent bundle
     (same external_id, same content) returns the existing analysis and queues nothing.
     """
-    with transaction.atomic():
-        result = analysis_ingest(data=data, submitter=submitter)
-        if result.created and result.revision is not None:
-            audit(
-                result.analysis,
-                AuditEvent.Action.INGESTED,
-                actor=submitter,
-                revision_id=result.revision.pk,
-                data={
-                    "external_id": result.external_id,
-                    "bundle_sha256": result.bundle_sha256,
-                    "evidence_items": result.evidence_items,
-                },
-            )
-            # A new analysis has no attempt yet: its first is number 1.
-            attempt_create(revision=result.revision, number=1)
-    return result
+    return analysis_ingest(data=data, submitter=submitter, then=_first_validation)
+
+
+def _first_validation(result: IngestResult) -> None:
+    """What a new analysis gets in the ingest's transaction: its audit event, attempt 1."""
+    assert result.revision is not None  # a created analysis has its revision 1
+    audit(
+        result.analysis,
+        AuditEvent.Action.INGESTED,
+        actor=result.analysis.submitter,
+        revision_id=result.revision.pk,
+        data={
+            "external_id": result.external_id,
+            "bundle_sha256": result.bundle_sha256,
+            "evidence_items": result.evidence_items,
+        },
+    )
+    # A new analysis has no attempt yet: its first is number 1.
+    attempt_create(revision=result.revision, number=1)
 
 
 @transaction.atomic

@@ -218,3 +218,17 @@ def test_date_filters_are_normalized_to_utc_and_out_of_range_is_422(reader) -> N
     assert reader.get("/analyses", received_after="2656-12-14T02:58:00-19:42").status_code == 200
     assert reader.get("/exports/approved", since="2020-01-01T00:00:00+23:59").status_code == 200
     assert reader.get("/analyses", received_after="0001-01-01T00:00:00+05:00").status_code == 422
+
+
+def test_an_ingest_makes_at_most_eight_queries(  # type: ignore[no-untyped-def]
+    writer, bundle, django_assert_max_num_queries
+) -> None:
+    """The token with its user and the Policy's rate (one query), then the transaction: the
+    analysis, its evidence (one bulk insert), revision 1, the audit event and attempt 1, with
+    BEGIN and COMMIT (SAVEPOINT and RELEASE inside a test's transaction). No lookup of the
+    external_id first and no re-read of what was written."""
+    writer.get("/analyses")  # the token's first use records last_used_at (one UPDATE)
+    with django_assert_max_num_queries(8):
+        response = writer.post("/analyses", bundle)
+    assert response.status_code == 201
+    assert Attempt.objects.filter(analysis_id=response.json()["id"]).count() == 1
