@@ -105,7 +105,13 @@ def main() -> None:
     parser.add_argument("--base-url", default="http://127.0.0.1:8000")
     parser.add_argument("--token", required=True)
     parser.add_argument("--count", type=int, default=1000)
-    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        default=8,
+        help="requests in flight (default: the 2 x 4 threads run_api_load.sh gives gunicorn; "
+        "more only wait in the listen backlog, and the latency then measures that queue)",
+    )
     parser.add_argument(
         "--timeout", type=float, default=600.0, help="seconds to wait for validation"
     )
