@@ -25,6 +25,7 @@ import pstats
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,47 @@ def payloads(count: int, run: str) -> list[bytes]:
     return out
 
 
+class Measured:
+    """Wall time, CPU of this process and SQL queries of each call; one cProfile over all."""
+
+    def __init__(self, profile: bool) -> None:
+        self.profile = profile
+        self.profiler = cProfile.Profile()
+        self.times: list[float] = []
+        self.cpu: list[float] = []
+        self.queries: list[int] = []
+        self.last_queries: list[dict[str, Any]] = []
+
+    def record(self, action: Callable[[], Any]) -> Any:
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        with CaptureQueriesContext(connection) as captured:
+            start, start_cpu = time.perf_counter(), time.process_time()
+            if self.profile:
+                self.profiler.enable()
+            result = action()
+            self.profiler.disable()
+            self.times.append((time.perf_counter() - start) * 1000)
+            self.cpu.append((time.process_time() - start_cpu) * 1000)
+        self.queries.append(len(captured.captured_queries))
+        self.last_queries = captured.captured_queries
+        return result
+
+    def median_ms(self) -> float:
+        return statistics.median(self.times)
+
+    def timing(self) -> str:
+        return (
+            f"median {self.median_ms():.2f} ms "
+            f"(CPU of this process {statistics.median(self.cpu):.2f} ms)"
+        )
+
+    def query_counts(self) -> str:
+        counts = self.queries
+        return f"{statistics.median(counts):.0f} (min {min(counts)}, max {max(counts)})"
+
+
 def show_queries(title: str, queries: list[dict[str, Any]]) -> None:
     print(f"\n{title}: {len(queries)} queries")
     for query in queries:
@@ -75,9 +117,8 @@ def main() -> None:
     args = parser.parse_args()
     setup_django()
     from django.contrib.auth.models import User
-    from django.db import connection
+    from django.db.models import Count
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
     from validation import services
     from validation.engine import pipeline
@@ -99,27 +140,17 @@ def main() -> None:
         return int(json.loads(response.content)["id"])
 
     ids = [ingest(bodies[0])]  # warm-up (imports, schema, first connection)
-    times, cpu, counts = [], [], []
-    profiler = cProfile.Profile()
+    ingests = Measured(args.cprofile)
     for body in bodies[1:]:
-        with CaptureQueriesContext(connection) as captured:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            if args.cprofile:
-                profiler.enable()
-            ids.append(ingest(body))
-            profiler.disable()
-            times.append((time.perf_counter() - start) * 1000)
-            cpu.append((time.process_time() - start_cpu) * 1000)
-        counts.append(len(captured.captured_queries))
+        ids.append(ingests.record(lambda body=body: ingest(body)))
     print(
-        f"ingest ({len(times)} requests, test client): median {statistics.median(times):.2f} ms "
-        f"(CPU of this process {statistics.median(cpu):.2f} ms), "
-        f"queries {statistics.median(counts):.0f} (min {min(counts)}, max {max(counts)})"
+        f"ingest ({len(ingests.times)} requests, test client): {ingests.timing()}, "
+        f"queries {ingests.query_counts()}"
     )
     if args.queries:
-        show_queries("one ingest", captured.captured_queries)
+        show_queries("one ingest", ingests.last_queries)
     if args.cprofile:
-        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.only or "", 25)
+        pstats.Stats(ingests.profiler).sort_stats(args.sort).print_stats(args.only or "", 25)
 
     # Validation: what the task body does, with the engine timed on its own.
     engine_ms: list[float] = []
@@ -140,36 +171,27 @@ def main() -> None:
     )
     services.attempt_run(revision_id=revisions[0])  # warm-up (engine imports)
     engine_ms.clear()
-    totals, cpu, qcounts = [], [], []
-    profiler = cProfile.Profile()
+    attempts = Measured(args.cprofile)
     for revision_id in revisions[1:]:
-        with CaptureQueriesContext(connection) as captured:
-            start, start_cpu = time.perf_counter(), time.process_time()
-            if args.cprofile:
-                profiler.enable()
-            services.attempt_run(revision_id=revision_id)
-            profiler.disable()
-            totals.append((time.perf_counter() - start) * 1000)
-            cpu.append((time.process_time() - start_cpu) * 1000)
-        qcounts.append(len(captured.captured_queries))
+        attempts.record(
+            lambda revision_id=revision_id: services.attempt_run(revision_id=revision_id)
+        )
     engine = statistics.median(engine_ms)
-    total = statistics.median(totals)
+    total = attempts.median_ms()
     decisions = dict(
         Attempt.objects.filter(revision_id__in=revisions)
         .values_list("decision")
-        .annotate(n=__import__("django.db.models", fromlist=["Count"]).Count("id"))
+        .annotate(n=Count("id"))
     )
     print(
-        f"validation ({len(totals)} attempts): median {total:.2f} ms (CPU of this process "
-        f"{statistics.median(cpu):.2f} ms), of which engine "
+        f"validation ({len(attempts.times)} attempts): {attempts.timing()}, of which engine "
         f"{engine:.2f} ms, the rest {total - engine:.2f} ms; queries "
-        f"{statistics.median(qcounts):.0f} (min {min(qcounts)}, max {max(qcounts)}); "
-        f"decisions {decisions}"
+        f"{attempts.query_counts()}; decisions {decisions}"
     )
     if args.queries:
-        show_queries("one validation", captured.captured_queries)
+        show_queries("one validation", attempts.last_queries)
     if args.cprofile:
-        pstats.Stats(profiler).sort_stats(args.sort).print_stats(args.only or "", 30)
+        pstats.Stats(attempts.profiler).sort_stats(args.sort).print_stats(args.only or "", 30)
 
 
 if __name__ == "__main__":
