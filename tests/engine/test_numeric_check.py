@@ -112,12 +112,52 @@ def test_a_share_is_derived() -> None:
     assert status_of(result)["52.2%"] == "derived"
 
 
-def test_a_number_computed_from_the_report_own_estimate_is_derived_from_it() -> None:
+def test_a_number_computed_from_the_report_own_estimate_follows_from_it() -> None:
     body = "Our DCF gives $95 per share against the $103.45 price, implying 8.2% downside."
     result = check(body, ("quote-NVO", {"symbol": "NVO", "price": 103.45}))
-    assert status_of(result) == {"$95": "orphan", "$103.45": "exact", "8.2%": "derived"}
-    assert match_of(result, "8.2%").formula == "(report 95 - price 103.45) / price 103.45 * 100"
-    assert [finding.text for finding in result.findings] == ["$95"]  # one problem, one finding
+
+    # The estimate is what no evidence supports; the downside is only as good as it.
+    assert status_of(result) == {"$95": "orphan", "$103.45": "exact", "8.2%": "orphan"}
+    findings = {finding.text: finding for finding in result.findings}
+    assert findings["$95"].severity == "major"
+    assert findings["8.2%"].kind == "follows_unsupported"
+    assert findings["8.2%"].severity == "minor"
+    assert '"$95"' in findings["8.2%"].message
+
+
+def test_two_unsupported_numbers_never_vouch_for_each_other() -> None:
+    # 1,377 is in no evidence: 418 = 1,377 - 959 and 1,377 = 959 + 418 explain each other
+    # and nothing else; the number stated without words of a result is the one to flag.
+    body = (
+        "Services were up 418 million year over year, at 1,377 million compared with 959 million."
+    )
+    result = check(body, ("segments", "Services revenue was 959 million in 2018."))
+
+    statuses = status_of(result)
+    assert statuses["1,377 million"] == "orphan"
+    assert statuses["418 million"] == "orphan"
+    majors = [finding.text for finding in result.findings if finding.severity == "major"]
+    assert "1,377 million" in majors
+
+
+def test_a_group_of_results_explaining_only_each_other_is_flagged() -> None:
+    # Both numbers are stated as results (a total, a difference), and neither is in the
+    # evidence: each would vouch for the other, so both are findings of their own.
+    body = (
+        "| Item | Value |\n|---|---:|\n| Assets, Total | $34,454K |\n| Assets, Current | $23,762K |"
+        "\n\nTotal assets exceed current assets by $10,692K."
+    )
+    result = check(
+        body, ("table", "| | Total | Current |\n|---|---|---|\n| Assets | 31,211 | 23,762 |")
+    )
+
+    majors = {finding.text for finding in result.findings if finding.severity == "major"}
+    assert majors >= {"$34,454K"} or majors >= {"$10,692K"}
+    assert all(
+        finding.severity == "major"
+        for finding in result.findings
+        if finding.text in ("$34,454K", "$10,692K")
+    )
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 import time
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -56,11 +56,11 @@ from validation.engine.arithmetic import (
 from validation.engine.calculations import Expression, evaluate_all, exact, render
 from validation.engine.calculations import clear_cache as calculations_cache_clear
 from validation.engine.calculations import read as read_calculations
+from validation.engine.calculator import CalculatorError, calculate
 from validation.engine.calculator import clear_cache as calculator_cache_clear
-from validation.engine.numbers.derive import derive
-from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
+from validation.engine.numbers.evidence import EvidenceIndex
 from validation.engine.numbers.extract import NumberMention, extract
-from validation.engine.numbers.formatting import replace_digits
+from validation.engine.numbers.formatting import replace_digits, replace_scale
 from validation.engine.numbers.labels import label_tokens
 from validation.engine.numbers.matching import (
     Claim,
@@ -71,7 +71,9 @@ from validation.engine.numbers.matching import (
     small_integer,
     wrong_calculation,
 )
+from validation.engine.numbers.operations import Miss
 from validation.engine.numbers.references import UnknownReference, unknown_references
+from validation.engine.numbers.support import ground
 from validation.engine.spans import widen_to_unique
 from validation.engine.types import (
     EngineSettings,
@@ -83,7 +85,6 @@ from validation.engine.types import (
     ToolCallRecord,
 )
 
-_PARAGRAPH_REACH = 600
 # Label agreement a close-but-wrong number needs before its evidence value is proposed
 # as the fix (a number-changing fix on a correct report is the worst outcome).
 MIN_FIX_LABEL = 0.5
@@ -91,6 +92,9 @@ MIN_FIX_LABEL = 0.5
 # the whole body), and a reviewer gains nothing from the 101st: the findings stay complete,
 # and the rest get their fixes on the next revision.
 MAX_FIXES = 100
+# A result stated in words, recomputed from the numbers it is stated from: the operands
+# are chosen by words and nearness, not written out, so below the arithmetic fix's 0.99.
+WORDED_FIX_CONFIDENCE = 0.9
 
 
 @dataclass
@@ -116,7 +120,6 @@ def analyze(
     quoted = _query_numbers(query)
 
     citations = _citations(body, index)
-    breaks = _paragraph_breaks(body)
     newlines = _newlines(body)
     claims: list[Claim] = []
     by_position: dict[int, Claim] = {}
@@ -133,7 +136,6 @@ def analyze(
             position,
             mention,
             cited=_cited_in(citations, _line(newlines, len(body), mention.start)),
-            paragraph=_paragraph(breaks, len(body), mention.start),
         )
         began = time.perf_counter()
         match_claim(claim, index, tolerance)
@@ -192,50 +194,40 @@ def analyze(
         kept.append(claim)
     claims = kept
 
-    # The evidence numbers a paragraph relies on are the candidate operands of
-    # the numbers it derives.
-    by_paragraph: dict[tuple[int, int], list[Claim]] = {}
-    for claim in claims:
-        by_paragraph.setdefault(claim.paragraph, []).append(claim)
-    paragraph_starts = {
-        paragraph: [claim.mention.start for claim in members]
-        for paragraph, members in by_paragraph.items()
-    }
-    supported_by_paragraph = {
-        paragraph: [claim for claim in members if claim.hit is not None]
-        for paragraph, members in by_paragraph.items()
-    }
-    supported_starts = {
-        paragraph: [claim.mention.start for claim in members]
-        for paragraph, members in supported_by_paragraph.items()
-    }
-    for claim in claims:
-        if (
-            claim.hit is None
-            and not wrong_calculation(claim)
-            and not calculated(claim)
-            and not claim.operand
-            and not small_integer(claim.mention)
-            # An end of a range ("4-7%", "$1.7 billion to $1.8 billion") is a bound
-            # someone stated, never a sum or ratio of other numbers.
-            and not claim.mention.in_range
-        ):
-            neighbours = by_paragraph.get(claim.paragraph, [])
-            starts = paragraph_starts[claim.paragraph]
-            nearby = _nearby(
-                supported_by_paragraph[claim.paragraph],
-                supported_starts[claim.paragraph],
-                claim.mention.start,
-            )
-            claim.sentence = _sentence(body, newlines, claim.mention.start, claim.mention.end)
-            unsupported = _unsupported_nearby(neighbours, starts, claim)
-            claim.derivation = derive(claim, nearby, unsupported, index)
+    ground(
+        body,
+        claims,
+        index,
+        lambda start, end: _sentence(body, newlines, start, end),
+        eligible=_derivable,
+        supported_at_start=_supported_at_start,
+    )
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     return _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
 
 
 # ------------------------------------------------------------------ the calculation graph
+
+
+def _derivable(claim: Claim) -> bool:
+    """A number the fixpoint may derive: unsupported, and neither a written
+    calculation's result nor its operand (a citation), a small count or a bound."""
+    return (
+        claim.hit is None
+        and not wrong_calculation(claim)
+        and not calculated(claim)
+        and not claim.operand
+        and not claim.computed
+        and not small_integer(claim.mention)
+        # An end of a range ("4-7%", "$1.7 billion to $1.8 billion") is a bound
+        # someone stated, never a sum or ratio of other numbers.
+        and not claim.mention.in_range
+    )
+
+
+def _supported_at_start(claim: Claim) -> bool:
+    return claim.hit is not None or calculated(claim) or bool(claim.computed)
 
 
 def _confirmed_or_judged(claim: Claim) -> bool:
@@ -451,20 +443,6 @@ def _quoted(mention: NumberMention, quoted: set[Decimal]) -> bool:
     return bool(quoted) and (abs(mention.written) in quoted or abs(mention.value) in quoted)
 
 
-def _paragraph_breaks(body: str) -> list[int]:
-    """Positions of blank lines: paragraphs (and tables) are what lies between."""
-    return [match.start() for match in _BLANK_LINE.finditer(body)]
-
-
-_BLANK_LINE = re.compile(r"\n[ \t]*\n")
-
-
-def _paragraph(breaks: list[int], size: int, position: int) -> tuple[int, int]:
-    """The paragraph (or table) around `position`."""
-    at = bisect_right(breaks, position)
-    return (breaks[at - 1] if at > 0 else 0, breaks[at] if at < len(breaks) else size)
-
-
 def _newlines(body: str) -> list[int]:
     """Positions of every line break: a line's bounds by bisect, where a search of the
     body from each number made a report without line breaks quadratic."""
@@ -481,7 +459,8 @@ def _line_start(newlines: list[int], position: int) -> int:
 
 
 def _sentence(body: str, newlines: list[int], start: int, end: int) -> tuple[int, int]:
-    low = max(body.rfind(". ", max(0, start - 300), start) + 2, _line_start(newlines, start))
+    stop = body.rfind(". ", max(0, start - 300), start)
+    low = max(stop + 2 if stop >= 0 else 0, _line_start(newlines, start))
     high = len(body)
     for boundary in (". ", "\n"):
         found = body.find(boundary, end, end + 300)
@@ -495,57 +474,7 @@ def _line(newlines: list[int], size: int, position: int) -> tuple[int, int]:
     return _line_start(newlines, position), newlines[after] if after < len(newlines) else size
 
 
-_NEARBY_LIMIT = 20  # evidence numbers offered to the derived search
 _NEARBY_STEPS = 64  # claims looked at for a sentence's unsupported numbers
-
-
-def _nearby(
-    supported: Sequence[Claim], starts: Sequence[int], position: int
-) -> list[EvidenceNumber]:
-    """Evidence numbers matched by claims within _PARAGRAPH_REACH characters,
-    nearest first (at most _NEARBY_LIMIT). `supported` are the paragraph's claims
-    that matched the evidence, in order, and `starts` their positions."""
-    right = bisect_left(starts, position)
-    left = right - 1
-    found: list[EvidenceNumber] = []
-    while len(found) < _NEARBY_LIMIT:
-        take_left = left >= 0 and (
-            right >= len(supported) or position - starts[left] <= starts[right] - position
-        )
-        if take_left:
-            claim, left = supported[left], left - 1
-        elif right < len(supported):
-            claim, right = supported[right], right + 1
-        else:
-            break
-        if abs(claim.mention.start - position) > _PARAGRAPH_REACH:
-            break
-        if claim.hit is not None and claim.mention.start != position:
-            found.append(claim.hit.number)
-    return found
-
-
-def _unsupported_nearby(
-    claims: Sequence[Claim], starts: Sequence[int], claim: Claim
-) -> list[NumberMention]:
-    """Up to 3 numbers of the claim's own sentence that no evidence supports."""
-    low, high = claim.sentence
-    found: list[NumberMention] = []
-    position = bisect_left(starts, low)
-    for other in claims[position : position + _NEARBY_STEPS]:
-        if other.mention.start >= high:
-            break
-        if (
-            other is not claim
-            and other.hit is None
-            and not other.close
-            and not small_integer(other.mention)
-            and not other.mention.in_range  # a bound, not a quantity to compute with
-        ):
-            found.append(other.mention)
-            if len(found) == 3:
-                break
-    return found
 
 
 # ------------------------------------------------------------------ results
@@ -581,6 +510,10 @@ def _assemble(
         elif wrong_calculation(claim):
             suspicious.append(position)
             _arithmetic_finding(body, claim, result)
+        elif claim.miss is not None:
+            close.append(position)
+            suspicious.append(position)
+            _worded_finding(body, claim, claim.miss, result)
         elif status == "close_but_wrong":
             close.append(position)
             suspicious.append(position)
@@ -676,6 +609,14 @@ def _number_match(claim: Claim) -> dict[str, Any] | None:
             evidence_label=derivation.label,
             formula=derivation.formula,
         )
+    if claim.miss is not None:
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=claim.miss.expected,
+            source_ref="calculator",
+            formula=claim.miss.expression,
+        )
     if small_integer(mention):
         return None
     nearest = _nearest(claim.close)
@@ -750,6 +691,24 @@ def _label_for(mention: NumberMention) -> str:
 
 def _orphan_finding(claim: Claim, result: _Output) -> None:
     mention = claim.mention
+    if claim.depends:
+        result.finding_dicts.append(
+            {
+                "check": "no_hallucinations",
+                "kind": "follows_unsupported",
+                "severity": "minor",
+                "message": (
+                    f'"{mention.text}" follows from '
+                    + " and ".join(f'"{text}"' for text in claim.depends)
+                    + ", which no evidence supports: it is only as good as "
+                    + ("that number" if len(claim.depends) == 1 else "those numbers")
+                ),
+                "start": mention.start,
+                "end": mention.end,
+                "text": mention.text,
+            }
+        )
+        return
     result.finding_dicts.append(
         {
             "check": "no_hallucinations",
@@ -889,6 +848,64 @@ def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
             kind="arithmetic",
             finding_index=finding_index,
             tool_calls=[checked.tool_call],
+            evidence=[proof],
+        )
+    )
+
+
+def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> None:
+    """A result stated in words that its operation over supported numbers misses."""
+    mention = claim.mention
+    began = time.perf_counter()
+    try:
+        exact = calculate(miss.expression).exact
+        error = None
+    except CalculatorError as problem:
+        exact, error = "", str(problem)
+    call = ToolCallRecord(
+        tool="calculator",
+        input={"expression": miss.expression},
+        output=exact or None,
+        error=error,
+        duration_ms=round((time.perf_counter() - began) * 1000, 3),
+    )
+    if miss.scale is not None:
+        replacement = replace_scale(mention, miss.scale)
+        what = f"{miss.expression} = {_short(exact)}, which is {replacement}"
+    else:
+        replacement = replace_digits(mention, miss.expected)
+        what = f"{miss.expression} = {_short(exact)}, which is {replacement} at the precision shown"
+    proof = EvidenceExcerpt(
+        source_ref="calculator", excerpt=f"{miss.expression} = {exact}", label="calculator"
+    )
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "close_but_wrong",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" does not follow from the numbers it is stated from: {what}'
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [proof],
+        }
+    )
+    result.tool_calls.append(call)
+    if not miss.clear or error or replacement == mention.text or result.fixes_full():
+        return
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"calculator: {miss.expression} = {exact}",
+            confidence=WORDED_FIX_CONFIDENCE,
+            kind="worded_result",
+            finding_index=finding_index,
+            tool_calls=[call],
             evidence=[proof],
         )
     )

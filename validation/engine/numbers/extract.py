@@ -255,6 +255,7 @@ _NOT_LABEL_WORDS = wordset(
 _CLAUSE_BOUNDARIES = ("\n", "|", ";", ". ")
 _RANGE_GAP = re.compile(r"[ \t]*(?:-|\u2013|\u2014|to|and)[ \t]*")
 _RANGE_FROM = re.compile(r"(?i)\b(?:from|between)[ \t]*$")
+_BY_BEFORE = re.compile(r"(?i)\bby[ \t]+$")
 
 
 @dataclass(slots=True)
@@ -826,6 +827,10 @@ def _mark_ranges(text: str, raws: list[_Raw]) -> None:
                 continue
             if connector == "to" and from_before is not None and "from" in from_before.group():
                 continue  # "from X to Y" is a change, not a range
+            if connector == "to" and _BY_BEFORE.search(text, max(0, first.start - 8), first.start):
+                continue  # "increased by $445,000 to $1,609,000": a change and where it ends
+        if first.unit and second.unit and first.unit != second.unit:
+            continue  # "fell 5% to $3.2 billion": a change and a level, not two ends
         elif connector == "-" and first.end < second.start - 1:
             continue  # "15.5 - 0.7" with spaces is a subtraction
         first.in_range = second.in_range = True

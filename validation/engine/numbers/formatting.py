@@ -48,6 +48,56 @@ def replace_digits(mention: NumberMention, written: Decimal) -> str:
     return text[:offset] + digits_like(mention, written) + text[offset + length :]
 
 
+def replace_scale(mention: NumberMention, scale: Decimal) -> str:
+    """The mention's text with its scale word for `scale`, in the same style:
+    "-$12.6 thousand" -> "-$12.6 million", "$47.5M" -> "$47.5B"."""
+    text = mention.text
+    word = mention.scale_text
+    if not word:
+        return text
+    at = text.rfind(word)
+    if at < 0:
+        return text
+    replacement = _SCALE_NAMES.get((word.lower(), scale))
+    if replacement is None:
+        return text
+    if word.isupper() or (len(word) == 1 and word.isupper()):
+        replacement = replacement.upper()
+    elif word[:1].isupper():
+        replacement = replacement.capitalize()
+    return text[:at] + replacement + text[at + len(word) :]
+
+
+_WORDS_BY_STYLE = {
+    "long": {3: "thousand", 6: "million", 9: "billion", 12: "trillion"},
+    "plural": {3: "thousands", 6: "millions", 9: "billions", 12: "trillions"},
+    "letter": {3: "k", 6: "m", 9: "b", 12: "t"},
+    "short": {3: "k", 6: "mn", 9: "bn", 12: "tn"},
+}
+_STYLE_OF = {
+    "thousand": "long",
+    "million": "long",
+    "billion": "long",
+    "trillion": "long",
+    "thousands": "plural",
+    "millions": "plural",
+    "billions": "plural",
+    "trillions": "plural",
+    "k": "letter",
+    "m": "letter",
+    "b": "letter",
+    "t": "letter",
+    "mn": "short",
+    "bn": "short",
+    "tn": "short",
+}
+_SCALE_NAMES: dict[tuple[str, Decimal], str] = {
+    (word, Decimal(10) ** power): name
+    for word, style in _STYLE_OF.items()
+    for power, name in _WORDS_BY_STYLE[style].items()
+}
+
+
 # ------------------------------------------------------------------ rendering
 
 

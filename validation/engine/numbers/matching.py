@@ -19,6 +19,7 @@ from validation.engine.arithmetic import CheckedCalculation
 from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.numbers.extract import NumberMention
 from validation.engine.numbers.labels import overlap, wordset
+from validation.engine.numbers.operations import Miss
 
 SMALL_INTEGER = 10
 CLOSE_CANDIDATES = 5  # evidence numbers examined for a close match, nearest first
@@ -97,11 +98,11 @@ class Claim:
     derivation: Derivation | None = None
     calculation: CheckedCalculation | None = None
     cited: frozenset[int] = frozenset()  # evidence items cited on the claim's line
-    paragraph: tuple[int, int] = (0, 0)
-    sentence: tuple[int, int] = (0, 0)
     search_ms: float = 0.0
     operand: bool = False  # an operand of a written calculation: a citation, never derived
     computed: str = ""  # for an operand the report computed itself: how
+    miss: Miss | None = None  # a result its words name, that its operation misses
+    depends: tuple[str, ...] = ()  # the unsupported numbers it follows from
 
 
 def small_integer(mention: NumberMention) -> bool:

@@ -1,0 +1,253 @@
+"""What the words around a number say it is: the result of which operation.
+
+"a decrease of $652 million", "averaged 27.9 percent", "represents 23.5% of",
+"up 2.4 percentage points", "1.6 times", "a CAGR of 0.6%", "in total",
+"Subtracting A from B gives C": a number is a *result* only when its words make
+it one. The words are read by meaning, one word (or fixed phrase) at a time,
+from the clause the number stands in: what comes before it in its clause, and
+what follows it up to the next number. Each word names a kind of result:
+
+- CHANGE   increase, decline, fell, rose, up, down, lower, difference, gap, ...
+- SUM      total, combined, together, sum, aggregate, in all, ...
+- MEAN     average, averaged, mean, ...
+- SHARE    share, proportion, represents, accounts for, makes up, "X% of", ...
+- MULTIPLE times, multiple, ratio, "x", -fold, ...
+- POINTS   percentage points, basis points, "points"
+- GAP      margin of safety, upside, downside, discount, premium (price against value)
+- CAGR     CAGR, compound, annualized, annual growth, ...
+- PRODUCT  multiplied, "X% of Y is Z" (Z is the product)
+- DIVIDE   divided, dividing: a share, a ratio, or a total divided by a count
+
+A bound is read too: "less than 1%" and "under 1%" are met from below, "more
+than 40%", "over", "at least" from above; "about", "roughly", "nearly" widen.
+
+Linear: each number reads a bounded window of its own clause (at most
+`_BEFORE` characters before it and `_AFTER` after), so a wall of one cue costs
+the same per number as a sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from validation.engine.numbers.labels import wordset
+
+CHANGE = "change"
+SUM = "sum"
+MEAN = "mean"
+SHARE = "share"
+MULTIPLE = "multiple"
+POINTS = "points"
+CAGR = "cagr"
+PRODUCT = "product"
+DIVIDE = "divide"
+GAP = "gap"
+
+_BEFORE = 140  # characters of the clause before a number that may name its operation
+_AFTER = 60  # characters after it, up to the next number or a comma
+_OBJECT_WORDS = 2  # "Subtracting $519", "Adding the $47": the verb's object
+_AFTER_WORDS = 4  # "$94 million lower in 2019", "1.5 times", "15.90% of the base"
+
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+_KINDS: dict[str, str] = {}
+
+
+def _learn(kind: str, words: str) -> None:
+    for word in words.split():
+        _KINDS[word] = kind
+
+
+_learn(
+    CHANGE,
+    """change changes changed changing difference differences differ differs differed gap
+    gaps delta variance swing swings increase increases increased increasing decrease
+    decreases decreased decreasing rise rises rose risen rising grew grow grows growing
+    growth gain gains gained decline declines declined declining fell fall falls fallen
+    falling drop drops dropped dropping dip dipped dips reduction reductions reduced reduce
+    reduces lower higher up down less fewer more above below exceed exceeds exceeded
+    exceeding shortfall climb climbed
+    climbs jump jumped jumps improve improved improvement improvements deteriorated
+    deterioration widened widening narrowed narrowing expanded expansion contracted
+    contraction shrank shrink shrunk surged surge soared soar plunged plunge slipped slid
+    sank advanced retreated moved movement net yoy year-over-year year-on-year
+    outperformed underperformed trailed exceeded lagged""",
+)
+# A margin of safety, discount, premium, upside or downside is a percent gap between a
+# price and a value or target: a change, whose operands are prices, values and targets.
+_learn(GAP, "safety upside downside discount premium")
+_learn(
+    SUM,
+    """total totals totaled totalled totaling totalling combined combine combining together
+    add adds
+    sum sums summed aggregate aggregated altogether cumulative
+    cumulatively collectively jointly""",
+)
+_learn(MEAN, "average averages averaged averaging avg mean means midpoint mid-point")
+_learn(
+    SHARE,
+    """share proportion proportions portion represent represents represented representing
+    account accounts accounted accounting constitute constitutes constituted constituting
+    comprise comprises comprised comprising percentage fraction weight weighting""",
+)
+_learn(MULTIPLE, "times multiple multiples ratio fold twice")
+_learn(DIVIDE, "division")
+_learn(CAGR, "cagr compound compounded compounding annualized annualised")
+_learn(PRODUCT, "product")
+
+# Verbs of calculation: they name the operation of the clause's result even when the
+# operands stand between them and it ("Adding 47, 51 and 64 gives 162").
+_VERBS: dict[str, str] = {}
+for _kind, _words in (
+    (CHANGE, "subtract subtracts subtracted subtracting deduct deducted deducting"),
+    (SUM, "add adds adding summing sum combining totaling totalling"),
+    (MEAN, "averaging average"),
+    (DIVIDE, "divide divided dividing"),
+    (PRODUCT, "multiply multiplied multiplying"),
+):
+    for _word in _words.split():
+        _VERBS[_word] = _kind
+
+# Fixed phrases, read on the words joined by single spaces.
+_PHRASES = (
+    ("percentage point", POINTS),
+    ("percentage points", POINTS),
+    ("basis point", POINTS),
+    ("basis points", POINTS),
+    ("made up", SHARE),
+    ("makes up", SHARE),
+    ("make up", SHARE),
+    ("in all", SUM),
+    ("on average", MEAN),
+    ("annual growth", CAGR),
+    ("annual rate", CAGR),
+    ("a year", CAGR),
+    ("per year", CAGR),
+    ("per annum", CAGR),
+)
+_PHRASE_FIRST = frozenset(phrase.split()[0] for phrase, _ in _PHRASES)
+
+# Words right before a number that make it a bound, not a point.
+_BELOW = frozenset(
+    ("less than", "fewer than", "under", "below", "up to", "at most", "not more than")
+)
+_ABOVE = frozenset(
+    ("more than", "over", "above", "at least", "upwards of", "in excess of", "exceeding")
+)
+_ADDING = wordset("add adds added adding sum sums summed summing total totals totaled come comes")
+_NEAR = wordset("about approximately approx around roughly nearly almost some circa estimated")
+
+
+@dataclass(frozen=True, slots=True)
+class Cue:
+    """What a number's words say: the kinds of result it may be, whether "of"
+    follows it ("23.5% of total assets"), and a bound or hedge before it."""
+
+    kinds: frozenset[str] = frozenset()
+    of_after: bool = False
+    bound: str = ""  # "below", "above" or ""
+    hedged: bool = False
+    points_after: bool = False  # "0.6 points lower": a difference of rates
+
+    @property
+    def named(self) -> bool:
+        return bool(self.kinds) or self.of_after
+
+
+NO_CUE = Cue()
+
+
+def cue_of(
+    body: str,
+    start: int,
+    end: int,
+    clause: tuple[int, int],
+    previous_end: int,
+    next_start: int,
+) -> Cue:
+    """The cue of the number at [start, end) of `body`: the words of its `clause`
+    since the previous number (`previous_end`) and after it up to the next one
+    (`next_start`). Before the previous number, only a verb of calculation
+    ("Subtracting A from B gives C", "Dividing A by B ... gives C") still speaks
+    for it: other words there are the labels of the operands."""
+    clause_start, clause_end = clause
+    low = max(clause_start, start - _BEFORE)
+    high = min(clause_end, next_start, end + _AFTER)
+    comma = body.find(",", end, high)  # what follows a comma speaks of the next number
+    if comma >= 0:
+        high = comma
+    near_start = max(low, min(previous_end, start))
+    before = _WORD.findall(body[near_start:start].lower())
+    after = _WORD.findall(body[end:high].lower())[:_AFTER_WORDS] if high > end else []
+    bound, hedged, taken = _bound(before)
+    kinds: set[str] = set()
+    _read(before[: len(before) - taken], kinds)  # "more than 40%" is a bound, not a change
+    if _level(before):
+        kinds.discard(CHANGE)  # "rose from $148 million to $302 million": two levels
+    _read(after, kinds)
+    # A verb of calculation names the operation of a result it stands before, with
+    # other words between ("and dividing by two gives $411.5"), but not of the
+    # number it takes as its object ("Subtracting $519 from $592").
+    far = _WORD.findall(body[low:near_start].lower()) if near_start > low else []
+    for word in far + before[: max(0, len(before) - _OBJECT_WORDS)]:
+        kind = _VERBS.get(word)
+        if kind is not None:
+            kinds.add(kind)
+    of_after = bool(after) and after[0] == "of"
+    points_after = bool(after) and after[0] in _POINT_WORDS
+    if points_after:
+        kinds.add(POINTS)
+    return Cue(frozenset(kinds), of_after, bound, hedged, points_after)
+
+
+_POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts", "bps"))
+
+
+def _read(words: list[str], kinds: set[str]) -> None:
+    count = len(words)
+    for position, word in enumerate(words):
+        kind = _KINDS.get(word)
+        if kind is not None:
+            kinds.add(kind)
+        if word in _PHRASE_FIRST and position + 1 < count:
+            pair = f"{word} {words[position + 1]}"
+            for phrase, phrase_kind in _PHRASES:
+                if phrase == pair:
+                    kinds.add(phrase_kind)
+
+
+def _level(before: list[str]) -> bool:
+    """The number is where a change starts or ends ("to $4.0 million", "from 959
+    million", "at 1,377 million"), not the change: unless "to" follows a verb that
+    states a result ("comes to", "works out to", "adds up to")."""
+    if not before or before[-1] not in _LEVEL:
+        return False
+    return not (before[-1] == "to" and len(before) > 1 and before[-2] in _RESULT_TO)
+
+
+_LEVEL = wordset("to from at reach reached reaching versus vs against")
+_RESULT_TO = wordset(
+    """comes come came coming amounts amount amounted amounting out up equal equals
+    equivalent close rounds rounded translates translating corresponds add adds"""
+)
+
+
+def _bound(before: list[str]) -> tuple[str, bool, int]:
+    """("below" | "above" | "", hedged, how many of the last words say so) from the
+    words right before a number."""
+    for size in (3, 2, 1):
+        if len(before) < size:
+            continue
+        if before[-size:] == ["up", "to"] and len(before) > 2 and before[-3] in _ADDING:
+            continue  # "add up to $21 billion" states a total
+        words = " ".join(before[-size:])
+        if words in _BELOW:
+            return "below", False, size
+        if words in _ABOVE:
+            return "above", False, size
+    if before and before[-1] in _NEAR:
+        return "", True, 1
+    if before[-2:] == ["close", "to"]:
+        return "", True, 2
+    return "", False, 0

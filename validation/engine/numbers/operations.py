@@ -1,0 +1,293 @@
+"""The operations a report states in words, and when a value meets a stated number.
+
+A result written in words ("a decrease of $652 million", "averaged 27.9 percent",
+"represents 23.5% of", "up 2.4 percentage points", "1.6 times", "a CAGR of 0.6%")
+is one of a few operations over two (or, for sums and averages, more) numbers:
+
+- ``diff``    |a - b|, in the operands' units (an amount, or points between rates);
+- ``sum``     a + b (+ ...);
+- ``mean``    (a + b (+ ...)) / n;
+- ``share``   a / b x 100, a percentage;
+- ``change``  (a - b) / b x 100, the percent change from the base b;
+- ``ratio``   a / b, a multiple;
+- ``product`` a% x b, an amount ("20% of $66.6 billion");
+- ``cagr``    ((a / b) ^ (1 / n) - 1) x 100 over n years.
+
+Values are magnitudes (signs are a matter of words: "down 5%" and "-5%" state
+the same number). :class:`Target` says when a computed value *is* the stated
+number at the precision shown: within half a unit of its last digit, or cut
+short at it; a hedge ("about", "roughly") allows a whole unit, and a bound
+("less than 1%", "more than 40%") is met on its side within a factor of two.
+Operands written with fewer digits than the evidence widen the tolerance by as
+much as they can move the result. Pure arithmetic on floats: no Django, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+DIFF = "diff"
+SUM = "sum"
+MEAN = "mean"
+SHARE = "share"
+CHANGE = "change"
+RATIO = "ratio"
+PRODUCT = "product"
+CAGR = "cagr"
+
+# Results in the operands' own units (an amount from amounts, points from rates).
+SAME_UNITS = frozenset((DIFF, SUM, MEAN))
+# Results that are percentages whatever the operands are.
+PERCENT_RESULTS = frozenset((SHARE, CHANGE, CAGR))
+# Operations of two operands whose order matters.
+ORDERED = frozenset((SHARE, CHANGE, RATIO, CAGR))
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """A number an operation may take: a supported number of the report, or an
+    evidence number. `value` is a magnitude in full units (15.5e9 for "$15.5B";
+    22.5 for "22.5%") and `written` the number as shown (15.5); `half` is half a
+    unit of its last digit in full units (0 for an evidence number, taken as exact);
+    `precise` the full evidence value a rounded report number stands for, if any."""
+
+    value: float
+    written: float
+    percent: bool
+    half: float
+    key: int  # a claim's position in the report (>= 0), or -1 - an evidence entry
+    precise: float | None = None
+    position: int = -1  # where the report writes it (-1: evidence only)
+    explicit_scale: bool = False  # "$1.9 billion", not a bare 1,918 or "(in millions)"
+    item: int = -1  # the evidence item behind it, if one
+    source: str = ""  # that item's source_ref
+    cited: bool = True  # the report cites it (or its words name it, as a price for a gap)
+
+    @property
+    def in_report(self) -> bool:
+        return self.key >= 0
+
+    @property
+    def scale(self) -> float:
+        return self.value / self.written if self.written else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A stated number as an operation's result must meet it.
+
+    `value` is its magnitude in full units (for a percentage or points, the number
+    as written) and `half` half a unit of its last digit in those units; `written`
+    and `written_half` are the same as shown, before the number's own scale.
+    `bound` is "below" ("less than 1%"), "above" ("more than 40%") or ""; `hedged`
+    ("about", "roughly") allows a whole unit either way."""
+
+    value: float
+    half: float
+    written: float
+    written_half: float
+    hedged: bool = False
+    bound: str = ""
+
+    def meets(self, outcome: Outcome) -> bool:
+        """The outcome's value is this number at the precision shown (or within the
+        slack its rounded operands allow)."""
+        if outcome.written and outcome.op not in PERCENT_RESULTS and outcome.op != RATIO:
+            return self._meets(self.written, self.written_half, outcome.value, outcome.slack)
+        return self._meets(self.value, self.half, outcome.value, outcome.slack)
+
+    def _meets(self, stated: float, half: float, value: float, slack: float) -> bool:
+        if self.bound == "below":
+            return stated / 2 <= value <= stated + half + slack
+        if self.bound == "above":
+            return stated - half - slack <= value <= stated * 2
+        tolerance = half * (2.0 if self.hedged else 1.0) * 1.000001 + stated * 1e-12
+        difference = value - stated
+        if -tolerance - slack <= difference <= tolerance + slack:
+            return True
+        # A value cut short at the last digit shown (0.65387 written as 0.6538).
+        return 0 <= difference < 2 * half + slack
+
+    def distance(self, outcome: Outcome) -> float:
+        """How far the outcome is from the stated number, relative to it."""
+        use_written = outcome.written and outcome.op not in PERCENT_RESULTS
+        stated = self.written if use_written and outcome.op != RATIO else self.value
+        if not stated:
+            return abs(outcome.value)
+        return abs(outcome.value - stated) / stated
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One operation over operands: its value (in full units, or as written when
+    `written`), the tolerance its operands' rounding allows, and the expression
+    the calculator can recompute (in the units of `unit`: 1,918 for 1.918e9 when
+    the operands are written in millions)."""
+
+    op: str
+    value: float
+    slack: float
+    operands: tuple[Operand, ...]
+    expression: str
+    unit: float = 1.0
+    written: bool = False
+    precise: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Miss:
+    """A result its words name that the operation over supported numbers misses:
+    the value it should have (in the mention's own units), the calculator's
+    expression, and whether it is only the scale word that is wrong."""
+
+    expected: Decimal
+    expression: str
+    operands: tuple[Operand, ...]
+    scale: Decimal | None = None  # the right scale for a number at the wrong one
+    clear: bool = True  # one value fits: a fix may be proposed
+
+
+def describe(outcome: Outcome, names: Sequence[str]) -> str:
+    """The outcome's expression with operands named where `names` gives a name
+    ("call_volume 10899 + put_volume 9976")."""
+    again = evaluate(
+        outcome.op,
+        outcome.operands,
+        written=outcome.written,
+        precise=outcome.precise,
+        names=names,
+    )
+    return again.expression if again is not None else outcome.expression
+
+
+def evaluate(
+    op: str,
+    operands: Sequence[Operand],
+    *,
+    written: bool = False,
+    precise: bool = False,
+    names: Sequence[str] = (),
+) -> Outcome | None:
+    """`op` over `operands` (see `_evaluate`)."""
+    found = _evaluate(op, operands, written, precise, names)
+    if found is not None and precise:
+        found = replace(found, precise=True)
+    return found
+
+
+def _evaluate(
+    op: str, operands: Sequence[Operand], written: bool, precise: bool, names: Sequence[str]
+) -> Outcome | None:
+    """`op` over `operands` (in that order: the base of a change or share last), or
+    None when it is undefined (a zero divisor). `written` takes the numbers as
+    shown, ignoring their scales (a bare 1,918 in a table read "in millions");
+    otherwise in full units. With `precise`, a rounded report number counts at the
+    evidence value it stands for."""
+    unit = 1.0 if written else _unit(operands)
+    values: list[float] = []
+    halves: list[float] = []
+    for operand in operands:
+        exact = precise and operand.precise is not None
+        full = operand.precise if exact and operand.precise is not None else operand.value
+        scale = operand.scale if written else unit
+        values.append(full / scale if scale else full)
+        halves.append(0.0 if exact else abs(operand.half / scale if scale else operand.half))
+    texts = [
+        names[at] if at < len(names) and names[at] else _plain(value)
+        for at, value in enumerate(values)
+    ]
+    count = len(values)
+    kept = tuple(operands)
+    if op in (SUM, MEAN):
+        total = sum(values)
+        spread = sum(halves)
+        inner = " + ".join(texts)
+        if op == SUM:
+            return Outcome(op, abs(total) * unit, spread * unit, kept, inner, unit, written)
+        return Outcome(
+            op,
+            abs(total) / count * unit,
+            spread / count * unit,
+            kept,
+            f"({inner}) / {count}",
+            unit,
+            written,
+        )
+    if count != 2:
+        return None
+    a, b = values
+    half_a, half_b = halves
+    text_a, text_b = texts
+    if op == DIFF:
+        high, low = (text_a, text_b) if a >= b else (text_b, text_a)
+        expression = f"{high} - {_parenthesized(low)}"
+        return Outcome(
+            op, abs(a - b) * unit, (half_a + half_b) * unit, kept, expression, unit, written
+        )
+    if not b:
+        return None
+    size_a, size_b = abs(a), abs(b)
+    if op == SHARE:
+        value = size_a / size_b * 100
+        slack = value * (half_a / size_a + half_b / size_b) if a else 100 * half_a / size_b
+        return Outcome(
+            op, value, slack, kept, f"{text_a} / {_parenthesized(text_b)} * 100", 1.0, written
+        )
+    if op == CHANGE:
+        value = abs(a - b) / size_b * 100
+        slack = 100 * (half_a + half_b) / size_b + value * half_b / size_b
+        expression = f"({text_a} - {_parenthesized(text_b)}) / {_parenthesized(text_b)} * 100"
+        return Outcome(op, value, slack, kept, expression, 1.0, written)
+    if op == RATIO:
+        value = size_a / size_b
+        slack = value * (half_a / size_a + half_b / size_b) if a else half_a / size_b
+        return Outcome(op, value, slack, kept, f"{text_a} / {_parenthesized(text_b)}", 1.0, written)
+    if op == PRODUCT:
+        # a is the rate (a percentage), b the amount it applies to, in b's units
+        unit_b = 1.0 if written else operands[1].scale
+        if not unit_b:
+            return None
+        b_units = b * unit / unit_b
+        value = abs(a * b_units) / 100
+        slack = (half_a * abs(b_units) + size_a * half_b * unit / unit_b) / 100
+        expression = f"{text_a} / 100 * {_parenthesized(_plain(b_units))}"
+        return Outcome(op, value * unit_b, slack * unit_b, kept, expression, unit_b, written)
+    return None
+
+
+def _parenthesized(text: str) -> str:
+    return f"({text})" if text.startswith("-") else text
+
+
+def evaluate_cagr(later: Operand, base: Operand, years: int) -> Outcome | None:
+    """The compound annual growth from `base` to `later` over `years`, a percentage."""
+    if years <= 0 or not later.value or not base.value or (later.value > 0) != (base.value > 0):
+        return None
+    growth = later.value / base.value
+    factor = math.pow(growth, 1 / years)
+    value = abs(factor - 1) * 100
+    slack = 100 * factor * abs(later.half / later.value + base.half / base.value) / years
+    unit = _unit((later, base))
+    expression = (
+        f"(({_plain(later.value / unit)} / {_plain(base.value / unit)}) ** (1 / {years}) - 1) * 100"
+    )
+    return Outcome(CAGR, value, slack, (later, base), expression)
+
+
+def _unit(operands: Sequence[Operand]) -> float:
+    """The scale a formula writes its operands in: the first amount's own scale."""
+    for operand in operands:
+        if not operand.percent:
+            return operand.scale or 1.0
+    return 1.0
+
+
+def _plain(value: float) -> str:
+    """A number as the calculator reads it: thousands separators, no exponent."""
+    if value != value or value in (math.inf, -math.inf):
+        return "0"
+    text = f"{value:,.10f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
