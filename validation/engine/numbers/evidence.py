@@ -28,7 +28,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from validation.engine.numbers.extract import parse_number_string, prose_label, scan_numbers
+from validation.engine.numbers.extract import (
+    dash_cells,
+    parse_number_string,
+    prose_label,
+    scan_numbers,
+)
 from validation.engine.numbers.labels import label_tokens
 from validation.engine.numbers.scales import declared_scales, single_scale
 from validation.engine.types import EvidenceExcerpt, EvidenceItem
@@ -214,7 +219,11 @@ class EvidenceIndex:
         record = self.items[item]
         magnitudes = self._magnitude
         records = self._record
-        for start, end, number, scale, unit in scan_numbers(text):
+        numbers = scan_numbers(text)
+        dashes = dash_cells(text)
+        if dashes:
+            numbers = sorted(numbers + dashes, key=lambda found: found[0])
+        for start, end, number, scale, unit in numbers:
             record.starts.append(start)
             record.ends.append(end)
             if scale == 1:
@@ -525,7 +534,11 @@ class EvidenceIndex:
         group = self._group(label_key, parent, context)
         text_id = len(self._string_texts)
         self._string_texts.append(text)
-        for start, end, number, scale, unit in scan_numbers(text):
+        numbers = scan_numbers(text)
+        dashes = dash_cells(text)
+        if dashes:
+            numbers = sorted(numbers + dashes, key=lambda found: found[0])
+        for start, end, number, scale, unit in numbers:
             self._append_scaled(
                 (_PROSE, container, key, number, group),
                 float(number),

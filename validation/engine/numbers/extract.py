@@ -36,6 +36,7 @@ _MONTH = (
 )
 _CODES = frozenset(CURRENCY_CODES.split("|"))
 _SYMBOLS = "$€£¥₹₩₽"
+_THOUSANDS_MARK = "'\u2019" + _SYMBOLS
 _DOLLAR_PREFIXES = ("US", "HK", "NZ", "C", "A", "S", "R")
 # One cheap token per digit run: the number, an optional date/time/fraction tail
 # (which makes it a non-claim) and an optional suffix word. Context checks are
@@ -350,6 +351,7 @@ class _Table:
     line_starts: list[int]
     rows: list[list[tuple[int, int]]]  # rows[0] is the header
     column_scale: dict[int, tuple[Decimal, str]] = field(default_factory=dict)
+    percent_columns: frozenset[int] = frozenset()
     row_scale: dict[int, tuple[Decimal, str]] = field(default_factory=dict)
     table_scale: tuple[Decimal, str] | None = None
 
@@ -473,6 +475,8 @@ class _Extractor:
             if (tail and not to_one) or number.count(".") > 1:
                 continue  # a date, a time, a ratio, 24/7, a version, a dotted date
             num_start = match.start()
+            if number == "000" and num_start and text[num_start - 1] in _THOUSANDS_MARK:
+                continue  # "US$'000", "(€000)": a scale, not a number
             if (
                 num_start
                 and text[num_start - 1].isalpha()
@@ -680,6 +684,8 @@ class _Extractor:
     # ------------------------------------------------------------ context scale
 
     def _apply_context_scale(self, raws: list[_Raw]) -> None:
+        if any(table.percent_columns for table in self.tables):
+            self._apply_percent_columns(raws)
         regions = _scale_regions(self.text, self.tables)
         scaled_tables = any(
             table.column_scale or table.row_scale or table.table_scale for table in self.tables
@@ -698,6 +704,19 @@ class _Extractor:
             if found is not None:
                 raw.scale, raw.scale_text = found
                 raw.scale_from_context = True
+
+    def _apply_percent_columns(self, raws: list[_Raw]) -> None:
+        """A bare number in a column of percentages ("100.0 %" above it, "7.2 %" in
+        the last row, or "%" in its header) is a percentage too."""
+        for raw in raws:
+            if raw.unit or raw.currency or raw.scale != 1:
+                continue
+            table = self._table_at(raw.start)
+            if table is None or not table.percent_columns:
+                continue
+            row, column = table.locate(raw.start)
+            if row > 0 and column in table.percent_columns:
+                raw.unit = "%"
 
     def _table_scale(self, pos: int) -> tuple[Decimal, str] | None:
         table = self._table_at(pos)
@@ -917,7 +936,68 @@ def _may_state_scale(cell: str) -> bool:
 _CELL_HINTS = ("illion", "housand", "000", "$", "€", "£", "mn", "bn", "mm", "MM", "M)", "m)")
 
 
+def _percent_columns(text: str, table: _Table) -> frozenset[int]:
+    """Columns of percentages: "%" or "percent" in the header cell, or "%" on both the
+    first and the last number of the column (statements write it only there)."""
+    found: set[int] = set()
+    width = len(table.header)
+    for column in range(1, width):
+        start, end = table.header[column]
+        header = text[start:end]
+        if "%" in header or "percent" in header.lower():
+            found.add(column)
+            continue
+        numeric = [
+            cell
+            for cells in table.rows[1:]
+            if column < len(cells)
+            and _HAS_DIGIT.search(cell := text[cells[column][0] : cells[column][1]])
+            and not _YEAR_CELL.fullmatch(cell.strip())
+        ]
+        if len(numeric) >= 2 and "%" in numeric[0] and "%" in numeric[-1]:
+            found.add(column)
+    return frozenset(found)
+
+
+_HAS_DIGIT = re.compile(r"[0-9]")
+_YEAR_CELL = re.compile(
+    r"(?:FY|CY)?[ ]?(?:19|20)[0-9]{2}|[A-Z][a-z]{2,8}\.? [0-9]{1,2},? (?:19|20)[0-9]{2}"
+)
+_DASHES = frozenset(
+    (
+        "-",
+        "\u2014",
+        "\u2013",
+        "- -",
+        "\u2014 \u2014",
+        "-\u2014",
+        "nil",
+        "Nil",
+        "\u2014%",
+        "- %",
+        "-%",
+    )
+)
+
+
+def dash_cells(text: str) -> list[tuple[int, int, str, Decimal, str]]:
+    """The cells of evidence tables that state nothing as a dash ("—", "-", "nil"):
+    zeros, in `scan_numbers`' shape (a report's "$0" or "flat" restates them)."""
+    if "|" not in text:
+        return []
+    found: list[tuple[int, int, str, Decimal, str]] = []
+    for table in _find_tables(text):
+        for cells in table.rows[1:]:
+            for column, (start, end) in enumerate(cells):
+                if column == 0 or text[start:end].strip() not in _DASHES:
+                    continue
+                unit = "%" if column in table.percent_columns else ""
+                found.append((start, end, "0", _ONE, unit))
+    return found
+
+
 def _table_scales(text: str, table: _Table) -> None:
+    table.percent_columns = _percent_columns(text, table)
     for column, (start, end) in enumerate(table.header):
         cell = text[start:end]
         if not _may_state_scale(cell):

@@ -42,6 +42,8 @@ CAGR = "cagr"
 SAME_UNITS = frozenset((DIFF, SUM, MEAN))
 # Results that are percentages whatever the operands are.
 PERCENT_RESULTS = frozenset((SHARE, CHANGE, CAGR))
+# Results that carry no scale: a ratio of two amounts is the same in any units.
+SCALE_FREE = frozenset((SHARE, CHANGE, CAGR, RATIO))
 # Operations of two operands whose order matters.
 ORDERED = frozenset((SHARE, CHANGE, RATIO, CAGR))
 
@@ -65,6 +67,7 @@ class Operand:
     item: int = -1  # the evidence item behind it, if one
     source: str = ""  # that item's source_ref
     cited: bool = True  # the report cites it (or its words name it, as a price for a gap)
+    paragraph: int = -1  # the report paragraph it stands in
 
     @property
     def in_report(self) -> bool:
@@ -95,7 +98,7 @@ class Target:
     def meets(self, outcome: Outcome) -> bool:
         """The outcome's value is this number at the precision shown (or within the
         slack its rounded operands allow)."""
-        if outcome.written and outcome.op not in PERCENT_RESULTS and outcome.op != RATIO:
+        if outcome.written or outcome.op in SCALE_FREE:
             return self._meets(self.written, self.written_half, outcome.value, outcome.slack)
         return self._meets(self.value, self.half, outcome.value, outcome.slack)
 
@@ -113,8 +116,7 @@ class Target:
 
     def distance(self, outcome: Outcome) -> float:
         """How far the outcome is from the stated number, relative to it."""
-        use_written = outcome.written and outcome.op not in PERCENT_RESULTS
-        stated = self.written if use_written and outcome.op != RATIO else self.value
+        stated = self.written if outcome.written or outcome.op in SCALE_FREE else self.value
         if not stated:
             return abs(outcome.value)
         return abs(outcome.value - stated) / stated

@@ -34,7 +34,10 @@ unsupported number, not to it.
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from itertools import combinations, permutations
 
@@ -59,6 +62,7 @@ from validation.engine.numbers.matching import Claim, Derivation, small_integer
 from validation.engine.numbers.operations import Miss, Operand, Outcome, Target
 
 _GAP_OPERANDS = frozenset(("price", "intrinsicvalue", "target"))
+_SCAN = 64  # report numbers looked at to fill a pool (a wall of unsupported ones ends it)
 REPORT_POOL = 8  # supported report numbers offered to one result, nearest first
 EVIDENCE_POOL = 6  # evidence numbers beside them, or sharing the result's label
 MAX_ROUNDS = 6  # fixpoint rounds (a chain of results stated one from another)
@@ -66,6 +70,7 @@ _RUN_LENGTHS = range(3, REPORT_POOL + 1)  # sums and averages of more than two n
 _MISS_REACH = 0.25  # a wrong result this close to the right one is a slip, not another number
 
 Sentence = Callable[[int, int], tuple[int, int]]
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
 def ground(
@@ -80,6 +85,8 @@ def ground(
     over supported numbers gives; then judge the results their words name that
     nothing supported gives (``claim.miss``, ``claim.depends``)."""
     starts = [claim.mention.start for claim in claims]
+    breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
+    paragraphs = [bisect_right(breaks, start) for start in starts]
     cues = [_cue(body, claims, position, sentence) for position in range(len(claims))]
     supported = [supported_at_start(claim) for claim in claims]
     full: dict[int, float] = {}  # derived amounts, in full units
@@ -93,8 +100,10 @@ def ground(
         for position in pending:
             claim = claims[position]
             cue = cues[position]
-            pool = _pool(claims, starts, supported, position, index, full, GAP in cue.kinds)
-            outcome = _search(claim.mention, cue, pool)
+            pool = _pool(
+                claims, starts, supported, position, index, full, paragraphs, GAP in cue.kinds
+            )
+            outcome = _search(claim.mention, cue, pool, paragraphs[position])
             if outcome is not None:
                 claim.derivation = _derivation(outcome, index)
                 if not outcome.written and outcome.op in ops.SAME_UNITS | {ops.PRODUCT}:
@@ -107,7 +116,8 @@ def ground(
         pending = [position for position in pending if not supported[position]]
     depends: dict[int, tuple[int, ...]] = {}
     for position in pending:
-        pool = _pool(claims, starts, supported, position, index, full, GAP in cues[position].kinds)
+        gap = GAP in cues[position].kinds
+        pool = _pool(claims, starts, supported, position, index, full, paragraphs, gap)
         roots = _judge_miss(claims, starts, supported, position, cues[position], pool, index)
         if roots:
             depends[position] = roots
@@ -239,6 +249,7 @@ def _pool(
     position: int,
     index: EvidenceIndex,
     full: dict[int, float],
+    paragraphs: Sequence[int],
     gap: bool = False,
 ) -> list[Operand]:
     """The supported report numbers nearest the claim (either side, any paragraph),
@@ -249,7 +260,9 @@ def _pool(
     left, right = position - 1, position + 1
     start = starts[position]
     entries: list[int] = []
-    while len(pool) < REPORT_POOL and (left >= 0 or right < len(claims)):
+    steps = 0
+    while len(pool) < REPORT_POOL and (left >= 0 or right < len(claims)) and steps < _SCAN:
+        steps += 1
         take_left = left >= 0 and (
             right >= len(claims) or start - starts[left] <= starts[right] - start
         )
@@ -263,7 +276,8 @@ def _pool(
         other = claims[other_position]
         if other.mention.in_range or (abs(other.mention.written) == value and other.hit is None):
             continue  # a bound is not a quantity; a number never supports itself
-        pool.append(_operand(other, other_position, index, full.get(other_position)))
+        operand = _operand(other, other_position, index, full.get(other_position))
+        pool.append(replace(operand, paragraph=paragraphs[other_position]))
         if other.hit is not None:
             entries.append(other.hit.number.entry)
     seen = {-1 - entry for entry in entries}
@@ -379,18 +393,26 @@ def _outcomes(
 
 
 def _candidates(
-    op: str, pool: Sequence[Operand], named: bool, coarse: bool
+    op: str, pool: Sequence[Operand], named: bool, coarse: bool, zero: bool = False
 ) -> list[tuple[Operand, ...]]:
     """The operand tuples one operation is tried on: pairs (both orders where order
     matters), and, when words name a sum or an average, runs of consecutive report
-    numbers. A pair the report cites neither of must come from one evidence item,
-    and never explains a number shown with fewer than three significant digits."""
+    numbers. A number the report does not cite is only the other end of a change
+    (the prior year of a line item the report cites), and a pair the report cites
+    neither of must come from one evidence item; neither explains a number shown
+    with fewer than three significant digits."""
     tuples: list[tuple[Operand, ...]] = []
     pairs = (
         permutations(pool, 2) if op in ops.ORDERED or op == ops.PRODUCT else combinations(pool, 2)
     )
+    beside = op in (ops.DIFF, ops.CHANGE)
     for first, second in pairs:
-        if not (first.cited or second.cited) and (coarse or first.item != second.item):
+        if first.value == second.value and not zero:
+            continue  # a number against itself: 0, or 1, or 100%
+        cited = first.cited + second.cited
+        if cited == 1 and not (beside and not coarse):
+            continue  # a figure the report never cites: only the other end of a change
+        if not cited and (coarse or first.item != second.item):
             continue
         tuples.append((first, second))
     if op in (ops.SUM, ops.MEAN) and named:
@@ -403,23 +425,40 @@ def _candidates(
     return tuples
 
 
-def _search(mention: NumberMention, cue: Cue, pool: Sequence[Operand]) -> Outcome | None:
-    """The first operation, over the pool, that gives the mention at its precision."""
+def _search(
+    mention: NumberMention, cue: Cue, pool: Sequence[Operand], paragraph: int = -1
+) -> Outcome | None:
+    """The first operation, over the pool, that gives the mention at its precision.
+    A number no words make a result is only tried against its own paragraph's
+    numbers: in a report dense with numbers, some pair explains anything by chance."""
+    operations, named = _operations(mention, cue)
+    itself = float(abs(mention.written))
+    zero = any(not operand.value for operand in pool)  # "0 less -$42,271" restates it
+    pool = [
+        operand
+        for operand in pool
+        if (abs(operand.written) != itself or (zero and operand.in_report))
+        and (named or paragraph < 0 or not operand.in_report or operand.paragraph == paragraph)
+    ]  # a number never supports itself
     if len(pool) < 2:
         return None
-    operations, named = _operations(mention, cue)
     target = _target(mention, cue)
     percent_target = _percent_like(mention, cue)
     coarse = mention.significant_digits < 3
     years = _years(cue)
     for op in operations:
-        for operands in _candidates(op, pool, named, coarse):
+        for operands in _candidates(op, pool, named, coarse, zero=not mention.written):
             if not _fits_units(op, operands, percent_target):
                 continue
             for outcome in _outcomes(op, operands, mention.has_explicit_scale, years):
-                if target.meets(outcome):
+                if outcome.slack <= _SLACK_SHARE * abs(outcome.value) and target.meets(outcome):
                     return outcome
     return None
+
+
+# An outcome its operands' rounding can move by more than this share of itself says
+# nothing at the target's precision ("0.1% - 0.1%" is anything from -0.1 to 0.1).
+_SLACK_SHARE = 0.05
 
 
 def _years(cue: Cue) -> int:
@@ -564,7 +603,7 @@ def _most_precise(outcomes: Sequence[Outcome]) -> Outcome:
 
 def _in_units(mention: NumberMention, outcome: Outcome) -> float:
     """The outcome in the mention's own written units (14.8 for $14.8B)."""
-    if outcome.op in ops.PERCENT_RESULTS or outcome.op == ops.RATIO or outcome.written:
+    if outcome.op in ops.SCALE_FREE or outcome.written:
         value = outcome.value
     else:
         value = outcome.value / float(mention.scale)
@@ -576,7 +615,7 @@ def _in_units(mention: NumberMention, outcome: Outcome) -> float:
 def _wrong_scale(mention: NumberMention, outcome: Outcome) -> Decimal | None:
     """The scale the mention should carry when only its scale word is wrong
     ("-$12.6 thousand" for a difference of two amounts in millions)."""
-    if outcome.written or outcome.op in ops.PERCENT_RESULTS or outcome.op == ops.RATIO:
+    if outcome.written or outcome.op in ops.SCALE_FREE:
         return None
     if not mention.has_explicit_scale or not mention.written:
         return None
