@@ -284,34 +284,24 @@ def _pool(
     own = claim.hit.number.entry if claim.hit is not None else -1
     seen.add(-1 - own)
     extra: list[Operand] = []
-    for entry in entries[:3]:
-        for neighbour in index.neighbours(entry, 2):
-            if len(extra) >= EVIDENCE_POOL:
-                break
-            if -1 - neighbour in seen:
-                continue
-            seen.add(-1 - neighbour)
-            operand = _evidence_operand(index, neighbour)
+
+    def add(entry: int, cited: bool = False) -> None:
+        if len(extra) < EVIDENCE_POOL and -1 - entry not in seen:
+            seen.add(-1 - entry)
+            operand = _evidence_operand(index, entry, cited)
             if operand is not None:
                 extra.append(operand)
+
     if gap:
         # A gap's operands are the prices, values and targets, wherever they are cited.
         for entry in index.related(_GAP_OPERANDS, 4):
-            if -1 - entry not in seen:
-                seen.add(-1 - entry)
-                operand = _evidence_operand(index, entry, cited=True)
-                if operand is not None:
-                    extra.append(operand)
+            add(entry, cited=True)
+    for entry in entries[:3]:
+        for neighbour in index.neighbours(entry, 2):
+            add(neighbour)
     if claim.mention.tokens and len(extra) < EVIDENCE_POOL:
         for entry in index.related(claim.mention.tokens, EVIDENCE_POOL):
-            if len(extra) >= EVIDENCE_POOL:
-                break
-            if -1 - entry in seen:
-                continue
-            seen.add(-1 - entry)
-            operand = _evidence_operand(index, entry)
-            if operand is not None:
-                extra.append(operand)
+            add(entry)
     return pool + extra
 
 
@@ -458,7 +448,7 @@ def _search(
 
 # An outcome its operands' rounding can move by more than this share of itself says
 # nothing at the target's precision ("0.1% - 0.1%" is anything from -0.1 to 0.1).
-_SLACK_SHARE = 0.05
+_SLACK_SHARE = 0.1
 
 
 def _years(cue: Cue) -> int:
