@@ -71,6 +71,7 @@ from validation.engine.numbers.matching import (
     small_integer,
     wrong_calculation,
 )
+from validation.engine.numbers.misses import judge as judge_misses
 from validation.engine.numbers.operations import Miss
 from validation.engine.numbers.references import UnknownReference, unknown_references
 from validation.engine.numbers.support import ground
@@ -194,7 +195,7 @@ def analyze(
         kept.append(claim)
     claims = kept
 
-    ground(
+    grounding = ground(
         body,
         claims,
         index,
@@ -202,6 +203,7 @@ def analyze(
         eligible=_derivable,
         supported_at_start=_supported_at_start,
     )
+    judge_misses(grounding)
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     return _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)

@@ -149,6 +149,10 @@ class Cue:
     bound: str = ""  # "below", "above" or ""
     hedged: bool = False
     points_after: bool = False  # "0.6 points lower": a difference of rates
+    alternate: bool = False  # "an increase of 190, or 22.57%": the same result again
+    years: int = 0  # the span a compound rate is over ("from 2017 to 2019", "five years")
+    count: int = 0  # how many numbers a sum or an average is of ("the two figures")
+    year: int = 0  # the year the number is of ("$148 million in 2018", "2019: $5,798K")
 
     @property
     def named(self) -> bool:
@@ -198,7 +202,75 @@ def cue_of(
     points_after = bool(after) and after[0] in _POINT_WORDS
     if points_after:
         kinds.add(POINTS)
-    return Cue(frozenset(kinds), of_after, bound, hedged, points_after)
+    alternate = bool(before) and all(word in _ALTERNATION for word in before)
+    clause_text = body[clause_start : min(clause_end, clause_start + _CLAUSE_READ)]
+    years = _span(clause_text) if CAGR in kinds else 0
+    count = _count(clause_text) if kinds & {SUM, MEAN} else 0
+    year = _year_of(body, near_start, start, end, high)
+    return Cue(
+        frozenset(kinds), of_after, bound, hedged, points_after, alternate, years, count, year
+    )
+
+
+def _year_of(body: str, low: int, start: int, end: int, high: int) -> int:
+    """The year a number is of: written right after it ("in 2018", "(2019)"), else
+    the last one before it since the previous number ("2019: $5,798K")."""
+    after = _YEAR_AFTER.match(body, end, min(high, end + 24))
+    if after is not None:
+        return int(after.group(1))
+    before = _YEAR.findall(body, low, start)
+    return int(before[-1]) if before else 0
+
+
+_YEAR_AFTER = re.compile(
+    r"[ \t]*(?:\(|,?[ \t]*(?:in|for|as of|at|during|of)[ \t]+)?(?:fiscal[ \t]+|FY[ \t]?)?"
+    r"((?:19|20)[0-9]{2})(?![0-9])"
+)
+_COUNT = re.compile(r"(?i)\b(both|two|three|four|five|six|seven|eight|nine|ten)\b")
+
+
+def _count(clause: str) -> int:
+    """How many numbers a sum or an average is of, when its clause says: "the two
+    figures", "three years", "both"; else the years it spans ("2017 to 2019": 3)."""
+    said = _COUNT.search(clause)
+    if said is not None:
+        word = said.group(1).lower()
+        return 2 if word == "both" else _COUNT_WORDS[word]
+    years = {int(year) for year in _YEAR.findall(clause)}
+    span = max(years) - min(years) + 1 if len(years) >= 2 else 0
+    return span if span <= 10 else 0
+
+
+_ALTERNATION = wordset("or i e ie that is which equivalently equal to about roughly")
+_YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
+_COUNT_WORDS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_YEARS_SPAN = re.compile(
+    r"(?i)\b(two|three|four|five|six|seven|eight|nine|ten|[2-9]|10)[ -]years?\b"
+)
+
+
+def _span(clause: str) -> int:
+    """The number of years a compound rate is over: the years its clause names
+    ("from 2017 to 2019": 2) or says ("over five years", "a 3-year CAGR")."""
+    count = _YEARS_SPAN.search(clause)
+    if count is not None:
+        word = count.group(1).lower()
+        return _COUNT_WORDS.get(word) or int(word)
+    years = [int(year) for year in _YEAR.findall(clause)]
+    return max(years) - min(years) if len(years) >= 2 else 0
+
+
+_CLAUSE_READ = 400  # characters of a clause read for its years and counts
 
 
 _POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts", "bps"))

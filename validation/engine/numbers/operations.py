@@ -68,6 +68,7 @@ class Operand:
     source: str = ""  # that item's source_ref
     cited: bool = True  # the report cites it (or its words name it, as a price for a gap)
     paragraph: int = -1  # the report paragraph it stands in
+    year: int = 0  # the year it is of, when its words say
 
     @property
     def in_report(self) -> bool:
