@@ -211,7 +211,9 @@ def read(body: str, mentions: Sequence[NumberMention]) -> Reading:
         elif gap.labelled:
             continue  # "Revenue: $12,868 million Margin = a / b": a label, not a result
         elif right is not None and left_single:
-            if not _operator_before(body, mentions[sides[position].indices[0]].start):
+            if not _operator_before(
+                body, mentions[sides[position].indices[0]].start
+            ) and not _operator_after(body, mentions[sides[position + 1].indices[-1]].end):
                 links.append(Link(right, sides[position].indices[0], gap.approx))
         elif left is not None and right is not None:
             # "a / b = c * 100 = 65%": the left side computes the first operand of the right.
@@ -231,6 +233,17 @@ def _operator_before(body: str, start: int) -> bool:
     while position >= floor and body[position] in " \t":
         position -= 1
     return position >= floor and body[position] in "+-*/^\u00d7\u00f7\u2212xX"
+
+
+def _operator_after(body: str, end: int) -> bool:
+    """An operator right after an expression's last number (closing parentheses
+    aside): "(2.5 + 2.4 + 3.2) / (2019 - 2017 + 1)" goes on with numbers that could
+    not be read (years), so what was read is not the whole expression."""
+    position = end
+    ceiling = min(len(body), end + 8)
+    while position < ceiling and body[position] in " \t)":
+        position += 1
+    return position < ceiling and body[position] in "+-*/^\u00d7\u00f7\u2212"
 
 
 def _normalize(text: str) -> str:

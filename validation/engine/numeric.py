@@ -93,9 +93,6 @@ MIN_FIX_LABEL = 0.5
 # the whole body), and a reviewer gains nothing from the 101st: the findings stay complete,
 # and the rest get their fixes on the next revision.
 MAX_FIXES = 100
-# A result stated in words, recomputed from the numbers it is stated from: the operands
-# are chosen by words and nearness, not written out, so below the arithmetic fix's 0.99.
-WORDED_FIX_CONFIDENCE = 0.9
 
 
 @dataclass
@@ -782,6 +779,8 @@ def _close_finding(
         return  # a fix must name the same thing as the claim, not just a nearby value
     if index.shares_row_label(chosen.number.entry):
         return  # the row's label fits each of its columns: it does not pin one value
+    if _coarser(chosen, mention):
+        return  # "$91,104 thousand" is not made "$90,300 thousand" by a text's "90.3 million"
     written = abs(chosen.number.value) / chosen.factor
     if sentence.writes(body, claim, written):
         return  # the sentence already states that value as another claim
@@ -810,6 +809,17 @@ def _close_finding(
             evidence=[chosen_excerpt],
         )
     )
+
+
+def _coarser(hit: Hit, mention: NumberMention) -> bool:
+    """The evidence number is written with less precision than the claim (in the
+    claim's units): its digits cannot replace the claim's."""
+    number = hit.number
+    if not number.written:
+        return False
+    evidence_step = Decimal(1).scaleb(-number.decimals) * abs(number.value / number.written)
+    claim_step = Decimal(1).scaleb(-mention.decimals) * hit.factor
+    return evidence_step > claim_step
 
 
 def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
@@ -904,7 +914,7 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
             mention,
             replacement,
             verified_with=f"calculator: {miss.expression} = {exact}",
-            confidence=WORDED_FIX_CONFIDENCE,
+            confidence=miss.confidence,
             kind="worded_result",
             finding_index=finding_index,
             tool_calls=[call],

@@ -153,6 +153,7 @@ class Cue:
     years: int = 0  # the span a compound rate is over ("from 2017 to 2019", "five years")
     count: int = 0  # how many numbers a sum or an average is of ("the two figures")
     year: int = 0  # the year the number is of ("$148 million in 2018", "2019: $5,798K")
+    direction: int = 0  # a rise (1) or a fall (-1) its words say it is
 
     @property
     def named(self) -> bool:
@@ -207,9 +208,43 @@ def cue_of(
     years = _span(clause_text) if CAGR in kinds else 0
     count = _count(clause_text) if kinds & {SUM, MEAN} else 0
     year = _year_of(body, near_start, start, end, high)
+    direction = _direction(before[: len(before) - taken]) or _direction(after)
     return Cue(
-        frozenset(kinds), of_after, bound, hedged, points_after, alternate, years, count, year
+        frozenset(kinds),
+        of_after,
+        bound,
+        hedged,
+        points_after,
+        alternate,
+        years,
+        count,
+        year,
+        direction,
     )
+
+
+def _direction(words: list[str]) -> int:
+    """1 when the nearest word of direction says a rise, -1 a fall, 0 when none does."""
+    for word in reversed(words):
+        if word in _RISE:
+            return 1
+        if word in _FALL:
+            return -1
+    return 0
+
+
+_RISE = wordset(
+    """increase increases increased increasing rise rises rose risen rising grew grow grows
+    growing growth gain gains gained up higher more above exceed exceeds exceeded climb
+    climbed climbs jump jumped jumps improve improved improvement widened expanded
+    expansion surged surge soared soar advanced"""
+)
+_FALL = wordset(
+    """decrease decreases decreased decreasing decline declines declined declining fell fall
+    falls fallen falling drop drops dropped dropping dip dipped reduction reduced reduce
+    lower down less fewer below shortfall shrank shrink shrunk contracted contraction
+    plunged plunge slipped slid sank retreated deteriorated deterioration narrowed"""
+)
 
 
 def _year_of(body: str, low: int, start: int, end: int, high: int) -> int:

@@ -110,7 +110,7 @@ def _is_reference(text: str, start: int, number: str) -> bool:
         return False
     last = words[-1]
     bare = last.rstrip(".")
-    if bare in _MONTHS or last in _PERIOD_MARKERS:
+    if bare in _MONTHS or bare.capitalize() in _MONTHS or last in _PERIOD_MARKERS:
         return True
     lowered = bare.lower()
     if lowered in _INDEX_NAMES:

@@ -21,16 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from decimal import Decimal
+from itertools import pairwise
 
 from validation.engine.numbers import operations as ops
 from validation.engine.numbers import search
 from validation.engine.numbers.extract import NumberMention
 from validation.engine.numbers.labels import label_tokens
 from validation.engine.numbers.matching import Claim, small_integer
-from validation.engine.numbers.operations import Miss, Operand, Outcome
+from validation.engine.numbers.operations import Miss, Operand, Outcome, Target
 from validation.engine.numbers.support import Grounding
 
 MISS_REACH = 0.25  # a wrong result this close to the right one is a slip, not another number
+# A fix's confidence: the operands are read from where they stand and what they are,
+# not written out in a calculation, so below the 0.99 of a written calculation's fix.
+SLIP_CONFIDENCE = 0.9
+PLAIN_CONFIDENCE = 0.8  # far off, or from another paragraph: shown, never bulk-accepted
+_OWN_SENTENCE = 2.0  # the placement score of an operand in the result's sentence
+_PLACED = 0.5  # the least score of the reading a slip is judged by
 _FOCUS = 6  # report numbers a wrong result may be stated from, nearest first
 _UNSUPPORTED = 3  # unsupported numbers nearby a result may follow from
 _UNSUPPORTED_REACH = 600  # characters
@@ -106,51 +113,116 @@ def _miss(
     target = search.target_of(mention, cue)
     percent_target = search.percent_like(mention, cue)
     scores = _placement(grounding, position, focus)
+    direction = -1 if mention.negative else cue.direction
     ranked: list[tuple[float, Outcome]] = []
     for op in operations:
         for operands in search.candidates(op, focus, True, False, at=mention.start):
             if not search.fits_units(op, operands, percent_target):
                 continue
             found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
-            if not found:
+            if not found or not _direction_fits(op, operands, direction):
                 continue
-            score = sum(scores[operand.key] for operand in operands)
+            score = sum(scores[operand.key] for operand in operands) / len(operands)
             if op in _PERIODS and _same_line_item(grounding, operands):
                 score += 1.0
+            if len(operands) > 2 and _listed(grounding.body, operands):
+                score += 1.0  # "based on $64 million, $204 million and $389 million"
             if cue.count and len(operands) == cue.count:
                 score += 1.0
-            ranked.append((score, _most_precise(found)))
+            ranked.append((score, _reading(found, target)))
     if not ranked:
         return None
     best = max(score for score, _ in ranked)
-    near = [
-        (target.distance(outcome), outcome)
-        for score, outcome in ranked
-        if score >= best - 1e-9 and _slip(mention, outcome, target.distance(outcome))
-    ]
-    if not near:
+    if best < _PLACED:
+        return None  # numbers from elsewhere in the report: no telling what it is of
+    top = [outcome for score, outcome in ranked if score >= best - 1e-9]
+    values = {round(_in_units(mention, outcome), mention.decimals) for outcome in top}
+    near = sorted(
+        (
+            (target.distance(outcome), outcome)
+            for outcome in top
+            if _slip(mention, outcome, target.distance(outcome))
+        ),
+        key=lambda entry: entry[0],
+    )
+    if near:
+        outcome = near[0][1]
+        slip = True
+    elif _plain(mention, top, values, best):
+        # One reading, a change or total of two numbers of the result's own sentence
+        # ("from $3.3 million to $3.4 million, an increase of $0.2 million"): far off,
+        # but plain.
+        outcome, slip = top[0], False
+    else:
         return None
-    near.sort(key=lambda entry: entry[0])
-    outcome = near[0][1]
-    values = {round(_in_units(mention, found), mention.decimals) for _, found in near}
+    near_values = {round(_in_units(mention, found), mention.decimals) for _, found in near}
+    at_hand = all(
+        grounding.paragraphs[position] == operand.paragraph for operand in outcome.operands
+    )
     expected = _in_units(mention, outcome)
     scale = _wrong_scale(mention, outcome)
+    clear = len(near_values) <= 1 and (slip or len(values) == 1)
     return Miss(
         expected=Decimal(repr(expected)) if scale is None else abs(mention.written),
         expression=outcome.expression,
         operands=outcome.operands,
         scale=scale,
-        clear=len(values) == 1,
+        clear=clear,
+        confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
     )
 
 
 _PERIODS = frozenset((ops.DIFF, ops.CHANGE, ops.MEAN, ops.CAGR))
+_PLAIN_OPS = frozenset((ops.DIFF, ops.SUM, ops.CHANGE))
+_PLAIN_FACTOR = 3.0  # a plain reading is at most this far off, either way
+
+
+def _plain(mention: NumberMention, top: Sequence[Outcome], values: set[float], best: float) -> bool:
+    """The one top reading is a difference, sum or change of a pair of numbers both
+    in the result's own sentence, off by less than a factor of three."""
+    if len(values) != 1 or best < _OWN_SENTENCE:
+        return False
+    outcome = top[0]
+    if outcome.op not in _PLAIN_OPS or len(outcome.operands) != 2:
+        return False
+    stated = float(abs(mention.written))
+    expected = abs(_in_units(mention, outcome))
+    return bool(stated and expected) and (1 / _PLAIN_FACTOR <= expected / stated <= _PLAIN_FACTOR)
+
+
+def _listed(body: str, operands: Sequence[Operand]) -> bool:
+    """The operands are written as one list: only separators between them ("A, B and
+    C", bullets one under the other), no sentence ending."""
+    ordered = sorted(operands, key=lambda operand: operand.position)
+    for first, second in pairwise(ordered):
+        gap = body[first.position : second.position]
+        if len(gap) > _LIST_GAP or ". " in gap:
+            return False
+    return True
+
+
+_LIST_GAP = 80  # characters from one listed number to the next
+
+
+def _direction_fits(op: str, operands: Sequence[Operand], direction: int) -> bool:
+    """A change its words or sign say is a rise (1) or a fall (-1) goes that way:
+    from the base (the second operand) to the other, or from the earlier year."""
+    if not direction or op not in (ops.CHANGE, ops.DIFF, ops.CAGR):
+        return True
+    later, earlier = operands[0], operands[1]
+    if op == ops.DIFF:
+        if not (later.year and earlier.year) or later.year == earlier.year:
+            return True
+        if later.year < earlier.year:
+            later, earlier = earlier, later
+    rise = later.value > earlier.value
+    return rise == (direction > 0)
 
 
 def _placement(grounding: Grounding, position: int, focus: Sequence[Operand]) -> dict[int, float]:
     """How plainly each candidate operand is one the result is stated from: in the
-    result's own sentence (2) or paragraph (1), and named by it (its evidence
-    label's words in the result's sentence: 1)."""
+    result's own sentence (2), paragraph (1) or the one beside it (0.5), and named
+    by it (its evidence label's words in the result's sentence: 1)."""
     mention = grounding.claims[position].mention
     low, high = grounding.sentence(mention.start, mention.end)
     words = label_tokens(grounding.body[low:high])
@@ -162,6 +234,8 @@ def _placement(grounding: Grounding, position: int, focus: Sequence[Operand]) ->
             score += 2.0
         elif operand.paragraph == paragraph:
             score += 1.0
+        elif abs(operand.paragraph - paragraph) == 1:
+            score += 0.5  # "The inputs are A and B." then "Therefore, the total is C."
         if _label(grounding.claims[operand.key]) & words:
             score += 1.0
         scores[operand.key] = score
@@ -169,10 +243,9 @@ def _placement(grounding: Grounding, position: int, focus: Sequence[Operand]) ->
 
 
 def _label(claim: Claim) -> frozenset[str]:
-    """What the evidence says a report number is (its row or key), else its own words."""
-    if claim.hit is not None:
-        return claim.hit.number.tokens
-    return claim.mention.tokens
+    """What the evidence says a report number is (its row or key); nothing for a
+    number the report computed (its own words are the sentence's)."""
+    return claim.hit.number.tokens if claim.hit is not None else frozenset()
 
 
 def _same_line_item(grounding: Grounding, operands: Sequence[Operand]) -> bool:
@@ -194,13 +267,15 @@ def _slip(mention: NumberMention, outcome: Outcome, distance: float) -> bool:
     )
 
 
-def _most_precise(outcomes: Sequence[Outcome]) -> Outcome:
-    """The outcome computed from the evidence's own values where the report rounds
-    them (the most precise there is), in full units where scales are known."""
+def _reading(outcomes: Sequence[Outcome], target: Target) -> Outcome:
+    """The outcome in the units that read the result best (amounts as written or
+    in full), computed from the evidence's own values where the report rounds them
+    (the most precise there is)."""
+    nearest = min(outcomes, key=target.distance)
     for outcome in outcomes:
-        if not outcome.written and any(o.precise is not None for o in outcome.operands):
+        if outcome.precise and outcome.written == nearest.written:
             return outcome
-    return outcomes[0]
+    return nearest
 
 
 def _in_units(mention: NumberMention, outcome: Outcome) -> float:

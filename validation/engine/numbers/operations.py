@@ -151,6 +151,7 @@ class Miss:
     operands: tuple[Operand, ...]
     scale: Decimal | None = None  # the right scale for a number at the wrong one
     clear: bool = True  # one value fits: a fix may be proposed
+    confidence: float = 0.9  # the fix's
 
 
 def describe(outcome: Outcome, names: Sequence[str]) -> str:

@@ -251,7 +251,7 @@ def candidates(
     beside = op in (ops.DIFF, ops.CHANGE)
     dated = op in (ops.CHANGE, ops.CAGR)
     for first, second in pairs:
-        if first.value == second.value and not zero:
+        if first.value == second.value and not zero and op not in (ops.SUM, ops.MEAN):
             continue  # a number against itself: 0, or 1, or 100%
         if dated and first.year and second.year and first.year <= second.year:
             continue  # the base is the earlier year
