@@ -1031,16 +1031,16 @@ def _close(
     magnitude = abs(expected)
     if abs(magnitude - written) <= tolerance:
         return True
-    if target.significant_digits >= SLIP_DIGITS and abs(magnitude - written) <= quantum + slack:
-        return True  # a rounding slip: one unit off in the last of three or more digits
+    if abs(magnitude - written) <= quantum * DOUBLE_ROUNDING + slack:
+        return True  # rounded in steps: 6.3949 to 6.395, then to 6.40
     # Truncated rather than rounded (101.497 shown as 101.4): the digits shown are
     # the value's own, cut short.
     return written <= magnitude < written + quantum + slack
 
 
-# Digits a written result shows from which one unit off in the last is a rounding slip
-# (6.3949 rounded to 6.395, then to 6.40), not a wrong number.
-SLIP_DIGITS = 3
+# How far from the digits shown a value rounded in steps can be (0.5 + 0.05 + 0.005
+# ... of a unit in the last place): 6.3949 shown as 6.40 is rounded, 6.3933 is not.
+DOUBLE_ROUNDING = Fraction(5, 9)
 
 
 def _power_of_ten(ratio: Fraction) -> Decimal | None:

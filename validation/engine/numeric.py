@@ -779,7 +779,7 @@ def _close_finding(
         return  # a fix must name the same thing as the claim, not just a nearby value
     if index.shares_row_label(chosen.number.entry):
         return  # the row's label fits each of its columns: it does not pin one value
-    if _coarser(chosen, mention):
+    if index.written_in_text(chosen.number.entry) and _coarser(chosen, mention):
         return  # "$91,104 thousand" is not made "$90,300 thousand" by a text's "90.3 million"
     written = abs(chosen.number.value) / chosen.factor
     if sentence.writes(body, claim, written):
@@ -813,7 +813,8 @@ def _close_finding(
 
 def _coarser(hit: Hit, mention: NumberMention) -> bool:
     """The evidence number is written with less precision than the claim (in the
-    claim's units): its digits cannot replace the claim's."""
+    claim's units): its digits cannot replace the claim's. (Only for text: a JSON
+    number's trailing zeros are lost, not absent.)"""
     number = hit.number
     if not number.written:
         return False

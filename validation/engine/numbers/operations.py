@@ -42,6 +42,8 @@ CAGR = "cagr"
 SAME_UNITS = frozenset((DIFF, SUM, MEAN))
 # Results that are percentages whatever the operands are.
 PERCENT_RESULTS = frozenset((SHARE, CHANGE, CAGR))
+_STEPS = 10 / 9  # of half a unit: 0.5 + 0.05 + 0.005 ... of the last digit shown
+
 # Results that carry no scale: a ratio of two amounts is the same in any units.
 SCALE_FREE = frozenset((SHARE, CHANGE, CAGR, RATIO))
 # Operations of two operands whose order matters.
@@ -108,7 +110,9 @@ class Target:
             return stated / 2 <= value <= stated + half + slack
         if self.bound == "above":
             return stated - half - slack <= value <= stated * 2
-        tolerance = half * (2.0 if self.hedged else 1.0) * 1.000001 + stated * 1e-12
+        # A whole unit for a hedge; else half a unit, or a little more for a value
+        # rounded in steps (6.3949 to 6.395, then to 6.40).
+        tolerance = half * (2.0 if self.hedged else _STEPS) * 1.000001 + stated * 1e-12
         difference = value - stated
         if -tolerance - slack <= difference <= tolerance + slack:
             return True
