@@ -207,7 +207,7 @@ def cue_of(
     clause_text = body[clause_start : min(clause_end, clause_start + _CLAUSE_READ)]
     years = _span(clause_text) if CAGR in kinds else 0
     count = _count(clause_text) if kinds & {SUM, MEAN} else 0
-    year = _year_of(body, near_start, start, end, high)
+    year = year_of(body, start, end, max(previous_end, clause_start), next_start)
     direction = _direction(before[: len(before) - taken]) or _direction(after)
     return Cue(
         frozenset(kinds),
@@ -247,18 +247,24 @@ _FALL = wordset(
 )
 
 
-def _year_of(body: str, low: int, start: int, end: int, high: int) -> int:
-    """The year a number is of: written right after it ("in 2018", "(2019)"), else
-    the last one before it since the previous number ("2019: $5,798K")."""
-    after = _YEAR_AFTER.match(body, end, min(high, end + 24))
+def year_of(body: str, start: int, end: int, previous_end: int, next_start: int) -> int:
+    """The year the number at [start, end) is of: written right after it ("in 2018",
+    "(2019)"), else the last one before it since the previous number ("2019:
+    $5,798K"). Bounded: a year that far from the number speaks of another."""
+    after = _YEAR_AFTER.match(body, end, min(next_start, end + 36))
     if after is not None:
         return int(after.group(1))
-    before = _YEAR.findall(body, low, start)
+    before = _YEAR.findall(body, max(previous_end, start - _BEFORE), start)
     return int(before[-1]) if before else 0
 
 
+_MONTH_NAME = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November"
+    r"|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
+)
 _YEAR_AFTER = re.compile(
-    r"[ \t]*(?:\(|,?[ \t]*(?:in|for|as of|at|during|of)[ \t]+)?(?:fiscal[ \t]+|FY[ \t]?)?"
+    r"[ \t]*(?:\(|,?[ \t]*(?:in|for|as of|as at|at|on|during|of|ended)[ \t]+)?"
+    rf"(?:fiscal[ \t]+|FY[ \t]?|{_MONTH_NAME}[ \t]+[0-9]{{1,2}},?[ \t]+)?"
     r"((?:19|20)[0-9]{2})(?![0-9])"
 )
 _COUNT = re.compile(r"(?i)\b(both|two|three|four|five|six|seven|eight|nine|ten)\b")

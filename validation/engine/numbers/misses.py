@@ -27,7 +27,7 @@ from validation.engine.numbers import operations as ops
 from validation.engine.numbers import search
 from validation.engine.numbers.extract import NumberMention
 from validation.engine.numbers.labels import label_tokens
-from validation.engine.numbers.matching import Claim, small_integer
+from validation.engine.numbers.matching import Claim
 from validation.engine.numbers.operations import Miss, Operand, Outcome, Target
 from validation.engine.numbers.support import Grounding
 
@@ -39,8 +39,6 @@ PLAIN_CONFIDENCE = 0.8  # far off, or from another paragraph: shown, never bulk-
 _OWN_SENTENCE = 2.0  # the placement score of an operand in the result's sentence
 _PLACED = 0.5  # the least score of the reading a slip is judged by
 _FOCUS = 6  # report numbers a wrong result may be stated from, nearest first
-_UNSUPPORTED = 3  # unsupported numbers nearby a result may follow from
-_UNSUPPORTED_REACH = 600  # characters
 _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 
 
@@ -49,8 +47,27 @@ def judge(grounding: Grounding) -> None:
     result."""
     claims = grounding.claims
     depends: dict[int, tuple[int, ...]] = {}
+    memo = grounding.index
     for position in grounding.pending:
-        roots = _judge(grounding, position)
+        # The same claim, words and neighbours judged again (a report validated again
+        # against the same evidence) is remembered on the evidence index.
+        mention = claims[position].mention
+        low, high = grounding.sentence(mention.start, mention.end)
+        key = (
+            "miss",
+            mention.text,
+            mention.start,
+            grounding.cue(position),
+            grounding.body[low:high],
+            tuple(grounding.pool(position)),
+            tuple(grounding.unsupported_near(position)),
+        )
+        remembered: tuple[tuple[int, ...], Miss | None] | None = memo.memo.get(key)
+        if remembered is None:
+            roots = _judge(grounding, position)
+            remembered = (roots, claims[position].miss)
+            memo.remember(key, remembered)
+        roots, claims[position].miss = remembered
         if roots:
             depends[position] = roots
     for position, roots in depends.items():
@@ -64,38 +81,22 @@ def _judge(grounding: Grounding, position: int) -> tuple[int, ...]:
     ``claim.miss`` when it is a slip of its operation."""
     claim = grounding.claims[position]
     mention = claim.mention
-    cue = grounding.cues[position]
+    cue = grounding.cue(position)
     operations, named = search.operations_for(mention, cue)
     if not named:
         return ()  # a number no words make a result is a citation: an orphan
     pool = grounding.pool(position)
-    unsupported = _unsupported_near(grounding, position)
+    unsupported = grounding.unsupported_near(position)
     if unsupported:
-        found = search.search(mention, cue, [*pool, *unsupported])
-        keys = frozenset(operand.key for operand in unsupported)
-        if found is not None and any(operand.key in keys for operand in found.operands):
+        # The supported numbers alone gave nothing: only a pair with one of these can.
+        found = search.search(mention, cue, [*pool, *unsupported], with_any=unsupported)
+        if found is not None:
+            keys = frozenset(operand.key for operand in unsupported)
             return tuple(operand.key for operand in found.operands if operand.key in keys)
     focus = [operand for operand in pool if operand.in_report][:_FOCUS]
     if len(focus) >= 2:
         claim.miss = _miss(grounding, position, operations, focus)
     return ()
-
-
-def _unsupported_near(grounding: Grounding, position: int) -> list[Operand]:
-    """Up to `_UNSUPPORTED` unsupported report numbers nearest the claim."""
-    claims, starts, supported = grounding.claims, grounding.starts, grounding.supported
-    found: list[Operand] = []
-    start = starts[position]
-    for step in range(1, 8):
-        for other in (position - step, position + step):
-            if not 0 <= other < len(claims) or supported[other] or len(found) >= _UNSUPPORTED:
-                continue
-            mention = claims[other].mention
-            if abs(starts[other] - start) > _UNSUPPORTED_REACH or mention.in_range:
-                continue
-            if not small_integer(mention):
-                found.append(search.operand_of(claims[other], other, grounding.index))
-    return found
 
 
 # ------------------------------------------------------------------ which numbers
@@ -109,7 +110,7 @@ def _miss(
     (a hypothesis scores the placement of each of its operands, and more when they
     are one line item in two periods, or as many as the words say)."""
     mention = grounding.claims[position].mention
-    cue = grounding.cues[position]
+    cue = grounding.cue(position)
     target = search.target_of(mention, cue)
     percent_target = search.percent_like(mention, cue)
     scores = _placement(grounding, position, focus)

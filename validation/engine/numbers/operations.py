@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 
 DIFF = "diff"
@@ -101,9 +101,13 @@ class Target:
     def meets(self, outcome: Outcome) -> bool:
         """The outcome's value is this number at the precision shown (or within the
         slack its rounded operands allow)."""
-        if outcome.written or outcome.op in SCALE_FREE:
-            return self._meets(self.written, self.written_half, outcome.value, outcome.slack)
-        return self._meets(self.value, self.half, outcome.value, outcome.slack)
+        return self.meets_value(outcome.op, outcome.written, outcome.value, outcome.slack)
+
+    def meets_value(self, op: str, written: bool, value: float, slack: float) -> bool:
+        """`meets` for a value `measure` gave."""
+        if written or op in SCALE_FREE:
+            return self._meets(self.written, self.written_half, value, slack)
+        return self._meets(self.value, self.half, value, slack)
 
     def _meets(self, stated: float, half: float, value: float, slack: float) -> bool:
         if self.bound == "below":
@@ -179,21 +183,48 @@ def evaluate(
     precise: bool = False,
     names: Sequence[str] = (),
 ) -> Outcome | None:
-    """`op` over `operands` (see `_evaluate`)."""
-    found = _evaluate(op, operands, written, precise, names)
-    if found is not None and precise:
-        found = replace(found, precise=True)
-    return found
-
-
-def _evaluate(
-    op: str, operands: Sequence[Operand], written: bool, precise: bool, names: Sequence[str]
-) -> Outcome | None:
     """`op` over `operands` (in that order: the base of a change or share last), or
     None when it is undefined (a zero divisor). `written` takes the numbers as
     shown, ignoring their scales (a bare 1,918 in a table read "in millions");
     otherwise in full units. With `precise`, a rounded report number counts at the
-    evidence value it stands for."""
+    evidence value it stands for. `names` name operands in the expression."""
+    unit, values, halves = _numbers(operands, written, precise)
+    measured = _measure(op, values, halves, unit, operands, written)
+    if measured is None:
+        return None
+    value, slack, unit_out = measured
+    texts = [
+        names[at] if at < len(names) and names[at] else _plain(number)
+        for at, number in enumerate(values)
+    ]
+    if op == PRODUCT:
+        texts[1] = _plain(values[1] * unit / unit_out)
+    return Outcome(
+        op,
+        value,
+        slack,
+        tuple(operands),
+        _expression(op, texts, values),
+        unit_out,
+        written,
+        precise,
+    )
+
+
+def measure(
+    op: str, operands: Sequence[Operand], written: bool, precise: bool
+) -> tuple[float, float] | None:
+    """The value and slack of `evaluate` alone, without the expression: the search
+    tries thousands of these and keeps one."""
+    unit, values, halves = _numbers(operands, written, precise)
+    measured = _measure(op, values, halves, unit, operands, written)
+    return None if measured is None else (measured[0], measured[1])
+
+
+def _numbers(
+    operands: Sequence[Operand], written: bool, precise: bool
+) -> tuple[float, list[float], list[float]]:
+    """The operands' values and half-units in the units a formula writes them in."""
     unit = 1.0 if written else _unit(operands)
     values: list[float] = []
     halves: list[float] = []
@@ -203,56 +234,44 @@ def _evaluate(
         scale = operand.scale if written else unit
         values.append(full / scale if scale else full)
         halves.append(0.0 if exact else abs(operand.half / scale if scale else operand.half))
-    texts = [
-        names[at] if at < len(names) and names[at] else _plain(value)
-        for at, value in enumerate(values)
-    ]
+    return unit, values, halves
+
+
+def _measure(
+    op: str,
+    values: Sequence[float],
+    halves: Sequence[float],
+    unit: float,
+    operands: Sequence[Operand],
+    written: bool,
+) -> tuple[float, float, float] | None:
+    """(value, slack, the unit the value is in) of `op` over `values`."""
     count = len(values)
-    kept = tuple(operands)
     if op in (SUM, MEAN):
-        total = sum(values)
-        spread = sum(halves)
-        inner = " + ".join(texts)
-        if op == SUM:
-            return Outcome(op, abs(total) * unit, spread * unit, kept, inner, unit, written)
-        return Outcome(
-            op,
-            abs(total) / count * unit,
-            spread / count * unit,
-            kept,
-            f"({inner}) / {count}",
-            unit,
-            written,
-        )
+        divisor = count if op == MEAN else 1
+        return abs(sum(values)) / divisor * unit, sum(halves) / divisor * unit, unit
     if count != 2:
         return None
     a, b = values
     half_a, half_b = halves
-    text_a, text_b = texts
     if op == DIFF:
-        high, low = (text_a, text_b) if a >= b else (text_b, text_a)
-        expression = f"{high} - {_parenthesized(low)}"
-        return Outcome(
-            op, abs(a - b) * unit, (half_a + half_b) * unit, kept, expression, unit, written
-        )
+        return abs(a - b) * unit, (half_a + half_b) * unit, unit
     if not b:
         return None
     size_a, size_b = abs(a), abs(b)
     if op == SHARE:
         value = size_a / size_b * 100
-        slack = value * (half_a / size_a + half_b / size_b) if a else 100 * half_a / size_b
-        return Outcome(
-            op, value, slack, kept, f"{text_a} / {_parenthesized(text_b)} * 100", 1.0, written
+        return (
+            value,
+            value * (half_a / size_a + half_b / size_b) if a else 100 * half_a / size_b,
+            1.0,
         )
     if op == CHANGE:
         value = abs(a - b) / size_b * 100
-        slack = 100 * (half_a + half_b) / size_b + value * half_b / size_b
-        expression = f"({text_a} - {_parenthesized(text_b)}) / {_parenthesized(text_b)} * 100"
-        return Outcome(op, value, slack, kept, expression, 1.0, written)
+        return value, 100 * (half_a + half_b) / size_b + value * half_b / size_b, 1.0
     if op == RATIO:
         value = size_a / size_b
-        slack = value * (half_a / size_a + half_b / size_b) if a else half_a / size_b
-        return Outcome(op, value, slack, kept, f"{text_a} / {_parenthesized(text_b)}", 1.0, written)
+        return value, value * (half_a / size_a + half_b / size_b) if a else half_a / size_b, 1.0
     if op == PRODUCT:
         # a is the rate (a percentage), b the amount it applies to, in b's units
         unit_b = 1.0 if written else operands[1].scale
@@ -261,9 +280,27 @@ def _evaluate(
         b_units = b * unit / unit_b
         value = abs(a * b_units) / 100
         slack = (half_a * abs(b_units) + size_a * half_b * unit / unit_b) / 100
-        expression = f"{text_a} / 100 * {_parenthesized(_plain(b_units))}"
-        return Outcome(op, value * unit_b, slack * unit_b, kept, expression, unit_b, written)
+        return value * unit_b, slack * unit_b, unit_b
     return None
+
+
+def _expression(op: str, texts: Sequence[str], values: Sequence[float]) -> str:
+    """The calculator's expression of `op` over operands written as `texts`."""
+    if op == SUM:
+        return " + ".join(texts)
+    if op == MEAN:
+        return f"({' + '.join(texts)}) / {len(texts)}"
+    first, second = texts
+    if op == DIFF:
+        high, low = (first, second) if values[0] >= values[1] else (second, first)
+        return f"{high} - {_parenthesized(low)}"
+    if op == SHARE:
+        return f"{first} / {_parenthesized(second)} * 100"
+    if op == CHANGE:
+        return f"({first} - {_parenthesized(second)}) / {_parenthesized(second)} * 100"
+    if op == RATIO:
+        return f"{first} / {_parenthesized(second)}"
+    return f"{first} / 100 * {_parenthesized(second)}"  # PRODUCT
 
 
 def _parenthesized(text: str) -> str:

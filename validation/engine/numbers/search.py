@@ -27,6 +27,7 @@ Engine-internal: :mod:`validation.engine.numbers.support` runs it.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import combinations, permutations
@@ -74,7 +75,15 @@ def percent_like(mention: NumberMention, cue: Cue) -> bool:
     return mention.unit in ("%", "pp", "bp") or cue.points_after
 
 
-def operand_of(claim: Claim, key: int, index: EvidenceIndex, full: float | None = None) -> Operand:
+def operand_of(
+    claim: Claim,
+    key: int,
+    index: EvidenceIndex,
+    full: float | None = None,
+    *,
+    paragraph: int = -1,
+    year: int = 0,
+) -> Operand:
     """A supported report number as an operand: exact when the evidence writes it so;
     a rounded restatement keeps its rounding, and the evidence value it stands for.
     A bare number takes the scale the evidence gives it (a 0.4 from a table "in
@@ -112,6 +121,8 @@ def operand_of(claim: Claim, key: int, index: EvidenceIndex, full: float | None 
         explicit_scale=explicit,
         item=hit.number.item if hit is not None else -1,
         source=hit.number.source_ref if hit is not None else _source_of(claim),
+        paragraph=paragraph,
+        year=year,
     )
 
 
@@ -208,25 +219,29 @@ def fits_units(op: str, operands: Sequence[Operand], percent_target: bool) -> bo
 def outcomes(
     op: str, operands: Sequence[Operand], target_scaled: bool, years: int
 ) -> list[Outcome]:
-    """`op` over `operands`, as written and (when the report rounds them) at the
-    evidence values they stand for; taken as written, too, when scales do not say
-    otherwise (a bare 1,918 in a table "in millions" and "$652 million")."""
+    """`op` over `operands`, in every reading `readings` allows."""
     found: list[Outcome] = []
+    for written, precise in readings(operands, target_scaled):
+        if op == ops.CAGR:
+            outcome = ops.evaluate_cagr(operands[0], operands[1], years) if years else None
+        else:
+            outcome = ops.evaluate(op, operands, written=written, precise=precise)
+        if outcome is not None:
+            found.append(outcome)
+        if op == ops.CAGR:
+            break
+    return found
+
+
+def readings(operands: Sequence[Operand], target_scaled: bool) -> list[tuple[bool, bool]]:
+    """(as written, at the evidence's values) pairs an operation is computed in: in full
+    units, and as written too when scales do not say otherwise (a bare 1,918 in a table
+    "in millions" and "$652 million"); at the evidence values the report rounds, too."""
     spaces = [False]
     if not (target_scaled and all(operand.explicit_scale for operand in operands)):
         spaces.append(True)  # a bare number leaves its scale to the reader
     exact = any(operand.precise is not None for operand in operands)
-    for written in spaces:
-        for precise in (False, True) if exact else (False,):
-            if op == ops.CAGR:
-                outcome = ops.evaluate_cagr(operands[0], operands[1], years) if years else None
-            else:
-                outcome = ops.evaluate(op, operands, written=written, precise=precise)
-            if outcome is not None:
-                found.append(outcome)
-            if op == ops.CAGR:
-                break
-    return found
+    return [(written, precise) for written in spaces for precise in (False, True)[: 1 + exact]]
 
 
 def candidates(
@@ -274,11 +289,46 @@ def candidates(
 
 
 def search(
-    mention: NumberMention, cue: Cue, pool: Sequence[Operand], paragraph: int = -1
+    mention: NumberMention,
+    cue: Cue,
+    pool: Sequence[Operand],
+    paragraph: int = -1,
+    with_any: Sequence[Operand] = (),
+    memo: EvidenceIndex | None = None,
 ) -> Outcome | None:
     """The first operation, over the pool, that gives the mention at its precision.
     A number no words make a result is only tried against its own paragraph's
     numbers: in a report dense with numbers, some pair explains anything by chance."""
+    key = None
+    if memo is not None and not with_any:
+        # The same number, words and pool give the same answer: a report validated
+        # again against the same evidence skips the search.
+        key = (
+            "support",
+            mention.text,
+            mention.scale,
+            mention.approx,
+            mention.start,
+            cue,
+            paragraph,
+            tuple(pool),
+        )
+        if key in memo.memo:
+            remembered: Outcome | None = memo.memo[key]
+            return remembered
+    found = _search(mention, cue, pool, paragraph, with_any)
+    if key is not None and memo is not None:
+        memo.remember(key, found)
+    return found
+
+
+def _search(
+    mention: NumberMention,
+    cue: Cue,
+    pool: Sequence[Operand],
+    paragraph: int,
+    with_any: Sequence[Operand],
+) -> Outcome | None:
     operations, named = operations_for(mention, cue)
     itself = float(abs(mention.written))
     zero = any(not operand.value for operand in pool)  # "0 less -$42,271" restates it
@@ -293,17 +343,262 @@ def search(
     target = target_of(mention, cue)
     percent_target = percent_like(mention, cue)
     coarse = mention.significant_digits < 3
-    years = cue.years
+    scaled = mention.has_explicit_scale
+    paired = _Paired(pool, scaled, with_any)
     for op in operations:
+        if op in _PAIR_OPS:
+            found = paired.first(op, target, percent_target, coarse, zero=not mention.written)
+            if found is not None:
+                return found
+        if op not in (ops.SUM, ops.MEAN, ops.CAGR) or (op != ops.CAGR and not named):
+            continue
+        # runs of a sum or an average, and compound rates: few, computed in full
         for operands in candidates(
             op, pool, named, coarse, zero=not mention.written, at=mention.start
         ):
-            if not fits_units(op, operands, percent_target):
+            if (op != ops.CAGR and len(operands) < 3) or not fits_units(
+                op, operands, percent_target
+            ):
                 continue
-            for outcome in outcomes(op, operands, mention.has_explicit_scale, years):
-                if outcome.slack <= _SLACK_SHARE * abs(outcome.value) and target.meets(outcome):
+            for outcome in outcomes(op, operands, scaled, cue.years):
+                if _informative(outcome.value, outcome.slack) and target.meets(outcome):
                     return outcome
     return None
+
+
+_PAIR_OPS = frozenset((ops.DIFF, ops.SUM, ops.MEAN, ops.SHARE, ops.CHANGE, ops.RATIO, ops.PRODUCT))
+
+
+def _window(stated: float, half: float, bound: str) -> tuple[float, float]:
+    """Values a target might accept, with room for any slack the search allows."""
+    low = stated * (1 - _SLACK_SHARE * 1.1) - 2.5 * half
+    high = stated * (1 + _SLACK_SHARE * 1.1) + 2.5 * half
+    if bound == "below":
+        low = min(low, stated / 2)
+    elif bound == "above":
+        high = max(high, stated * 2)
+    return max(low, 0.0), high
+
+
+def _pairs(
+    op: str, values: Sequence[float], low: float, high: float, ordered: bool
+) -> list[tuple[int, int]]:
+    """Index pairs (i, j) whose `op` over `values` may lie in [low, high] (>= 0):
+    for each i, the j whose value lies in the window that puts the result there."""
+    signed = sorted((value, index) for index, value in enumerate(values))
+    keys = [value for value, _ in signed]
+    sizes = sorted((abs(value), index) for index, value in enumerate(values))
+    size_keys = [value for value, _ in sizes]
+    found: list[tuple[int, int]] = []
+
+    def take(
+        table: list[tuple[float, int]], keyed: list[float], i: int, low: float, high: float
+    ) -> None:
+        first = bisect_left(keyed, low - abs(low) * _LOOSE - _TINY)
+        last = bisect_right(keyed, high + abs(high) * _LOOSE + _TINY)
+        for _, j in table[first:last]:
+            if j != i:
+                found.append((i, j))
+
+    for i, a in enumerate(values):
+        size = abs(a)
+        if op == ops.DIFF:
+            take(signed, keys, i, a - high, a - low)
+            take(signed, keys, i, a + low, a + high)
+        elif op in (ops.SUM, ops.MEAN):
+            scale = 2.0 if op == ops.MEAN else 1.0
+            take(signed, keys, i, low * scale - a, high * scale - a)
+            take(signed, keys, i, -high * scale - a, -low * scale - a)
+        elif op == ops.RATIO:
+            take(sizes, size_keys, i, size / high if high else 0.0, size / low if low else _HUGE)
+        elif op == ops.SHARE:
+            take(
+                sizes,
+                size_keys,
+                i,
+                100 * size / high if high else 0.0,
+                100 * size / low if low else _HUGE,
+            )
+        elif op == ops.PRODUCT:
+            if size:
+                take(sizes, size_keys, i, 100 * low / size, 100 * high / size)
+        elif op == ops.CHANGE:
+            # i is the base b: the other a = b + |b| x change, either way
+            step_low, step_high = size * low / 100, size * high / 100
+            take(signed, keys, i, a + step_low, a + step_high)
+            take(signed, keys, i, a - step_high, a - step_low)
+    if op == ops.CHANGE:
+        return [(j, i) for i, j in found]  # (current, base)
+    if op in (ops.RATIO, ops.SHARE):
+        return found  # (numerator i, denominator j)
+    if op == ops.PRODUCT:
+        return found  # (rate i, amount j)
+    return found if ordered else [(i, j) if i < j else (j, i) for i, j in found]
+
+
+_HUGE = float("inf")
+# Windows are widened a little for the float rounding of their bounds.
+_LOOSE = 1e-9
+_TINY = 1e-12
+
+
+class _Paired:
+    """The pool as plain arrays, for the pairwise search: the same rules as
+    `candidates`, `fits_units` and `readings`, in one loop with no call per pair
+    (a report's dozens of results each try a few hundred pairs)."""
+
+    def __init__(
+        self, pool: Sequence[Operand], scaled_target: bool, with_any: Sequence[Operand] = ()
+    ) -> None:
+        self.pool = pool
+        wanted = {id(operand) for operand in with_any}
+        # Pairs must hold one of these, when given (the rest were tried already).
+        self.wanted = [id(operand) in wanted for operand in pool] if wanted else None
+        self.full = [operand.value for operand in pool]
+        self.half = [operand.half for operand in pool]
+        self.written = [operand.written for operand in pool]
+        self.written_half = [
+            abs(operand.half / operand.scale) if operand.scale else operand.half for operand in pool
+        ]
+        self.exact = [
+            operand.precise if operand.precise is not None else operand.value for operand in pool
+        ]
+        self.has_precise = [operand.precise is not None for operand in pool]
+        self.percent = [operand.percent for operand in pool]
+        self.cited = [operand.cited for operand in pool]
+        self.item = [operand.item for operand in pool]
+        self.year = [operand.year for operand in pool]
+        self.explicit = [operand.explicit_scale for operand in pool]
+        self.rescaled = [operand.written != operand.value for operand in pool]
+        self.scaled_target = scaled_target
+
+    def first(
+        self, op: str, target: Target, percent_target: bool, coarse: bool, zero: bool
+    ) -> Outcome | None:
+        """The first pair `op` over which meets `target`, as an Outcome. Candidate
+        pairs come from the sorted values (the other operand must lie in a window the
+        target sets), then each is checked exactly."""
+        ordered = op in ops.ORDERED or op == ops.PRODUCT
+        beside = op in (ops.DIFF, ops.CHANGE)
+        dated = op == ops.CHANGE
+        same_units = op in (ops.DIFF, ops.SUM, ops.MEAN)
+        scale_free = op in ops.SCALE_FREE
+        reread = target.value != target.written or any(self.rescaled)
+        for written in (False, True) if reread else (False,):
+            for precise in (False, True) if any(self.has_precise) else (False,):
+                values = self._values(written, precise)
+                if written or scale_free:
+                    stated, half = target.written, target.written_half
+                else:
+                    stated, half = target.value, target.half
+                low, high = _window(stated, half, target.bound)
+                for i, j in _pairs(op, values, low, high, ordered):
+                    if self.wanted is not None and not (self.wanted[i] or self.wanted[j]):
+                        continue
+                    if precise and not (self.has_precise[i] or self.has_precise[j]):
+                        continue  # the same as the reading as written
+                    if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
+                        continue  # every scale is known: no reading without them
+                    if not self._allowed(
+                        op, i, j, percent_target, coarse, zero, beside, dated, same_units
+                    ):
+                        continue
+                    measured = self._measure(op, i, j, written, precise)
+                    if measured is None:
+                        continue
+                    value, slack = measured
+                    if slack <= _SLACK_SHARE * abs(value) and target.meets_value(
+                        op, written, value, slack
+                    ):
+                        return ops.evaluate(
+                            op, (self.pool[i], self.pool[j]), written=written, precise=precise
+                        )
+        return None
+
+    def _values(self, written: bool, precise: bool) -> list[float]:
+        if written:
+            if precise:
+                return [
+                    exact / operand.scale if operand.scale else exact
+                    for exact, operand in zip(self.exact, self.pool, strict=True)
+                ]
+            return self.written
+        return self.exact if precise else self.full
+
+    def _allowed(
+        self,
+        op: str,
+        i: int,
+        j: int,
+        percent_target: bool,
+        coarse: bool,
+        zero: bool,
+        beside: bool,
+        dated: bool,
+        same_units: bool,
+    ) -> bool:
+        percent = self.percent
+        if same_units:
+            if percent[i] != percent[j] or percent[i] != percent_target:
+                return False
+        elif op == ops.PRODUCT:
+            if percent_target or not percent[i] or percent[j]:
+                return False
+        elif op == ops.RATIO:
+            if percent_target or percent[i] != percent[j]:
+                return False
+        elif not percent_target or percent[i] != percent[j]:
+            return False  # a share or a change is a percentage of like numbers
+        if self.full[i] == self.full[j] and not zero and op not in (ops.SUM, ops.MEAN):
+            return False  # a number against itself: 0, or 1, or 100%
+        if dated and self.year[i] and self.year[j] and self.year[i] <= self.year[j]:
+            return False  # the base is the earlier year
+        cited = self.cited[i] + self.cited[j]
+        if cited == 1 and not (beside and not coarse):
+            return False  # a figure the report never cites: only the other end of a change
+        return bool(cited) or not (coarse or self.item[i] != self.item[j])
+
+    def _measure(
+        self, op: str, i: int, j: int, written: bool, precise: bool
+    ) -> tuple[float, float] | None:
+        if written:
+            a, b = self.written[i], self.written[j]
+            half_a, half_b = self.written_half[i], self.written_half[j]
+            if precise:
+                operands = (self.pool[i], self.pool[j])
+                return ops.measure(op, operands, True, True)
+        elif precise:
+            a, b = self.exact[i], self.exact[j]
+            half_a = 0.0 if self.has_precise[i] else self.half[i]
+            half_b = 0.0 if self.has_precise[j] else self.half[j]
+        else:
+            a, b = self.full[i], self.full[j]
+            half_a, half_b = self.half[i], self.half[j]
+        if op == ops.DIFF:
+            return abs(a - b), half_a + half_b
+        if op == ops.SUM:
+            return abs(a + b), half_a + half_b
+        if op == ops.MEAN:
+            return abs(a + b) / 2, (half_a + half_b) / 2
+        if not b:
+            return None
+        if op == ops.PRODUCT:
+            return ops.measure(op, (self.pool[i], self.pool[j]), written, precise)
+        size_a, size_b = abs(a), abs(b)
+        if op == ops.SHARE:
+            value = size_a / size_b * 100
+            return value, (
+                value * (half_a / size_a + half_b / size_b) if a else 100 * half_a / size_b
+            )
+        if op == ops.CHANGE:
+            value = abs(a - b) / size_b * 100
+            return value, 100 * (half_a + half_b) / size_b + value * half_b / size_b
+        value = size_a / size_b  # RATIO
+        return value, (value * (half_a / size_a + half_b / size_b) if a else half_a / size_b)
+
+
+def _informative(value: float, slack: float) -> bool:
+    return slack <= _SLACK_SHARE * abs(value)
 
 
 # An outcome its operands' rounding can move by more than this share of itself says

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field, replace
 
 from validation.engine.numbers import operations as ops
 from validation.engine.numbers import search
-from validation.engine.numbers.cues import GAP, Cue, cue_of
+from validation.engine.numbers.cues import GAP, Cue, cue_of, year_of
 from validation.engine.numbers.evidence import EvidenceIndex
-from validation.engine.numbers.matching import Claim
+from validation.engine.numbers.matching import Claim, small_integer
 from validation.engine.numbers.operations import Operand
 
 REPORT_POOL = search.MAX_RUN  # supported report numbers offered to one result, nearest first
@@ -39,6 +39,9 @@ EVIDENCE_POOL = 6  # evidence numbers beside them, or sharing the result's label
 MAX_ROUNDS = 6  # fixpoint rounds (a chain of results stated one from another)
 _SCAN = 64  # report numbers looked at to fill a pool (a wall of unsupported ones ends it)
 _GAP_OPERANDS = frozenset(("price", "intrinsicvalue", "target"))
+_UNSUPPORTED = 3  # unsupported numbers nearby a result may follow from
+_UNSUPPORTED_SCAN = 14  # numbers looked at for them, nearest first
+_UNSUPPORTED_REACH = 600  # characters
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 Sentence = Callable[[int, int], tuple[int, int]]
@@ -55,21 +58,29 @@ class Grounding:
     sentence: Sentence
     starts: list[int] = field(default_factory=list)
     paragraphs: list[int] = field(default_factory=list)
-    cues: list[Cue] = field(default_factory=list)
+    _cues: dict[int, Cue] = field(default_factory=dict)
     supported: list[bool] = field(default_factory=list)
     full: dict[int, float] = field(default_factory=dict)
     pending: list[int] = field(default_factory=list)  # eligible and still unsupported
+    # Made once per report (operands) or per round (pools: support changes between).
+    _operands: dict[int, Operand] = field(default_factory=dict)
+    _evidence_operands: dict[tuple[int, bool], Operand | None] = field(default_factory=dict)
+    _pools: dict[int, list[Operand]] = field(default_factory=dict)
+    _scans: dict[int, list[int]] = field(default_factory=dict)
 
     def pool(self, position: int) -> list[Operand]:
         """The supported report numbers nearest the claim (either side, any
         paragraph), then evidence numbers beside their matches or sharing the
         claim's label (a valuation gap's: the prices, values and targets)."""
+        pool = self._pools.get(position)
+        if pool is not None:
+            return pool
         claims, supported = self.claims, self.supported
         claim = claims[position]
         value = abs(claim.mention.written)
-        pool: list[Operand] = []
+        pool = []
         entries: list[int] = []
-        for other_position in self._nearest(position):
+        for other_position in self.scan(position):
             if len(pool) >= REPORT_POOL:
                 break
             if not supported[other_position]:
@@ -79,26 +90,102 @@ class Grounding:
                 abs(other.mention.written) == value and other.hit is None
             ):
                 continue  # a bound is not a quantity; a number never supports itself
-            operand = search.operand_of(
-                other, other_position, self.index, self.full.get(other_position)
-            )
-            pool.append(
-                replace(
-                    operand,
-                    paragraph=self.paragraphs[other_position],
-                    year=self.cues[other_position].year,
-                )
-            )
+            pool.append(self.operand(other_position))
             if other.hit is not None:
                 entries.append(other.hit.number.entry)
-        return pool + self._evidence(claim, entries, GAP in self.cues[position].kinds)
+        pool += self._evidence(claim, entries, GAP in self.cue(position).kinds)
+        self._pools[position] = pool
+        return pool
 
-    def _nearest(self, position: int) -> list[int]:
+    def operand(self, position: int) -> Operand:
+        """The report number at `position` as an operand (supported or not)."""
+        operand = self._operands.get(position)
+        if operand is None:
+            operand = search.operand_of(
+                self.claims[position],
+                position,
+                self.index,
+                self.full.get(position),
+                paragraph=self.paragraphs[position],
+                year=self._year(position),
+            )
+            self._operands[position] = operand
+        return operand
+
+    def unsupported_near(self, position: int) -> list[Operand]:
+        """Up to `_UNSUPPORTED` unsupported report numbers nearest the claim, within
+        `_UNSUPPORTED_REACH` characters: what a result may follow from."""
+        claims, starts, supported = self.claims, self.starts, self.supported
+        found: list[Operand] = []
+        start = starts[position]
+        for other in self.scan(position)[:_UNSUPPORTED_SCAN]:
+            if len(found) >= _UNSUPPORTED:
+                break
+            mention = claims[other].mention
+            if supported[other] or abs(starts[other] - start) > _UNSUPPORTED_REACH:
+                continue
+            if not mention.in_range and not small_integer(mention):
+                found.append(self.operand(other))
+        return found
+
+    def cue(self, position: int) -> Cue:
+        """What the claim's words say it is; a number stated as an alternative of the
+        one before it ("an increase of 190, or 22.57 percent") is the same kind."""
+        cue = self._cues.get(position)
+        if cue is None:
+            claims, body = self.claims, self.body
+            mention = claims[position].mention
+            low, high = self.sentence(mention.start, mention.end)
+            cue = cue_of(
+                body,
+                mention.start,
+                mention.end,
+                (low, max(high, mention.end)),
+                self._previous_end(position),
+                self._next_start(position),
+            )
+            if cue.alternate and not cue.kinds and position:
+                before = self.cue(position - 1)
+                cue = replace(
+                    cue, kinds=before.kinds, years=before.years, direction=before.direction
+                )
+            self._cues[position] = cue
+        return cue
+
+    def _year(self, position: int) -> int:
+        mention = self.claims[position].mention
+        low, _ = self.sentence(mention.start, mention.end)
+        return year_of(
+            self.body,
+            mention.start,
+            mention.end,
+            max(low, self._previous_end(position)),
+            self._next_start(position),
+        )
+
+    def _previous_end(self, position: int) -> int:
+        return self.claims[position - 1].mention.end if position else 0
+
+    def _next_start(self, position: int) -> int:
+        claims = self.claims
+        return claims[position + 1].mention.start if position + 1 < len(claims) else len(self.body)
+
+    def supports(self, positions: Sequence[int]) -> None:
+        """`positions` are supported from now on (derived: their operands change)."""
+        for position in positions:
+            self.supported[position] = True
+            self._operands.pop(position, None)
+        self._pools.clear()
+
+    def scan(self, position: int) -> list[int]:
         """Up to `_SCAN` claims around `position`, nearest first."""
+        order = self._scans.get(position)
+        if order is not None:
+            return order
         starts = self.starts
         start = starts[position]
         left, right = position - 1, position + 1
-        order: list[int] = []
+        order = []
         while len(order) < _SCAN and (left >= 0 or right < len(starts)):
             if left >= 0 and (
                 right >= len(starts) or start - starts[left] <= starts[right] - start
@@ -108,6 +195,7 @@ class Grounding:
             else:
                 order.append(right)
                 right += 1
+        self._scans[position] = order
         return order
 
     def _evidence(self, claim: Claim, entries: list[int], gap: bool) -> list[Operand]:
@@ -116,11 +204,15 @@ class Grounding:
         if claim.hit is not None:
             seen.add(-1 - claim.hit.number.entry)
         extra: list[Operand] = []
+        made = self._evidence_operands
 
         def add(entry: int, cited: bool = False) -> None:
             if len(extra) < EVIDENCE_POOL and -1 - entry not in seen:
                 seen.add(-1 - entry)
-                operand = search.evidence_operand(index, entry, cited)
+                key = (entry, cited)
+                if key not in made:
+                    made[key] = search.evidence_operand(index, entry, cited)
+                operand = made[key]
                 if operand is not None:
                     extra.append(operand)
 
@@ -151,22 +243,23 @@ def ground(
     starts = grounding.starts = [claim.mention.start for claim in claims]
     breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
     grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
-    grounding.cues = _cues(body, claims, sentence)
     supported = grounding.supported = [supported_at_start(claim) for claim in claims]
     pending = [
         position
         for position, claim in enumerate(claims)
         if not supported[position] and eligible(claim)
     ]
+    searched = pending
     for _ in range(MAX_ROUNDS):
         found: list[int] = []
-        for position in pending:
+        for position in searched:
             claim = claims[position]
             outcome = search.search(
                 claim.mention,
-                grounding.cues[position],
+                grounding.cue(position),
                 grounding.pool(position),
                 grounding.paragraphs[position],
+                memo=index,
             )
             if outcome is not None:
                 claim.derivation = search.derivation(outcome, index)
@@ -175,29 +268,15 @@ def ground(
                 found.append(position)
         if not found:
             break
-        for position in found:
-            supported[position] = True
+        grounding.supports(found)
         pending = [position for position in pending if not supported[position]]
+        # Only a claim with a newly supported number within reach can find more.
+        newly = set(found)
+        searched = [
+            position for position in pending if not newly.isdisjoint(grounding.scan(position))
+        ]
     grounding.pending = pending
     return grounding
 
 
 _AMOUNTS = ops.SAME_UNITS | {ops.PRODUCT}
-
-
-def _cues(body: str, claims: Sequence[Claim], sentence: Sentence) -> list[Cue]:
-    """Each claim's cue; a number stated as an alternative of the one before it
-    ("an increase of 190, or 22.57 percent") is the same kind of result."""
-    cues: list[Cue] = []
-    for position, claim in enumerate(claims):
-        mention = claim.mention
-        low, high = sentence(mention.start, mention.end)
-        following = claims[position + 1].mention.start if position + 1 < len(claims) else len(body)
-        previous = claims[position - 1].mention.end if position else 0
-        cue = cue_of(
-            body, mention.start, mention.end, (low, max(high, mention.end)), previous, following
-        )
-        if cue.alternate and not cue.kinds and cues:
-            cue = replace(cue, kinds=cues[-1].kinds, years=cues[-1].years)
-        cues.append(cue)
-    return cues
