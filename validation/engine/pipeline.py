@@ -126,8 +126,16 @@ def _validate(
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
     )
+    cited = [
+        match.evidence_label
+        for match in numeric.report.matches
+        if match.status in ("exact", "rounded") and match.evidence_label
+    ]
     query = timed(
-        "query", lambda: check_query(body, bundle.query, bundle.goals, settings, bundle.evidence)
+        "query",
+        lambda: check_query(
+            body, bundle.query, bundle.goals, settings, bundle.evidence, cited=cited
+        ),
     )
     fields = timed(
         "fields", lambda: extract_fields(body, previous=fields_from_mapping(bundle.fields))

@@ -34,6 +34,11 @@ separators ("$1,000" -> ``1000``); fiscal years as years ("FY2017", "FY17" ->
 and "price-to-earnings", "D&A" and "depreciation and amortization", "ROA" and "return
 on assets" (initials of consecutive words, with or without the small words).
 
+The report's numbers speak for it too: the evidence labels of the numbers it states
+(exact or rounded) count as its terms ("$50,049 is 0.62 percent of $8,031,229" answers
+"What is the percentage of capital leases in the total liabilities?" when the evidence
+labels those numbers so).
+
 Score and severity
 ------------------
 ``score = |topic terms found in the report| / |topic terms|`` (1.0 when the query has
@@ -513,9 +518,19 @@ def check_query(
     goals: Sequence[str],
     settings: EngineSettings | None = None,
     evidence: Sequence[EvidenceItem] = (),
+    cited: Sequence[str] = (),
 ) -> QueryResult:
+    """Score the report against the query and each goal. `cited` are the evidence
+    labels of the numbers the report states ("Capital leases", "Total liabilities"):
+    "$50,049 is 0.62 percent of $8,031,229" is about what those numbers are, though
+    it never names them."""
     settings = settings or EngineSettings()
     report = _Report.read(body)
+    grounded = report
+    if cited:
+        report = _Report(
+            report.terms | set(terms(" ".join(cited))), report.initials, report.abbreviations
+        )
     query_topic = _topic(query)
     score, missing = _score(query_topic, report)
     findings: list[Finding] = []
@@ -523,7 +538,7 @@ def check_query(
     unrelated = score == 0.0 and sure
     addressed = score >= QUERY_PASS
     if not query_topic.terms:
-        score = _grounding(report, evidence)
+        score = _grounding(grounded, evidence)
         addressed = score >= GROUNDED
         if not addressed:
             findings.append(
