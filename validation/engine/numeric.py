@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import time
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -74,6 +74,7 @@ from validation.engine.numbers.matching import (
 from validation.engine.numbers.misses import judge as judge_misses
 from validation.engine.numbers.operations import Miss
 from validation.engine.numbers.references import UnknownReference, unknown_references
+from validation.engine.numbers.search import evidence_scale
 from validation.engine.numbers.support import ground
 from validation.engine.spans import widen_to_unique
 from validation.engine.types import (
@@ -143,7 +144,12 @@ def analyze(
 
     reading = read_calculations(body, mentions)
     written_calculations = find_calculations(body, mentions, reading)
-    computed = _computed_values(written_calculations, reading.expressions, mentions)
+    computed = _computed_values(
+        written_calculations,
+        reading.expressions,
+        mentions,
+        lambda at: _known_scale(mentions[at], by_position.get(at), index),
+    )
     constants: set[int] = set()
     operands: set[int] = set()
     facts: dict[int, OperandFacts] = {}
@@ -245,16 +251,18 @@ class _Computed:
     values: list[float]
     formulas: list[str]
     sources: list[frozenset[int]]
+    scales: list[Decimal | None]  # the scale its numbers share, when known
 
 
 def _computed_values(
     calculations: Sequence[WrittenCalculation],
     expressions: Sequence[Expression],
     mentions: Sequence[NumberMention],
+    scale_of: Callable[[int], Decimal | None],
 ) -> _Computed:
     """The value of every sub-expression of every written expression (linked to a
     result or not), and every written result: what a later step may take as an
-    operand, or restate."""
+    operand, or restate; each with the scale its numbers share, when known."""
     found: list[tuple[float, str, frozenset[int]]] = []
     for calculation in calculations:
         if not calculation.strict:
@@ -278,18 +286,38 @@ def _computed_values(
             if value is not None:
                 found.append((abs(float(value)), described, sources))
     found.sort(key=lambda entry: entry[0])
+    shared: dict[frozenset[int], Decimal | None] = {}
+    for _, _, sources in found:
+        if sources not in shared:
+            known = {scale_of(at) for at in sources if not mentions[at].is_percent} - {None}
+            shared[sources] = next(iter(known)) if len(known) == 1 else None
     return _Computed(
         [value for value, _, _ in found],
         [formula for _, formula, _ in found],
         [sources for _, _, sources in found],
+        [shared[sources] for _, _, sources in found],
     )
+
+
+def _known_scale(
+    mention: NumberMention, claim: Claim | None, index: EvidenceIndex
+) -> Decimal | None:
+    """The scale a number's digits are in: its own ("$4.2 billion"), or the one the
+    evidence gives the number it matches ("0.4" in a table "in millions")."""
+    if mention.has_explicit_scale:
+        return mention.scale
+    if claim is None or claim.hit is None or mention.is_percent:
+        return None
+    scale = evidence_scale(claim.hit.number, claim.hit.factor, index)
+    return Decimal(repr(scale)) if scale is not None else None
 
 
 def _computed_match(position: int, mention: NumberMention, computed: _Computed) -> str:
     """How the report computed `mention` (the mention at `position`) from other numbers,
     or "": a computed value equal to it at the precision shown, or cut short to it
     (0.65387 written as 0.6538); a percentage may restate a fraction (0.6539 as 65.39%)
-    and a fraction a percentage."""
+    and a fraction a percentage. A number with its own scale restates a value of
+    numbers at that scale only ("€172 billion" is no mean of amounts in millions)."""
     written = float(abs(mention.written))
     step = 10.0**-mention.decimals
     readings = [(written, 1.0)]
@@ -298,12 +326,15 @@ def _computed_match(position: int, mention: NumberMention, computed: _Computed) 
     elif written < 10:
         readings.append((written * 100, 100.0))
     values = computed.values
+    scaled = mention.has_explicit_scale and not mention.is_percent
     for target, factor in readings:
         low = target - step * factor / 2 * 1.0000001
         high = target + step * factor
         position_in = bisect_left(values, low)
         while position_in < len(values) and values[position_in] < high:
-            if position not in computed.sources[position_in]:
+            known = computed.scales[position_in]
+            at_scale = not scaled or known is None or known == mention.scale
+            if position not in computed.sources[position_in] and at_scale:
                 return computed.formulas[position_in]
             position_in += 1
     return ""

@@ -232,14 +232,16 @@ _SCALE_PHRASE = re.compile(
     rf"\((?:[ ]*(?:all[ ]+)?(?:amounts?|figures?|values?|numbers?|data)[ ]+)?[ ]*(?:in[ ]+)?"
     rf"(?:{_CUR_OR_CODE}[ ]*(?:in[ ]+)?)?"
     r"(?P<w1>(?i:thousands|millions|billions|trillions|thousand|million|billion|mm|mn|mln|bn"
-    r"|'?000s?))\b"
+    r"|['\u2018\u2019]?000s?))\b"
     r"(?:[ ]+of[ ]+[A-Za-z$€£ ]{2,20}?)?(?:[ ]*[,;][^()\n]{0,80})?[ ]*\)"
     # ($M) / (€m) / (USD bn) / ($000)
-    rf"|\([ ]*{_CUR_OR_CODE}[ ]*(?P<w2>[kKmMbB]|mm|MM|mn|bn|'?000s?)[ ]*\)"
+    rf"|\([ ]*{_CUR_OR_CODE}[ ]*(?P<w2>[kKmMbB]|mm|MM|mn|bn|['\u2018\u2019]?000s?)[ ]*\)"
     # in $ millions / in millions of dollars / figures in thousands
     rf"|\b(?i:in)[ ]+(?:{_CUR_OR_CODE}[ ]*)?(?P<w3>(?i:thousands|millions|billions|trillions))\b"
     # USD millions / $ millions / DKK bn (no digits follow)
     rf"|{_CUR_OR_CODE}[ ]*(?P<w4>(?i:thousands|millions|billions|mn|bn|mm))\b"
+    # USD '000 / US$'000 (a statement's "in thousands")
+    rf"|{_CUR_OR_CODE}[ ]*(?P<w5>['\u2018\u2019]000s?)(?![0-9])"
 )
 _HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]", re.MULTILINE)
 # Label words: words, and years (they say *which* number: "2024 revenue").
@@ -918,10 +920,12 @@ def _cells(text: str, start: int, end: int) -> list[tuple[int, int]]:
 
 
 def _scale_of_phrase(match: re.Match[str]) -> Decimal | None:
-    word = next((match.group(name) for name in ("w1", "w2", "w3", "w4") if match.group(name)), None)
+    word = next(
+        (match.group(name) for name in ("w1", "w2", "w3", "w4", "w5") if match.group(name)), None
+    )
     if word is None:
         return None
-    return _SCALE_WORDS.get(word.lower())
+    return _SCALE_WORDS.get(word.lower().replace("\u2018", "'").replace("\u2019", "'"))
 
 
 _SHORT_HEADER_SCALE = re.compile(
@@ -1087,7 +1091,8 @@ _HINTS = (
     "(GBP",
 )
 _HINT_WORD = re.compile(
-    r"(?i)(?:m|b|tr)illions?\b|thousands?\b|'?000s?\b|mn\b|bn\b|mm\b|\((?:US)?[$€£A-Z]{1,3}"
+    r"(?i)(?:m|b|tr)illions?\b|thousands?\b|['\u2018\u2019]?000s?\b|mn\b|bn\b|mm\b"
+    r"|\((?:US)?[$€£A-Z]{1,3}"
 )
 
 

@@ -17,14 +17,14 @@ _DECLARATION = re.compile(
     # The lookahead names every character a declaration can start with (a superset:
     # "in", "of", "amounts", "(", currency signs and codes, quotes). It changes no
     # match, but lets the scan reject most positions at once (twice as fast).
-    r"(?i)(?=[ioa(\$€£¥urhegdpcjk'\u2019])"
+    r"(?i)(?=[ioa(\$€£¥urhegdpcjk'\u2018\u2019])"
     r"(?:\b(?:in|of|amounts?\s*in)\s*(?:[$€£¥]\s?|(?:us|usd|eur|gbp|rmb|hk)\$?\s?"
     r"|u\.s\.\s|dollars\s|euros?\s|pounds\s)?(thousand|million|billion)s?\b"
     r"|\(\s?(thousand|million|billion)s?\s?\)"
-    r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp|aud|cad|chf|jpy|inr))\$?\s?['\u2019]?\s?"
+    r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp|aud|cad|chf|jpy|inr))\$?\s?['\u2018\u2019]?\s?"
     r"(thousand|million|billion)s?\b"
-    r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp))\s?['\u2019]?(000)s?\b"
-    r"|['\u2019](000)s?\b"
+    r"|(?:[$€£¥]|\b(?:us|usd|rmb|hk|eur|gbp))\s?['\u2018\u2019]?(000)s?\b"
+    r"|['\u2018\u2019](000)s?\b"
     r"|(?:\b(?:us|usd|eur|gbp|rmb)|[$€£¥])\s?(m|bn|k)\b)"
 )
 _LETTERS = {"000": Decimal(10**3), "k": Decimal(10**3), "m": Decimal(10**6), "bn": Decimal(10**9)}

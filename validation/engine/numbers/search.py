@@ -96,7 +96,7 @@ def operand_of(
     if full is not None and written:
         value, explicit = full if written > 0 else -full, True  # derived from scaled numbers
     elif hit is not None and mention.scale == 1 and not mention.is_percent:
-        scale = _evidence_scale(hit.number, hit.factor, index)
+        scale = evidence_scale(hit.number, hit.factor, index)
         if scale is not None:
             value, explicit = written * scale, True
     percent = mention.unit in ("%", "pp")
@@ -134,7 +134,7 @@ def _source_of(claim: Claim) -> str:
     return derivation.source_ref
 
 
-def _evidence_scale(number: EvidenceNumber, factor: Decimal, index: EvidenceIndex) -> float | None:
+def evidence_scale(number: EvidenceNumber, factor: Decimal, index: EvidenceIndex) -> float | None:
     """The scale the evidence gives a number's digits: its own ("15.5 million"), or
     the one its document declares ("(in millions)"); None when it gives none."""
     if number.has_scale and number.written:
@@ -160,6 +160,7 @@ def evidence_operand(index: EvidenceIndex, entry: int, cited: bool = False) -> O
         item=item,
         source=source,
         cited=cited,
+        explicit_scale=magnitude != written,  # its document says its scale
     )
 
 
