@@ -71,6 +71,7 @@ from validation.engine.numbers.matching import (
     small_integer,
     wrong_calculation,
 )
+from validation.engine.numbers.misses import doubt as doubt_matches
 from validation.engine.numbers.misses import judge as judge_misses
 from validation.engine.numbers.operations import Miss
 from validation.engine.numbers.references import UnknownReference, unknown_references
@@ -184,8 +185,12 @@ def analyze(
         if result.tool_call.error is None:
             checked.setdefault(calculation.result, result)
 
+    in_expressions = {
+        operand for expression in reading.expressions for operand in expression.indices
+    }
     kept: list[Claim] = []
     for claim in claims:
+        claim.in_expression = claim.index in in_expressions
         position = claim.index
         if position in constants and position not in checked:
             continue
@@ -205,6 +210,7 @@ def analyze(
         lambda start, end: _sentence(body, newlines, start, end),
         eligible=_derivable,
         supported_at_start=_supported_at_start,
+        doubt=doubt_matches,
     )
     judge_misses(grounding)
 

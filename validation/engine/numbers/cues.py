@@ -203,7 +203,7 @@ def cue_of(
     points_after = bool(after) and after[0] in _POINT_WORDS
     if points_after:
         kinds.add(POINTS)
-    alternate = bool(before) and all(word in _ALTERNATION for word in before)
+    alternate = " ".join(before) in _ALTERNATION
     clause_text = body[clause_start : min(clause_end, clause_start + _CLAUSE_READ)]
     years = _span(clause_text) if CAGR in kinds else 0
     count = _count(clause_text) if kinds & {SUM, MEAN} else 0
@@ -282,7 +282,26 @@ def _count(clause: str) -> int:
     return span if span <= 10 else 0
 
 
-_ALTERNATION = wordset("or i e ie that is which equivalently equal to about roughly")
+# What may stand between a result and the same result again ("an increase of 190, or
+# 22.57%", "0.54, i.e. 54%").
+_ALTERNATION = frozenset(
+    (
+        "or",
+        "i e",
+        "ie",
+        "that is",
+        "which is",
+        "or about",
+        "or roughly",
+        "or approximately",
+        "or around",
+        "or nearly",
+        "equivalently",
+        "or equivalently",
+        "which is about",
+        "which is roughly",
+    )
+)
 _YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
 _COUNT_WORDS = {
     "two": 2,

@@ -100,6 +100,7 @@ class Claim:
     cited: frozenset[int] = frozenset()  # evidence items cited on the claim's line
     search_ms: float = 0.0
     operand: bool = False  # an operand of a written calculation: a citation, never derived
+    in_expression: bool = False  # one of the numbers of a written expression, linked or not
     computed: str = ""  # for an operand the report computed itself: how
     miss: Miss | None = None  # a result its words name, that its operation misses
     depends: tuple[str, ...] = ()  # the unsupported numbers it follows from

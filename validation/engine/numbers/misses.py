@@ -27,7 +27,7 @@ from validation.engine.numbers import operations as ops
 from validation.engine.numbers import search
 from validation.engine.numbers.extract import NumberMention
 from validation.engine.numbers.labels import label_tokens
-from validation.engine.numbers.matching import Claim
+from validation.engine.numbers.matching import Claim, small_integer
 from validation.engine.numbers.operations import Miss, Operand, Outcome, Target
 from validation.engine.numbers.support import Grounding
 
@@ -106,37 +106,12 @@ def _miss(
     grounding: Grounding, position: int, operations: Sequence[str], focus: Sequence[Operand]
 ) -> Miss | None:
     """The result's operation over the numbers it is stated from, when it gives a
-    value near the result: the best-placed hypothesis decides, not the nearest value
-    (a hypothesis scores the placement of each of its operands, and more when they
-    are one line item in two periods, or as many as the words say)."""
+    value near the result: the best-placed reading decides, not the nearest value."""
     mention = grounding.claims[position].mention
-    cue = grounding.cue(position)
-    target = search.target_of(mention, cue)
-    percent_target = search.percent_like(mention, cue)
-    scores = _placement(grounding, position, focus)
-    direction = -1 if mention.negative else cue.direction
-    ranked: list[tuple[float, Outcome]] = []
-    for op in operations:
-        for operands in search.candidates(op, focus, True, False, at=mention.start):
-            if not search.fits_units(op, operands, percent_target):
-                continue
-            found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
-            if not found or not _direction_fits(op, operands, direction):
-                continue
-            score = sum(scores[operand.key] for operand in operands) / len(operands)
-            if op in _PERIODS and _same_line_item(grounding, operands):
-                score += 1.0
-            if len(operands) > 2 and _listed(grounding.body, operands):
-                score += 1.0  # "based on $64 million, $204 million and $389 million"
-            if cue.count and len(operands) == cue.count:
-                score += 1.0
-            ranked.append((score, _reading(found, target)))
-    if not ranked:
-        return None
-    best = max(score for score, _ in ranked)
+    target = search.target_of(mention, grounding.cue(position))
+    best, top = _readings(grounding, position, operations, focus)
     if best < _PLACED:
         return None  # numbers from elsewhere in the report: no telling what it is of
-    top = [outcome for score, outcome in ranked if score >= best - 1e-9]
     values = {round(_in_units(mention, outcome), mention.decimals) for outcome in top}
     near = sorted(
         (
@@ -171,6 +146,87 @@ def _miss(
         clear=clear,
         confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
     )
+
+
+def _readings(
+    grounding: Grounding, position: int, operations: Sequence[str], focus: Sequence[Operand]
+) -> tuple[float, list[Outcome]]:
+    """The best placement score of the result's readings (its operation over the
+    numbers it may be stated from), and the readings that have it. A reading scores
+    the placement of each of its operands, and more when they are one line item in
+    two periods, written as one list, or as many as the words say."""
+    mention = grounding.claims[position].mention
+    cue = grounding.cue(position)
+    target = search.target_of(mention, cue)
+    percent_target = search.percent_like(mention, cue)
+    scores = _placement(grounding, position, focus)
+    direction = -1 if mention.negative else cue.direction
+    ranked: list[tuple[float, Outcome]] = []
+    for op in operations:
+        for operands in search.candidates(op, focus, True, False, at=mention.start):
+            if not search.fits_units(op, operands, percent_target):
+                continue
+            found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
+            if not found or not _direction_fits(op, operands, direction):
+                continue
+            score = sum(scores[operand.key] for operand in operands) / len(operands)
+            if op in _PERIODS and _same_line_item(grounding, operands):
+                score += 1.0
+            if len(operands) > 2 and _listed(grounding.body, operands):
+                score += 1.0  # "based on $64 million, $204 million and $389 million"
+            if cue.count and len(operands) == cue.count:
+                score += 1.0
+            ranked.append((score, _reading(found, target)))
+    if not ranked:
+        return 0.0, []
+    best = max(score for score, _ in ranked)
+    return best, [outcome for score, outcome in ranked if score >= best - 1e-9]
+
+
+def doubt(grounding: Grounding) -> list[int]:
+    """Results whose words name an operation and that match an evidence number only
+    weakly (a figure about something else, or one written with fewer digits), when
+    the operation over the numbers they are stated from plainly gives another value:
+    "rose 24.4%" beside a text's "increased 24%" when the figures give 23.6%. Their
+    match is set aside (``claim.hit`` cleared): they are judged as results."""
+    doubted: list[int] = []
+    for position, claim in enumerate(grounding.claims):
+        hit = claim.hit
+        if hit is None or claim.in_expression or claim.calculation is not None or claim.computed:
+            continue  # a number of a written expression is what it is written as
+        mention = claim.mention
+        if mention.in_range or small_integer(mention) or not _weak(claim):
+            continue
+        operations, named = search.operations_for(mention, grounding.cue(position))
+        if not named:
+            continue
+        focus = [o for o in grounding.pool(position) if o.in_report][:_FOCUS]
+        if len(focus) < 2:
+            continue
+        best, top = _readings(grounding, position, operations, focus)
+        target = search.target_of(mention, grounding.cue(position))
+        values = {round(_in_units(mention, outcome), mention.decimals) for outcome in top}
+        if best < 1.0 or len(values) != 1 or target.meets(top[0]):
+            continue
+        if _slip(mention, top[0], target.distance(top[0])):
+            claim.hit = None
+            doubted.append(position)
+    return doubted
+
+
+def _weak(claim: Claim) -> bool:
+    """A match that does not say the number is this figure: the evidence number is
+    written with fewer digits ("increased 24%" for "rose 24.4%"), or the number shows
+    under three significant digits and matches a figure about something else (a "17"
+    is in most tables)."""
+    hit = claim.hit
+    if hit is None:
+        return False
+    number = hit.number
+    if number.written and number.decimals < claim.mention.decimals:
+        return True
+    unrelated = not (claim.mention.tokens & number.tokens) and number.item not in claim.cited
+    return unrelated and claim.mention.significant_digits < 3
 
 
 _PERIODS = frozenset((ops.DIFF, ops.CHANGE, ops.MEAN, ops.CAGR))

@@ -170,6 +170,11 @@ class Grounding:
         claims = self.claims
         return claims[position + 1].mention.start if position + 1 < len(claims) else len(self.body)
 
+    def reset(self) -> None:
+        """Forget the pools and operands made so far (support changed)."""
+        self._operands.clear()
+        self._pools.clear()
+
     def supports(self, positions: Sequence[int]) -> None:
         """`positions` are supported from now on (derived: their operands change)."""
         for position in positions:
@@ -236,14 +241,22 @@ def ground(
     sentence: Sentence,
     eligible: Callable[[Claim], bool],
     supported_at_start: Callable[[Claim], bool],
+    doubt: Callable[[Grounding], Sequence[int]] | None = None,
 ) -> Grounding:
     """Derive, as a fixpoint from the evidence, every `eligible` claim an operation
-    over supported numbers gives (``claim.derivation``)."""
+    over supported numbers gives (``claim.derivation``). `doubt` names the claims
+    whose evidence match is set aside before (they are results, judged as such)."""
     grounding = Grounding(body, claims, index, sentence)
     starts = grounding.starts = [claim.mention.start for claim in claims]
     breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
     grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
     supported = grounding.supported = [supported_at_start(claim) for claim in claims]
+    if doubt is not None:
+        doubted = doubt(grounding)
+        for position in doubted:
+            supported[position] = False
+        if doubted:
+            grounding.reset()
     pending = [
         position
         for position, claim in enumerate(claims)
