@@ -58,6 +58,7 @@ class Grounding:
     sentence: Sentence
     starts: list[int] = field(default_factory=list)
     paragraphs: list[int] = field(default_factory=list)
+    sections: list[int] = field(default_factory=list)  # a heading or a question opens one
     _cues: dict[int, Cue] = field(default_factory=dict)
     supported: list[bool] = field(default_factory=list)
     full: dict[int, float] = field(default_factory=dict)
@@ -80,11 +81,12 @@ class Grounding:
         value = abs(claim.mention.written)
         pool = []
         entries: list[int] = []
+        section = self.sections[position]
         for other_position in self.scan(position):
             if len(pool) >= REPORT_POOL:
                 break
-            if not supported[other_position]:
-                continue
+            if not supported[other_position] or self.sections[other_position] != section:
+                continue  # unsupported, or the answer to another question
             other = claims[other_position]
             if other.mention.in_range or (
                 abs(other.mention.written) == value and other.hit is None
@@ -250,6 +252,8 @@ def ground(
     starts = grounding.starts = [claim.mention.start for claim in claims]
     breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
     grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
+    opened = _section_starts(body, breaks)
+    grounding.sections = [bisect_right(opened, paragraph) for paragraph in grounding.paragraphs]
     supported = grounding.supported = [supported_at_start(claim) for claim in claims]
     if doubt is not None:
         doubted = doubt(grounding)
@@ -293,3 +297,23 @@ def ground(
 
 
 _AMOUNTS = ops.SAME_UNITS | {ops.PRODUCT}
+
+
+def _section_starts(body: str, breaks: Sequence[int]) -> list[int]:
+    """The paragraphs that open a section: a heading ("### Change in revenue"), a bold
+    line, or a question ("**2. What was the change in ...?**"). A report answering
+    several questions answers each in its own section, from its own numbers."""
+    starts: list[int] = []
+    bounds = [0, *breaks, len(body)]
+    for paragraph in range(len(bounds) - 1):
+        text = body[bounds[paragraph] : bounds[paragraph + 1]].strip()
+        if not text:
+            continue
+        first_line = text.split("\n", 1)[0].strip()
+        if (
+            first_line.startswith("#")
+            or (first_line.startswith("**") and first_line.endswith("**"))
+            or first_line.endswith(("?", "?**", "?*"))
+        ):
+            starts.append(paragraph)
+    return starts
