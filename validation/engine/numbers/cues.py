@@ -247,6 +247,24 @@ _FALL = wordset(
 )
 
 
+def mark_of(body: str, start: int, previous_end: int) -> str:
+    """The word right before a number that says its part in a calculation: "from"
+    and "to" (where a change starts and ends), "of", "by", "over", "versus",
+    "against" (the base of a share, ratio or change); "" when none."""
+    low = max(previous_end, start - _MARK_REACH)
+    words = _WORD.findall(body[low:start].lower())
+    if not words:
+        return ""
+    last = words[-1]
+    if last in ("the", "a", "an") and len(words) > 1:
+        last = words[-2]
+    return last if last in _MARKS else ""
+
+
+_MARK_REACH = 24  # characters before a number read for its mark
+_MARKS = frozenset(("from", "to", "of", "by", "over", "versus", "vs", "against"))
+
+
 def year_of(body: str, start: int, end: int, previous_end: int, next_start: int) -> int:
     """The year the number at [start, end) is of: written right after it ("in 2018",
     "(2019)"), else the last one before it since the previous number ("2019:
@@ -340,6 +358,8 @@ def _read(words: list[str], kinds: set[str]) -> None:
     count = len(words)
     for position, word in enumerate(words):
         kind = _KINDS.get(word)
+        if kind == CHANGE and word == "up" and position and words[position - 1] in _ADDING:
+            kind = SUM  # "add up to", "sums up to": a total
         if kind is not None:
             kinds.add(kind)
         if word in _PHRASE_FIRST and position + 1 < count:

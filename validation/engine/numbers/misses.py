@@ -169,6 +169,8 @@ def _readings(
             found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
             if not found or not _direction_fits(op, operands, direction):
                 continue
+            if not _marks_fit(op, operands):
+                continue
             score = sum(scores[operand.key] for operand in operands) / len(operands)
             if op in _PERIODS and _same_line_item(grounding, operands):
                 score += 1.0
@@ -230,6 +232,24 @@ def _weak(claim: Claim) -> bool:
 
 
 _PERIODS = frozenset((ops.DIFF, ops.CHANGE, ops.MEAN, ops.CAGR))
+_BASE_MARKS = frozenset(("of", "by", "over", "versus", "vs", "against"))
+
+
+def _marks_fit(op: str, operands: Sequence[Operand]) -> bool:
+    """The words before the operands say which is the base: "X is 94.73% of Y" (Y),
+    "dividing X by Y" (Y), "the ratio of X to Y" (Y), "from X to Y" (X is where a
+    change starts)."""
+    if op not in (ops.CHANGE, ops.SHARE, ops.RATIO) or len(operands) != 2:
+        return True
+    first, base = operands
+    if op == ops.CHANGE:
+        if first.mark == "from" or base.mark == "to":
+            return False
+        return first.mark not in _BASE_MARKS or base.mark in _BASE_MARKS
+    ends = _BASE_MARKS | {"to"}
+    return first.mark not in ends or base.mark in ends
+
+
 _PLAIN_OPS = frozenset((ops.DIFF, ops.SUM, ops.CHANGE))
 _PLAIN_FACTOR = 3.0  # a plain reading is at most this far off, either way
 

@@ -71,6 +71,7 @@ class Operand:
     cited: bool = True  # the report cites it (or its words name it, as a price for a gap)
     paragraph: int = -1  # the report paragraph it stands in
     year: int = 0  # the year it is of, when its words say
+    mark: str = ""  # the word before it that gives its part: "from", "to", "of", "by" ...
 
     @property
     def in_report(self) -> bool:

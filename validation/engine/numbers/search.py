@@ -83,6 +83,7 @@ def operand_of(
     *,
     paragraph: int = -1,
     year: int = 0,
+    mark: str = "",
 ) -> Operand:
     """A supported report number as an operand: exact when the evidence writes it so;
     a rounded restatement keeps its rounding, and the evidence value it stands for.
@@ -123,6 +124,7 @@ def operand_of(
         source=hit.number.source_ref if hit is not None else _source_of(claim),
         paragraph=paragraph,
         year=year,
+        mark=mark,
     )
 
 

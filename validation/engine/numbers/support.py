@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 
 from validation.engine.numbers import operations as ops
 from validation.engine.numbers import search
-from validation.engine.numbers.cues import GAP, Cue, cue_of, year_of
+from validation.engine.numbers.cues import GAP, Cue, cue_of, mark_of, year_of
 from validation.engine.numbers.evidence import EvidenceIndex
 from validation.engine.numbers.matching import Claim, small_integer
 from validation.engine.numbers.operations import Operand
@@ -110,6 +110,9 @@ class Grounding:
                 self.full.get(position),
                 paragraph=self.paragraphs[position],
                 year=self._year(position),
+                mark=mark_of(
+                    self.body, self.claims[position].mention.start, self._previous_end(position)
+                ),
             )
             self._operands[position] = operand
         return operand
