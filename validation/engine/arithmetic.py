@@ -156,6 +156,20 @@ def check(
     correct = any(_equal_at_precision(written, target) for written in readings)
     # The reading nearest the written number is the one the author meant.
     expected = min(readings, key=lambda written: _log_distance(written, target.written))
+    scale = _common_scale([mentions[index] for index in calculation.operands])
+    if (
+        not correct
+        and scale is not None
+        and scale != 1
+        and target.has_explicit_scale
+        and scale != target.scale
+        and _equal_at_precision(abs(result.value), target)
+    ):
+        # "from $1,918 million to $1,906 million, a decrease of 12 thousand": the digits
+        # are right, the scale word is not.
+        return CheckedCalculation(
+            calculation, False, result.exact, abs(target.written), call, "scale", scale
+        )
     return CheckedCalculation(calculation, correct, result.exact, expected, call)
 
 
@@ -174,7 +188,7 @@ def _readings(
     full = magnitude * scale if scale is not None else magnitude
     result_scale = target.scale if target.has_explicit_scale else Decimal(1)
     readings = [full / result_scale]
-    if scale is not None and scale != result_scale:
+    if scale is not None and scale != result_scale and (scale == 1 or result_scale == 1):
         readings.append(magnitude)  # "15.5 - 0.7 = $14.8B": operands in the result's scale
     all_percent = all(operand.is_percent for operand in operands)
     if target.is_percent and not (calculation.percent_base or all_percent):
@@ -938,7 +952,16 @@ def check_link(
         expected = in_full / Fraction(target.scale)
         ratio = Fraction(operands.scale) / Fraction(target.scale)
         correct = _close(expected, written, target, slack * ratio, approx)
-        if not correct and _close(value, written, target, slack, approx):
+        converted = operands.scale * _conversion(calculation.tree, mentions)
+        if (
+            not correct
+            and converted == target.scale
+            and _close(value, written, target, slack, approx)
+        ):
+            # "$7,412 million / 1,000 = $7.412 billion": dividing by 1,000 writes the
+            # same amount in the next scale word, it does not divide the amount.
+            correct, expected = True, value
+        elif not correct and _close(value, written, target, slack, approx):
             error, scale_fix, expected = "scale", operands.scale, written
         elif not correct:
             error = "value"
@@ -1041,6 +1064,24 @@ def _close(
 # How far from the digits shown a value rounded in steps can be (0.5 + 0.05 + 0.005
 # ... of a unit in the last place): 6.3949 shown as 6.40 is rounded, 6.3933 is not.
 DOUBLE_ROUNDING = Fraction(5, 9)
+
+
+def _conversion(tree: Node | None, mentions: Sequence[NumberMention]) -> Decimal:
+    """How a written calculation moves its amount between scale words: x1,000 for a
+    division by a bare 1,000 ("$7,412 million / 1,000 = $7.412 billion"), /1,000 for a
+    multiplication by one; 1 when it does neither."""
+    if tree is None or tree.op not in ("/", "*") or tree.right is None:
+        return Decimal(1)
+    right = tree.right
+    if right.op != "num":
+        return Decimal(1)
+    constant = mentions[right.operand]
+    if constant.written not in _THOUSANDS or constant.unit or constant.has_explicit_scale:
+        return Decimal(1)
+    return constant.written if tree.op == "/" else 1 / constant.written
+
+
+_THOUSANDS = frozenset((Decimal(1000), Decimal(1_000_000)))
 
 
 def _power_of_ten(ratio: Fraction) -> Decimal | None:

@@ -211,9 +211,19 @@ def read(body: str, mentions: Sequence[NumberMention]) -> Reading:
         elif gap.labelled:
             continue  # "Revenue: $12,868 million Margin = a / b": a label, not a result
         elif right is not None and left_single:
-            if not _operator_before(
-                body, mentions[sides[position].indices[0]].start
-            ) and not _operator_after(body, mentions[sides[position + 1].indices[-1]].end):
+            # "the price of $134.22 is (152.40 - 134.22) / 152.40 * 100 = 11.93%": an
+            # expression that states its own result makes the number before it its
+            # subject, not its result.
+            own_result = (
+                position + 2 < len(sides)
+                and links_between[position + 1].kind == "link"
+                and len(sides[position + 2].indices) == 1
+            )
+            if (
+                not own_result
+                and not _operator_before(body, mentions[sides[position].indices[0]].start)
+                and not _operator_after(body, mentions[sides[position + 1].indices[-1]].end)
+            ):
                 links.append(Link(right, sides[position].indices[0], gap.approx))
         elif left is not None and right is not None:
             # "a / b = c * 100 = 65%": the left side computes the first operand of the right.

@@ -95,6 +95,8 @@ MIN_FIX_LABEL = 0.5
 # the whole body), and a reviewer gains nothing from the 101st: the findings stay complete,
 # and the rest get their fixes on the next revision.
 MAX_FIXES = 100
+# The digits and the label agree with an evidence number; only the scale word differs.
+SCALE_FIX_CONFIDENCE = 0.9
 
 
 @dataclass
@@ -550,6 +552,10 @@ def _assemble(
             close.append(position)
             suspicious.append(position)
             _worded_finding(body, claim, claim.miss, result)
+        elif claim.rescaled is not None:
+            close.append(position)
+            suspicious.append(position)
+            _scale_finding(body, index, claim, claim.rescaled, result)
         elif status == "close_but_wrong":
             close.append(position)
             suspicious.append(position)
@@ -652,6 +658,15 @@ def _number_match(claim: Claim) -> dict[str, Any] | None:
             evidence_value=claim.miss.expected,
             source_ref="calculator",
             formula=claim.miss.expression,
+        )
+    if claim.rescaled is not None:
+        number = claim.rescaled.number
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=number.full_value,
+            source_ref=number.source_ref,
+            evidence_label=number.label,
         )
     if small_integer(mention):
         return None
@@ -865,7 +880,10 @@ def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
     checked = claim.calculation
     assert checked is not None and checked.expected is not None
     expression = checked.calculation.expression
-    replacement = replace_digits(mention, checked.expected)
+    if checked.scale_fix is not None and mention.has_explicit_scale:
+        replacement = replace_scale(mention, checked.scale_fix)
+    else:
+        replacement = replace_digits(mention, checked.expected)
     proof = EvidenceExcerpt(
         source_ref="calculator", excerpt=f"{expression} = {checked.exact}", label="calculator"
     )
@@ -899,6 +917,57 @@ def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
             finding_index=finding_index,
             tool_calls=[checked.tool_call],
             evidence=[proof],
+        )
+    )
+
+
+def _scale_finding(
+    body: str, index: EvidenceIndex, claim: Claim, rescaled: Hit, result: _Output
+) -> None:
+    """A number whose digits are an evidence number's at another scale: the scale
+    word is wrong ("$47.5 million" for revenue of $47,525 million)."""
+    mention = claim.mention
+    number = rescaled.number
+    replacement = replace_scale(mention, rescaled.factor)
+    excerpt = index.excerpt(number.entry)
+    described = f"{_short_label(number.label)} {number.raw}".strip()
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "wrong_scale",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" has the digits of {described} in {number.source_ref} '
+                f"at another scale: the evidence gives {replacement}"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [excerpt],
+        }
+    )
+    if replacement == mention.text or result.fixes_full():
+        return
+    found = f"{number.source_ref}: {number.label} = {number.raw}"
+    call = ToolCallRecord(
+        tool="evidence_search",
+        input={"query": mention.label or mention.text, "value": mention.text},
+        output=found,
+        duration_ms=round(claim.search_ms, 3),
+    )
+    result.tool_calls.append(call)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"evidence {found}",
+            confidence=SCALE_FIX_CONFIDENCE,
+            kind="wrong_scale",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[excerpt],
         )
     )
 

@@ -361,8 +361,14 @@ def _citations(
         if not parts:
             continue  # "[ ]" of a task list
         whole = resolver.name(content) if len(parts) == 1 else None
-        if not labelled and whole is None and not all(_IDENTIFIER.match(part) for part in parts):
-            continue  # prose in brackets, e.g. "[sic]"
+        if (
+            not labelled
+            and whole is None
+            and not all(
+                _IDENTIFIER.match(part) or resolver.name(part) is not None for part in parts
+            )
+        ):
+            continue  # prose in brackets, e.g. "[sic]" (but "[dcf_model; quote]" cites two)
         taken.mark(start, end)
         unresolved = [
             part

@@ -103,6 +103,7 @@ class Claim:
     in_expression: bool = False  # one of the numbers of a written expression, linked or not
     computed: str = ""  # for an operand the report computed itself: how
     miss: Miss | None = None  # a result its words name, that its operation misses
+    rescaled: Hit | None = None  # an evidence number its digits state at another scale
     depends: tuple[str, ...] = ()  # the unsupported numbers it follows from
 
 
@@ -126,6 +127,10 @@ _ONE = Decimal(1)
 _LOOSE_ROUNDING = Decimal("0.1")  # a rounding off by more than this share needs a label
 _HUNDREDTH = Decimal("0.01")
 _SHIFTS = (Decimal(1), Decimal(10**3), Decimal(10**6), Decimal(10**9))
+# An evidence number of a billion or more is in full units: in thousands it would be a
+# trillion or more, in millions a quadrillion (so "$88,136 billion" is no reading of a
+# net income of 88,136,000,000, whatever the labels say).
+_FULL_UNITS = 1e9
 
 
 def readings_of(mention: NumberMention) -> Iterable[Probe]:
@@ -275,16 +280,19 @@ def match_claim(
         tolerance,
         operand,
     )
-    remembered: tuple[Hit | None, tuple[Hit, ...]] | None = index.memo.get(memo_key)
+    remembered: tuple[Hit | None, tuple[Hit, ...], Hit | None] | None = index.memo.get(memo_key)
     if remembered is not None:
-        claim.hit, claim.close = remembered[0], list(remembered[1])
+        claim.hit, claim.close, claim.rescaled = remembered[0], list(remembered[1]), remembered[2]
         return
     _search(claim, index, tolerance, operand)
-    index.remember(memo_key, (claim.hit, tuple(claim.close)))
+    if claim.hit is None and not claim.close and mention.has_explicit_scale:
+        claim.rescaled = _at_another_scale(claim, index)
+    index.remember(memo_key, (claim.hit, tuple(claim.close), claim.rescaled))
 
 
 def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool) -> None:
     mention = claim.mention
+    claimed = float(abs(mention.value))
     best: Hit | None = None
     for probe in readings_of(mention):
         target = probe.target
@@ -298,8 +306,10 @@ def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool)
             for entry in index.nearest(
                 target_float, target_float - reach, target_float + reach, 16
             ):
-                if probe.shifted and index.has_scale(entry):
-                    continue
+                if probe.shifted and (
+                    index.has_scale(entry) or _FULL_UNITS <= index.magnitude(entry) < claimed
+                ):
+                    continue  # its scale is known, or it is too large to be in larger units
                 if not _units_fit(probe.units, index.unit(entry)):
                     continue
                 number = index.number(entry)
@@ -379,6 +389,36 @@ def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool)
     coarser = _coarser_evidence(claim, index)
     if coarser is not None:
         claim.hit, claim.close = coarser, []
+
+
+def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
+    """An evidence number the claim's digits state at another scale, about the same
+    thing: "$47.5 million" for revenue of 47,525 in a table "in millions" (the digits
+    of $47.5 billion), "$88,136 billion" for a net income of 88,136,000,000. The
+    hit's `factor` is the scale the claim should carry."""
+    mention = claim.mention
+    if mention.is_percent or not mention.written:
+        return None
+    written = abs(mention.written)
+    step = _ONE.scaleb(-mention.decimals)
+    for scale in _RESCALES:
+        if scale == mention.scale:
+            continue
+        target = written * scale
+        half = step * scale / 2 * EPSILON
+        reach = float(half)
+        for entry in index.nearest(float(target), float(target) - reach, float(target) + reach, 4):
+            if index.unit(entry) in PERCENT_UNITS:
+                continue
+            number = index.number(entry)
+            if abs(abs(number.full_value) - target) > half:
+                continue
+            if claim.mention.tokens & number.tokens or number.item in claim.cited:
+                return Hit(number, "close", 0.0, 1.0, scale)
+    return None
+
+
+_RESCALES = (Decimal(10**3), Decimal(10**6), Decimal(10**9), Decimal(10**12))
 
 
 def _coarser_evidence(claim: Claim, index: EvidenceIndex) -> Hit | None:

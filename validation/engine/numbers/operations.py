@@ -125,11 +125,13 @@ class Target:
         return 0 <= difference < 2 * half + slack
 
     def distance(self, outcome: Outcome) -> float:
-        """How far the outcome is from the stated number, relative to it."""
+        """How far the outcome is from the stated number, relative to the larger of
+        the two (43% for 53.97% is as far as 53.97% for 43%)."""
         stated = self.written if outcome.written or outcome.op in SCALE_FREE else self.value
-        if not stated:
-            return abs(outcome.value)
-        return abs(outcome.value - stated) / stated
+        larger = max(stated, abs(outcome.value))
+        if not larger:
+            return 0.0
+        return abs(outcome.value - stated) / larger
 
 
 @dataclass(frozen=True, slots=True)
