@@ -46,6 +46,7 @@ GAP = "gap"
 
 _BEFORE = 140  # characters of the clause before a number that may name its operation
 _AFTER = 60  # characters after it, up to the next number or a comma
+_OBJECT_LIST = frozenset(("and", "plus", "from", "by", "to", "with", "then", "the"))
 _OBJECT_WORDS = 2  # "Subtracting $519", "Adding the $47": the verb's object
 _AFTER_WORDS = 4  # "$94 million lower in 2019", "1.5 times", "15.90% of the base"
 
@@ -195,6 +196,8 @@ def cue_of(
     # other words between ("and dividing by two gives $411.5"), but not of the
     # number it takes as its object ("Subtracting $519 from $592").
     far = _WORD.findall(body[low:near_start].lower()) if near_start > low else []
+    if before and all(word in _OBJECT_LIST for word in before):
+        far = []  # "Adding 2 and €3M": the verb's objects go on, its result is still to come
     for word in far + before[: max(0, len(before) - _OBJECT_WORDS)]:
         kind = _VERBS.get(word)
         if kind is not None:
