@@ -23,8 +23,8 @@ What is still unsupported afterwards is judged by :mod:`validation.engine.number
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from validation.engine.numbers import operations as ops
@@ -68,6 +68,7 @@ class Grounding:
     _evidence_operands: dict[tuple[int, bool], Operand | None] = field(default_factory=dict)
     _pools: dict[int, list[Operand]] = field(default_factory=dict)
     _scans: dict[int, list[int]] = field(default_factory=dict)
+    _supported_positions: list[int] | None = None
 
     def pool(self, position: int) -> list[Operand]:
         """The supported report numbers nearest the claim (either side, any
@@ -76,17 +77,17 @@ class Grounding:
         pool = self._pools.get(position)
         if pool is not None:
             return pool
-        claims, supported = self.claims, self.supported
+        claims = self.claims
         claim = claims[position]
         value = abs(claim.mention.written)
         pool = []
         entries: list[int] = []
         section = self.sections[position]
-        for other_position in self.scan(position):
+        for other_position in self._supported_near(position):
             if len(pool) >= REPORT_POOL:
                 break
-            if not supported[other_position] or self.sections[other_position] != section:
-                continue  # unsupported, or the answer to another question
+            if self.sections[other_position] != section:
+                continue  # the answer to another question
             other = claims[other_position]
             if other.mention.in_range or (
                 abs(other.mention.written) == value and other.hit is None
@@ -98,6 +99,38 @@ class Grounding:
         pool += self._evidence(claim, entries, GAP in self.cue(position).kinds)
         self._pools[position] = pool
         return pool
+
+    def _supported_near(self, position: int) -> Iterator[int]:
+        """Supported claims within `_SCAN` claims of `position`, nearest first (by the
+        sorted supported positions: a wall of unsupported numbers costs nothing)."""
+        ordered = self._supported_positions
+        if ordered is None:
+            ordered = self._supported_positions = [
+                at for at, supported in enumerate(self.supported) if supported
+            ]
+        starts = self.starts
+        start = starts[position]
+        right = bisect_left(ordered, position)
+        left = right - 1
+        if right < len(ordered) and ordered[right] == position:
+            right += 1
+        while left >= 0 or right < len(ordered):
+            take_left = left >= 0 and (
+                right >= len(ordered)
+                or start - starts[ordered[left]] <= starts[ordered[right]] - start
+            )
+            other = ordered[left] if take_left else ordered[right]
+            if abs(other - position) > _SCAN:
+                if take_left:
+                    left = -1
+                else:
+                    right = len(ordered)
+                continue
+            yield other
+            if take_left:
+                left -= 1
+            else:
+                right += 1
 
     def operand(self, position: int) -> Operand:
         """The report number at `position` as an operand (supported or not)."""
@@ -179,6 +212,7 @@ class Grounding:
         """Forget the pools and operands made so far (support changed)."""
         self._operands.clear()
         self._pools.clear()
+        self._supported_positions = None
 
     def supports(self, positions: Sequence[int]) -> None:
         """`positions` are supported from now on (derived: their operands change)."""
@@ -186,6 +220,7 @@ class Grounding:
             self.supported[position] = True
             self._operands.pop(position, None)
         self._pools.clear()
+        self._supported_positions = None
 
     def scan(self, position: int) -> list[int]:
         """Up to `_SCAN` claims around `position`, nearest first."""
