@@ -67,6 +67,7 @@ class Operand:
     position: int = -1  # where the report writes it (-1: evidence only)
     explicit_scale: bool = False  # "$1.9 billion", not a bare 1,918 or "(in millions)"
     item: int = -1  # the evidence item behind it, if one
+    entry: int = -1  # the evidence number behind it, if one (neighbours: the same row)
     source: str = ""  # that item's source_ref
     cited: bool = True  # the report cites it (or its words name it, as a price for a gap)
     paragraph: int = -1  # the report paragraph it stands in

@@ -121,6 +121,7 @@ def operand_of(
         position=mention.start,
         explicit_scale=explicit,
         item=hit.number.item if hit is not None else -1,
+        entry=hit.number.entry if hit is not None else -1,
         source=hit.number.source_ref if hit is not None else _source_of(claim),
         paragraph=paragraph,
         year=year,
@@ -160,6 +161,7 @@ def evidence_operand(index: EvidenceIndex, entry: int, cited: bool = False) -> O
         0.0,
         -1 - entry,
         item=item,
+        entry=entry,
         source=source,
         cited=cited,
         explicit_scale=magnitude != written,  # its document says its scale
@@ -273,10 +275,15 @@ def candidates(
             continue  # a number against itself: 0, or 1, or 100%
         if dated and first.year and second.year and first.year <= second.year:
             continue  # the base is the earlier year
-        cited = first.cited + second.cited
-        if cited == 1 and not (beside and not coarse):
-            continue  # a figure the report never cites: only the other end of a change
-        if not cited and (coarse or first.item != second.item):
+        if not _cited_enough(
+            first.cited,
+            second.cited,
+            _beside(first.entry, second.entry),
+            first.item == second.item,
+            beside,
+            coarse,
+            named,
+        ):
             continue
         tuples.append((first, second))
     if op in (ops.SUM, ops.MEAN) and named:
@@ -347,7 +354,7 @@ def _search(
     percent_target = percent_like(mention, cue)
     coarse = mention.significant_digits < 3
     scaled = mention.has_explicit_scale
-    paired = _Paired(pool, scaled, with_any)
+    paired = _Paired(pool, scaled, with_any, named)
     for op in operations:
         if op in _PAIR_OPS:
             found = paired.first(op, target, percent_target, coarse, zero=not mention.written)
@@ -370,6 +377,35 @@ def _search(
 
 
 _PAIR_OPS = frozenset((ops.DIFF, ops.SUM, ops.MEAN, ops.SHARE, ops.CHANGE, ops.RATIO, ops.PRODUCT))
+
+
+def _cited_enough(
+    first: bool,
+    second: bool,
+    neighbours: bool,
+    same_item: bool,
+    change: bool,
+    coarse: bool,
+    named: bool,
+) -> bool:
+    """Whether a pair may explain a result, by what the report cites of it. A number the
+    report does not cite is only the other end of a change (the prior year of a line
+    item it cites), and for a result shown with under three significant digits only
+    when its words name the change and the two stand side by side in the evidence (one
+    row); two numbers it cites neither of come from one item, and never explain so
+    coarse a result."""
+    if first and second:
+        return True
+    if first or second:
+        return change and (not coarse or (named and neighbours))
+    return same_item and not coarse
+
+
+def _beside(first: int, second: int) -> bool:
+    return first >= 0 and second >= 0 and abs(first - second) <= _ROW_REACH
+
+
+_ROW_REACH = 2  # evidence entries apart that are one row's cells
 
 
 def _window(stated: float, half: float, bound: str) -> tuple[float, float]:
@@ -451,9 +487,14 @@ class _Paired:
     (a report's dozens of results each try a few hundred pairs)."""
 
     def __init__(
-        self, pool: Sequence[Operand], scaled_target: bool, with_any: Sequence[Operand] = ()
+        self,
+        pool: Sequence[Operand],
+        scaled_target: bool,
+        with_any: Sequence[Operand] = (),
+        named: bool = True,
     ) -> None:
         self.pool = pool
+        self.named = named
         wanted = {id(operand) for operand in with_any}
         # Pairs must hold one of these, when given (the rest were tried already).
         self.wanted = [id(operand) in wanted for operand in pool] if wanted else None
@@ -470,6 +511,7 @@ class _Paired:
         self.percent = [operand.percent for operand in pool]
         self.cited = [operand.cited for operand in pool]
         self.item = [operand.item for operand in pool]
+        self.entry = [operand.entry for operand in pool]
         self.year = [operand.year for operand in pool]
         self.explicit = [operand.explicit_scale for operand in pool]
         self.rescaled = [operand.written != operand.value for operand in pool]
@@ -556,10 +598,15 @@ class _Paired:
             return False  # a number against itself: 0, or 1, or 100%
         if dated and self.year[i] and self.year[j] and self.year[i] <= self.year[j]:
             return False  # the base is the earlier year
-        cited = self.cited[i] + self.cited[j]
-        if cited == 1 and not (beside and not coarse):
-            return False  # a figure the report never cites: only the other end of a change
-        return bool(cited) or not (coarse or self.item[i] != self.item[j])
+        return _cited_enough(
+            self.cited[i],
+            self.cited[j],
+            _beside(self.entry[i], self.entry[j]),
+            self.item[i] == self.item[j],
+            beside,
+            coarse,
+            self.named,
+        )
 
     def _measure(
         self, op: str, i: int, j: int, written: bool, precise: bool
