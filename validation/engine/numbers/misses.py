@@ -161,15 +161,12 @@ def _readings(
     percent_target = search.percent_like(mention, cue)
     scores = _placement(grounding, position, focus)
     direction = -1 if mention.negative else cue.direction
-    ranked: list[tuple[float, Outcome]] = []
+    ranked: list[tuple[float, str, tuple[Operand, ...]]] = []
     for op in operations:
         for operands in search.candidates(op, focus, True, False, at=mention.start):
             if not search.fits_units(op, operands, percent_target):
                 continue
-            found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
-            if not found or not _direction_fits(op, operands, direction):
-                continue
-            if not _marks_fit(op, operands):
+            if not _direction_fits(op, operands, direction) or not _marks_fit(op, operands):
                 continue
             score = sum(scores[operand.key] for operand in operands) / len(operands)
             if op in _PERIODS and _same_line_item(grounding, operands):
@@ -178,11 +175,18 @@ def _readings(
                 score += 1.0  # "based on $64 million, $204 million and $389 million"
             if cue.count and len(operands) == cue.count:
                 score += 1.0
-            ranked.append((score, _reading(found, target)))
-    if not ranked:
-        return 0.0, []
-    best = max(score for score, _ in ranked)
-    return best, [outcome for score, outcome in ranked if score >= best - 1e-9]
+            ranked.append((score, op, operands))
+    best = 0.0
+    top: list[Outcome] = []
+    # The outcomes (the calculator's expressions) are made for the best-placed only.
+    for score, op, operands in sorted(ranked, key=lambda entry: -entry[0]):
+        if top and score < best - 1e-9:
+            break
+        found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
+        if found:
+            best = best if top else score
+            top.append(_reading(found, target))
+    return best, top
 
 
 def doubt(grounding: Grounding) -> list[int]:
@@ -205,15 +209,36 @@ def doubt(grounding: Grounding) -> list[int]:
         focus = [o for o in grounding.pool(position) if o.in_report][:_FOCUS]
         if len(focus) < 2:
             continue
-        best, top = _readings(grounding, position, operations, focus)
-        target = search.target_of(mention, grounding.cue(position))
-        values = {round(_in_units(mention, outcome), mention.decimals) for outcome in top}
-        if best < 1.0 or len(values) != 1 or target.meets(top[0]):
-            continue
-        if _slip(mention, top[0], target.distance(top[0])):
+        low, high = grounding.sentence(mention.start, mention.end)
+        key = (
+            "doubt",
+            mention.text,
+            grounding.cue(position),
+            grounding.body[low:high],
+            tuple(focus),
+        )
+        doubtful: bool | None = grounding.index.memo.get(key)
+        if doubtful is None:
+            doubtful = _doubtful(grounding, position, operations, focus)
+            grounding.index.remember(key, doubtful)
+        if doubtful:
             claim.hit = None
             doubted.append(position)
     return doubted
+
+
+def _doubtful(
+    grounding: Grounding, position: int, operations: Sequence[str], focus: Sequence[Operand]
+) -> bool:
+    """The best-placed reading of the result gives one value, plainly, and the result
+    is a slip of it."""
+    mention = grounding.claims[position].mention
+    best, top = _readings(grounding, position, operations, focus)
+    target = search.target_of(mention, grounding.cue(position))
+    values = {round(_in_units(mention, outcome), mention.decimals) for outcome in top}
+    if best < 1.0 or len(values) != 1 or target.meets(top[0]):
+        return False
+    return _slip(mention, top[0], target.distance(top[0]))
 
 
 def _weak(claim: Claim) -> bool:

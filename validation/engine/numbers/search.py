@@ -419,60 +419,66 @@ def _window(stated: float, half: float, bound: str) -> tuple[float, float]:
     return max(low, 0.0), high
 
 
-def _pairs(
-    op: str, values: Sequence[float], low: float, high: float, ordered: bool
-) -> list[tuple[int, int]]:
-    """Index pairs (i, j) whose `op` over `values` may lie in [low, high] (>= 0):
-    for each i, the j whose value lies in the window that puts the result there."""
-    signed = sorted((value, index) for index, value in enumerate(values))
-    keys = [value for value, _ in signed]
-    sizes = sorted((abs(value), index) for index, value in enumerate(values))
-    size_keys = [value for value, _ in sizes]
-    found: list[tuple[int, int]] = []
+class _Sorted:
+    """One list of values sorted by value and by size, once: the windows of every
+    operation over it are found by bisection."""
 
-    def take(
-        table: list[tuple[float, int]], keyed: list[float], i: int, low: float, high: float
-    ) -> None:
-        first = bisect_left(keyed, low - abs(low) * _LOOSE - _TINY)
-        last = bisect_right(keyed, high + abs(high) * _LOOSE + _TINY)
-        for _, j in table[first:last]:
-            if j != i:
-                found.append((i, j))
+    __slots__ = ("keys", "order", "size_keys", "size_order", "values")
 
-    for i, a in enumerate(values):
-        size = abs(a)
-        if op == ops.DIFF:
-            take(signed, keys, i, a - high, a - low)
-            take(signed, keys, i, a + low, a + high)
-        elif op in (ops.SUM, ops.MEAN):
-            scale = 2.0 if op == ops.MEAN else 1.0
-            take(signed, keys, i, low * scale - a, high * scale - a)
-            take(signed, keys, i, -high * scale - a, -low * scale - a)
-        elif op == ops.RATIO:
-            take(sizes, size_keys, i, size / high if high else 0.0, size / low if low else _HUGE)
-        elif op == ops.SHARE:
-            take(
-                sizes,
-                size_keys,
-                i,
-                100 * size / high if high else 0.0,
-                100 * size / low if low else _HUGE,
-            )
-        elif op == ops.PRODUCT:
-            if size:
-                take(sizes, size_keys, i, 100 * low / size, 100 * high / size)
-        elif op == ops.CHANGE:
-            # i is the base b: the other a = b + |b| x change, either way
-            step_low, step_high = size * low / 100, size * high / 100
-            take(signed, keys, i, a + step_low, a + step_high)
-            take(signed, keys, i, a - step_high, a - step_low)
-    if op == ops.CHANGE:
-        return [(j, i) for i, j in found]  # (current, base)
-    if op in (ops.RATIO, ops.SHARE):
-        return found  # (numerator i, denominator j)
-    if op == ops.PRODUCT:
-        return found  # (rate i, amount j)
-    return found if ordered else [(i, j) if i < j else (j, i) for i, j in found]
+    def __init__(self, values: Sequence[float]) -> None:
+        self.values = values
+        signed = sorted(range(len(values)), key=values.__getitem__)
+        self.order = signed
+        self.keys = [values[index] for index in signed]
+        sizes = sorted(range(len(values)), key=lambda index: abs(values[index]))
+        self.size_order = sizes
+        self.size_keys = [abs(values[index]) for index in sizes]
+
+    def pairs(self, op: str, low: float, high: float, ordered: bool) -> list[tuple[int, int]]:
+        """Index pairs (i, j) whose `op` over the values may lie in [low, high] (>= 0):
+        for each i, the j whose value lies in the window that puts the result there."""
+        found: list[tuple[int, int]] = []
+        keys, order = self.keys, self.order
+        size_keys, size_order = self.size_keys, self.size_order
+        scale = 2.0 if op == ops.MEAN else 1.0
+        windows: tuple[tuple[float, float], ...]
+        for i, a in enumerate(self.values):
+            size = abs(a)
+            if op == ops.DIFF:
+                windows = ((a - high, a - low), (a + low, a + high))
+                table, keyed = order, keys
+            elif op in (ops.SUM, ops.MEAN):
+                windows = (
+                    (low * scale - a, high * scale - a),
+                    (-high * scale - a, -low * scale - a),
+                )
+                table, keyed = order, keys
+            elif op == ops.RATIO:
+                windows = ((size / high if high else 0.0, size / low if low else _HUGE),)
+                table, keyed = size_order, size_keys
+            elif op == ops.SHARE:
+                windows = (
+                    (100 * size / high if high else 0.0, 100 * size / low if low else _HUGE),
+                )
+                table, keyed = size_order, size_keys
+            elif op == ops.PRODUCT:
+                if not size:
+                    continue
+                windows = ((100 * low / size, 100 * high / size),)
+                table, keyed = size_order, size_keys
+            else:  # CHANGE: i is the base b; the other a = b + |b| x change, either way
+                step_low, step_high = size * low / 100, size * high / 100
+                windows = ((a + step_low, a + step_high), (a - step_high, a - step_low))
+                table, keyed = order, keys
+            for bottom, top in windows:
+                first = bisect_left(keyed, bottom - abs(bottom) * _LOOSE - _TINY)
+                last = bisect_right(keyed, top + abs(top) * _LOOSE + _TINY)
+                for j in table[first:last]:
+                    if j != i:
+                        found.append((j, i) if op == ops.CHANGE else (i, j))
+        if ordered or op in (ops.CHANGE, ops.RATIO, ops.SHARE, ops.PRODUCT):
+            return found  # (current, base), (numerator, denominator), (rate, amount)
+        return [(i, j) if i < j else (j, i) for i, j in found]
 
 
 _HUGE = float("inf")
@@ -509,6 +515,7 @@ class _Paired:
         ]
         self.has_precise = [operand.precise is not None for operand in pool]
         self.percent = [operand.percent for operand in pool]
+        self.rates = sum(self.percent)
         self.cited = [operand.cited for operand in pool]
         self.item = [operand.item for operand in pool]
         self.entry = [operand.entry for operand in pool]
@@ -516,6 +523,7 @@ class _Paired:
         self.explicit = [operand.explicit_scale for operand in pool]
         self.rescaled = [operand.written != operand.value for operand in pool]
         self.scaled_target = scaled_target
+        self._sorts: dict[bool, _Sorted] = {}
 
     def first(
         self, op: str, target: Target, percent_target: bool, coarse: bool, zero: bool
@@ -523,6 +531,8 @@ class _Paired:
         """The first pair `op` over which meets `target`, as an Outcome. Candidate
         pairs come from the sorted values (the other operand must lie in a window the
         target sets), then each is checked exactly."""
+        if not self._has_kinds(op, percent_target):
+            return None  # the pool lacks the kinds of number this operation takes
         ordered = op in ops.ORDERED or op == ops.PRODUCT
         beside = op in (ops.DIFF, ops.CHANGE)
         dated = op == ops.CHANGE
@@ -530,45 +540,60 @@ class _Paired:
         scale_free = op in ops.SCALE_FREE
         reread = target.value != target.written or any(self.rescaled)
         for written in (False, True) if reread else (False,):
-            for precise in (False, True) if any(self.has_precise) else (False,):
-                values = self._values(written, precise)
-                if written or scale_free:
-                    stated, half = target.written, target.written_half
-                else:
-                    stated, half = target.value, target.half
-                low, high = _window(stated, half, target.bound)
-                for i, j in _pairs(op, values, low, high, ordered):
-                    if self.wanted is not None and not (self.wanted[i] or self.wanted[j]):
-                        continue
-                    if precise and not (self.has_precise[i] or self.has_precise[j]):
-                        continue  # the same as the reading as written
-                    if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
-                        continue  # every scale is known: no reading without them
-                    if not self._allowed(
-                        op, i, j, percent_target, coarse, zero, beside, dated, same_units
-                    ):
-                        continue
-                    measured = self._measure(op, i, j, written, precise)
-                    if measured is None:
-                        continue
-                    value, slack = measured
-                    if slack <= _SLACK_SHARE * abs(value) and target.meets_value(
-                        op, written, value, slack
+            values = self._sorted(written)
+            if written or scale_free:
+                stated, half = target.written, target.written_half
+            else:
+                stated, half = target.value, target.half
+            low, high = _window(stated, half, target.bound)
+            for i, j in values.pairs(op, low, high, ordered):
+                if self.wanted is not None and not (self.wanted[i] or self.wanted[j]):
+                    continue
+                if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
+                    continue  # every scale is known: no reading without them
+                if not self._allowed(
+                    op, i, j, percent_target, coarse, zero, beside, dated, same_units
+                ):
+                    continue
+                measured = self._measure(op, i, j, written, False)
+                if measured is None or not target.meets_value(op, written, *measured):
+                    continue
+                value, slack = measured
+                if slack <= _SLACK_SHARE * abs(value):
+                    return ops.evaluate(op, (self.pool[i], self.pool[j]), written=written)
+                if self.has_precise[i] or self.has_precise[j]:
+                    # Rounded operands blur it: at the evidence values they stand for?
+                    measured = self._measure(op, i, j, written, True)
+                    if (
+                        measured is not None
+                        and _informative(*measured)
+                        and target.meets_value(op, written, *measured)
                     ):
                         return ops.evaluate(
-                            op, (self.pool[i], self.pool[j]), written=written, precise=precise
+                            op, (self.pool[i], self.pool[j]), written=written, precise=True
                         )
         return None
 
-    def _values(self, written: bool, precise: bool) -> list[float]:
-        if written:
-            if precise:
-                return [
-                    exact / operand.scale if operand.scale else exact
-                    for exact, operand in zip(self.exact, self.pool, strict=True)
-                ]
-            return self.written
-        return self.exact if precise else self.full
+    def _has_kinds(self, op: str, percent_target: bool) -> bool:
+        """Two numbers of the kinds `op` takes are in the pool (two percentages for
+        points or a sum of rates, two amounts for a share, a rate and an amount for a
+        product)."""
+        rates = self.rates
+        amounts = len(self.percent) - rates
+        if op in (ops.DIFF, ops.SUM, ops.MEAN):
+            return (rates if percent_target else amounts) >= 2
+        if op == ops.PRODUCT:
+            return not percent_target and rates >= 1 and amounts >= 1
+        if op == ops.RATIO and percent_target:
+            return False
+        return rates >= 2 or amounts >= 2
+
+    def _sorted(self, written: bool) -> _Sorted:
+        """The pool's values in one reading, sorted once for every operation."""
+        found = self._sorts.get(written)
+        if found is None:
+            found = self._sorts[written] = _Sorted(self.written if written else self.full)
+        return found
 
     def _allowed(
         self,

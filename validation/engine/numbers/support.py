@@ -40,7 +40,7 @@ MAX_ROUNDS = 6  # fixpoint rounds (a chain of results stated one from another)
 _SCAN = 64  # report numbers looked at to fill a pool (a wall of unsupported ones ends it)
 _GAP_OPERANDS = frozenset(("price", "intrinsicvalue", "target"))
 _UNSUPPORTED = 3  # unsupported numbers nearby a result may follow from
-_UNSUPPORTED_SCAN = 14  # numbers looked at for them, nearest first
+_UNSUPPORTED_SCAN = 7  # numbers looked at on each side for them, nearest first
 _UNSUPPORTED_REACH = 600  # characters
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
@@ -156,14 +156,15 @@ class Grounding:
         claims, starts, supported = self.claims, self.starts, self.supported
         found: list[Operand] = []
         start = starts[position]
-        for other in self.scan(position)[:_UNSUPPORTED_SCAN]:
-            if len(found) >= _UNSUPPORTED:
-                break
-            mention = claims[other].mention
-            if supported[other] or abs(starts[other] - start) > _UNSUPPORTED_REACH:
-                continue
-            if not mention.in_range and not small_integer(mention):
-                found.append(self.operand(other))
+        for step in range(1, _UNSUPPORTED_SCAN + 1):
+            for other in (position - step, position + step):
+                if len(found) >= _UNSUPPORTED or not 0 <= other < len(claims):
+                    continue
+                mention = claims[other].mention
+                if supported[other] or abs(starts[other] - start) > _UNSUPPORTED_REACH:
+                    continue
+                if not mention.in_range and not small_integer(mention):
+                    found.append(self.operand(other))
         return found
 
     def cue(self, position: int) -> Cue:
