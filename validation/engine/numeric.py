@@ -64,6 +64,7 @@ from validation.engine.numbers.formatting import replace_digits, replace_scale
 from validation.engine.numbers.labels import label_tokens
 from validation.engine.numbers.matching import (
     Claim,
+    Derivation,
     Hit,
     calculated,
     clear_readings,
@@ -205,19 +206,59 @@ def analyze(
         kept.append(claim)
     claims = kept
 
-    grounding = ground(
-        body,
-        claims,
-        index,
-        lambda start, end: _sentence(body, newlines, start, end),
-        eligible=_derivable,
-        supported_at_start=_supported_at_start,
-        doubt=doubt_matches,
-    )
-    judge_misses(grounding)
+    _ground(body, claims, index, newlines)
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     return _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
+
+
+# ------------------------------------------------------------------ support
+
+
+def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: list[int]) -> None:
+    """Support as a fixpoint from the evidence, then the results that miss
+    (`numbers.support`, `numbers.misses`). What it decides for the claims depends on the
+    body and on what matching and the written calculations found; the same report
+    judged again against the same evidence takes the decisions remembered on the index."""
+    key = ("grounding", body, tuple(_state(claim) for claim in claims))
+    remembered: tuple[_Grounded, ...] | None = index.memo.get(key)
+    if remembered is None:
+        grounding = ground(
+            body,
+            claims,
+            index,
+            lambda start, end: _sentence(body, newlines, start, end),
+            eligible=_derivable,
+            supported_at_start=_supported_at_start,
+            doubt=doubt_matches,
+        )
+        judge_misses(grounding)
+        remembered = tuple(
+            (claim.hit is None, claim.derivation, claim.miss, claim.depends) for claim in claims
+        )
+        index.remember(key, remembered)
+        return
+    for claim, (doubted, derivation, miss, depends) in zip(claims, remembered, strict=True):
+        if doubted:
+            claim.hit = None
+        claim.derivation, claim.miss, claim.depends = derivation, miss, depends
+
+
+_Grounded = tuple[bool, "Derivation | None", "Miss | None", tuple[str, ...]]
+
+
+def _state(claim: Claim) -> tuple[object, ...]:
+    """What grounding reads of a claim besides the body: its match and calculation."""
+    hit = claim.hit
+    return (
+        claim.index,
+        hit.number.entry if hit is not None else -1,
+        hit.status if hit is not None else "",
+        claim.calculation is not None and claim.calculation.correct,
+        claim.operand,
+        claim.computed,
+        claim.in_expression,
+    )
 
 
 # ------------------------------------------------------------------ the calculation graph

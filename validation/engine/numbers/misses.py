@@ -252,8 +252,9 @@ def _weak(claim: Claim) -> bool:
     number = hit.number
     if number.written and number.decimals < claim.mention.decimals:
         return True
-    unrelated = not (claim.mention.tokens & number.tokens) and number.item not in claim.cited
-    return unrelated and claim.mention.significant_digits < 3
+    if claim.mention.significant_digits >= 3 or number.item in claim.cited:
+        return False
+    return not claim.mention.tokens & number.tokens
 
 
 _PERIODS = frozenset((ops.DIFF, ops.CHANGE, ops.MEAN, ops.CAGR))
