@@ -17,7 +17,9 @@ NUMBERS_ONLY = EngineSettings(citations="none")
 IN_MILLIONS = "(in millions)\n\n| | 2023 | 2022 |\n|---|---|---|\n"
 
 
-def check(body: str, *evidence: tuple[str, Any], settings: EngineSettings = NUMBERS_ONLY) -> Verdict:
+def check(
+    body: str, *evidence: tuple[str, Any], settings: EngineSettings = NUMBERS_ONLY
+) -> Verdict:
     items = [
         {"source_ref": ref, "content": content if isinstance(content, str) else json.dumps(content)}
         for ref, content in evidence
