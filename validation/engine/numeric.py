@@ -59,7 +59,7 @@ from validation.engine.calculations import read as read_calculations
 from validation.engine.calculator import CalculatorError, calculate
 from validation.engine.calculator import clear_cache as calculator_cache_clear
 from validation.engine.numbers.evidence import EvidenceIndex
-from validation.engine.numbers.extract import NumberMention, extract
+from validation.engine.numbers.extract import CURRENCY_CODES, NumberMention, extract
 from validation.engine.numbers.formatting import replace_digits, replace_scale
 from validation.engine.numbers.labels import label_tokens
 from validation.engine.numbers.matching import (
@@ -446,6 +446,8 @@ def _model_name(body: str, mention: NumberMention) -> bool:
     and never a number with separators, decimals, a unit or a scale."""
     if not mention.is_plain_integer() or mention.text != body[mention.start : mention.end]:
         return False
+    if _NAME_AFTER.match(body, mention.end, mention.end + 12) is not None:
+        return True  # "the 737 MAX", "an A320neo": a model's name goes on after it
     start = mention.start
     if start < 3 or body[start - 1] != " ":
         return False
@@ -470,6 +472,12 @@ def _continues_names(body: str, last_end: int, mention: NumberMention) -> bool:
     )
 
 
+# An all-capitals word right after a bare integer names a model ("737 MAX"), unless it is
+# a unit, a currency or a scale.
+_NAME_AFTER = re.compile(
+    rf"[ ](?!(?:{CURRENCY_CODES}|BPS|BP|PP|MM|BN|MN|KM|KG|MW|GW|GB|TB|MB|AM|PM|YOY|QOQ|TTM)\b)"
+    r"[A-Z]{3,}\b"
+)
 _NAME_LIST_GAP = re.compile(r",?[ \t]+(?:and[ \t]+|or[ \t]+)?|,|/")
 _BY_BEFORE = re.compile(r"(?i)\bby[ \t]$")
 # Multiplication only: "/ 100" may divide by a cited 100 (the calculation graph decides).
