@@ -369,6 +369,13 @@ def test_an_integer_that_is_part_of_a_name_is_not_a_claim() -> None:
     assert flagged(body, check(body, evidence)) == ["787"]
 
 
+def test_an_integer_before_a_model_name_in_capitals_is_part_of_the_name() -> None:
+    evidence = [{"source_ref": "10-K", "content": "Commercial Airplanes delivered 480 aircraft."}]
+    body = "Deliveries of the 737 MAX resumed; 480 aircraft were delivered, 120 USD each."
+
+    assert flagged(body, check(body, evidence)) == ["120 USD"]
+
+
 def test_the_base_of_a_change_is_a_cited_quantity_not_the_n_of_an_average() -> None:
     evidence = [{"source_ref": "table", "content": "| Costs | $ 17 | $ 8 |\n| Deferred | 4 | 5 |"}]
 
