@@ -321,6 +321,31 @@ SPECIAL_VALID: list[tuple[str, Callable[[], bytes]]] = [
         lambda: encode(bundle(body="<script>alert(1)</script>[x](javascript:y)")),
     ),
     ("100 fields", lambda: encode(bundle(fields={f"f{i}": i for i in range(100)}))),
+    # Issue 19: ingest took these and the worker errored on them.
+    (
+        "100 fields and the report's own",
+        lambda: encode(
+            bundle(
+                fields={f"f{i}": i for i in range(100)},
+                body="Intrinsic value: $195. Fair value: $180. Target price: $200.\n"
+                "Margin of safety: 10%. Current price: $150.\n\n"
+                "FINAL DECISION: WATCH\nFINAL CONVICTION: HIGH\n",
+            )
+        ),
+    ),
+    (
+        "27 decimals near the evidence",
+        lambda: encode(
+            bundle(
+                body="Owner earnings were $42.999999999999999999999999999B [acme].",
+                evidence=[{"source_ref": "acme", "content": {"owner_earnings": 44_000_000_000}}],
+            )
+        ),
+    ),
+    (
+        "60 decimals in a calculation",
+        lambda: encode(bundle(body=f"Owner earnings: $15.5B - $0.7B = $14.{'7' * 60}B [acme].")),
+    ),
     (
         "500 evidence items",
         lambda: encode(

@@ -242,10 +242,15 @@ def engine_settings(policy: Policy) -> EngineSettings:
 
 
 def attempt_bundle(attempt: Attempt) -> Bundle:
-    """The engine's input for one attempt: its revision's body and the analysis' evidence."""
+    """The engine's input for one attempt: its revision's body and the analysis' evidence.
+
+    Built without the input rules (``model_construct``): ingest applied them to what the
+    client sent, and what the analysis has stored since is not a client's input to refuse.
+    Its fields are the sent ones plus those read from the report, so 100 sent fields and a
+    ``FINAL DECISION:`` line are 101, one over the limit on what a bundle may send."""
     analysis = attempt.analysis
     evidence = [item.as_item() for item in analysis.evidence.order_by("id")]
-    return Bundle(
+    return Bundle.model_construct(
         query=analysis.query,
         goals=list(analysis.goals or []),
         title=analysis.title,
