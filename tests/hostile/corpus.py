@@ -268,6 +268,11 @@ WALLS: list[tuple[str, str]] = [
     ("replacement", "\ufffd"),
     ("calculator bombs", "= 9**9**9 "),
     ("powers", "2^2^2^2 "),
+    # Issue 19: one unit and number repeated, and numbers longer than a decimal context.
+    ("money with scale", "$14.8B "),
+    ("decimal percents", "4.25% "),
+    ("long decimals", "$42.999999999999999999999999999B "),
+    ("long decimal percents", "0.123456789012345678901234567891% "),
 ]
 
 # Constructed reports, by lines.
@@ -277,6 +282,10 @@ LINES: list[tuple[str, Callable[[int], str]]] = [
     ("growth sentences", lambda i: f"Revenue grew from ${i} to ${i + 1}, up {i % 9}%.\n"),
     ("owner earnings", lambda i: f"Owner earnings {i}: $15.5B - $0.7B = $14.8B [acme].\n"),
     ("long words", lambda i: "a" * 997 + "\n"),
+    (
+        "long decimals near the evidence",
+        lambda i: f"Owner earnings were ${14 + i % 2}.{'9' * 28}{i % 10}B [acme].\n",
+    ),
 ]
 
 
