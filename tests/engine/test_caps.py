@@ -6,9 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from validation.engine.caps import (
+    MAX_FIND_CHARS,
     MAX_FINDINGS_PER_CHECK,
     MAX_FINDINGS_PER_KIND,
-    MAX_FIND_CHARS,
     MAX_NUMBERS_LISTED,
     cap_findings,
     cap_numbers,
