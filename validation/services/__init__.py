@@ -48,7 +48,9 @@ from validation.services.submissions import (
 from validation.services.tokens import (
     api_token_authenticate,
     api_token_create,
+    api_token_may_manage,
     api_token_revoke,
+    api_token_subjects,
     api_token_throttle,
 )
 
@@ -67,7 +69,9 @@ __all__ = [
     "analysis_submit_evidence",
     "api_token_authenticate",
     "api_token_create",
+    "api_token_may_manage",
     "api_token_revoke",
+    "api_token_subjects",
     "api_token_throttle",
     "attempt_bundle",
     "attempt_enqueue",

@@ -1,7 +1,12 @@
-"""API tokens: create (the secret is returned once), revoke, authenticate, rate-limit."""
+"""API tokens: create (the secret is returned once), revoke, authenticate, rate-limit.
+
+Least privilege: a person mints or revokes a token only for a user whose permissions are a
+subset of their own, never for a superuser (a superuser may do either for anyone). Every
+creation and revocation is an ``ApiTokenEvent``: who did it, for whom, through what."""
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import math
 import secrets
@@ -17,8 +22,8 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from redis import Redis
 
-from validation.errors import InputError
-from validation.models import ApiToken, Policy
+from validation.errors import InputError, NotAllowed
+from validation.models import ApiToken, ApiTokenEvent, Policy
 
 TOKEN_PREFIX = "rl_"
 # last_used_at is written at most this often per token: one UPDATE per request would make
@@ -34,23 +39,91 @@ def _digest(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+def api_token_may_manage(*, actor: User, subject: User) -> bool:
+    """Whether `actor` may mint or revoke `subject`'s tokens: a superuser always; anyone else
+    only for a user who is not a superuser and holds no permission `actor` lacks (a token
+    acts with its user's permissions, so minting one must not raise anyone above `actor`)."""
+    if not actor.is_active:
+        return False
+    if actor.is_superuser:
+        return True
+    if subject.is_superuser:
+        return False
+    return subject.get_all_permissions() <= actor.get_all_permissions()
+
+
+def api_token_subjects(*, actor: User) -> list[int]:
+    """The ids of the users whose tokens `actor` may manage."""
+    users = User.objects.all() if actor.is_superuser else User.objects.filter(is_superuser=False)
+    return [user.pk for user in users if api_token_may_manage(actor=actor, subject=user)]
+
+
 @transaction.atomic
-def api_token_create(*, user: User, scope: str, name: str = "") -> tuple[ApiToken, str]:
-    """A new token for `user`; returns the row and the secret, which is never stored."""
+def api_token_create(
+    *, user: User, scope: str, name: str = "", actor: User | None = None, via: str = "command"
+) -> tuple[ApiToken, str]:
+    """A new token for `user`; returns the row and the secret, which is never stored.
+
+    `actor` is the person minting it (None: the command line, run with shell access to the
+    host); it must be allowed to (``api_token_may_manage``), else NotAllowed and nothing
+    is written."""
     if scope not in ApiToken.Scope.values:
         raise InputError(f"scope must be one of {', '.join(ApiToken.Scope.values)}, not {scope!r}.")
+    _require_may_manage(actor, user, "create a token for")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user, scope=scope, name=name[:100], prefix=raw[:12], token_sha256=_digest(raw)
     )
+    _record(token, ApiTokenEvent.Action.CREATED, actor=actor, via=via)
     return token, raw
 
 
-def api_token_revoke(*, token: ApiToken) -> ApiToken:
-    """Revoke `token` (idempotent: a revoked token keeps its first revocation time)."""
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+@transaction.atomic
+def api_token_revoke(
+    *, token: ApiToken, actor: User | None = None, via: str = "command"
+) -> ApiToken:
+    """Revoke `token` (idempotent: a revoked token keeps its first revocation time, and only
+    the revocation that happened is recorded)."""
+    _require_may_manage(actor, token.user, "revoke a token of")
+    revoked = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
     token.refresh_from_db()
+    if revoked:
+        _record(token, ApiTokenEvent.Action.REVOKED, actor=actor, via=via)
     return token
+
+
+def _require_may_manage(actor: User | None, subject: User, what: str) -> None:
+    if actor is not None and not api_token_may_manage(actor=actor, subject=subject):
+        reason = (
+            "a superuser's tokens are managed by superusers only"
+            if subject.is_superuser
+            else f"{subject.get_username()} holds permissions you do not"
+        )
+        raise NotAllowed(f"You may not {what} {subject.get_username()}: {reason}.")
+
+
+def _record(token: ApiToken, action: str, *, actor: User | None, via: str) -> None:
+    subject = token.user
+    ApiTokenEvent.objects.create(
+        action=action,
+        via=via,
+        token=token,
+        prefix=token.prefix,
+        scope=token.scope,
+        actor=actor,
+        actor_name=actor.get_username() if actor is not None else f"shell:{_shell_user()}",
+        subject=subject,
+        subject_name=subject.get_username(),
+    )
+
+
+def _shell_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid
+        return "unknown"
 
 
 def api_token_authenticate(raw: str) -> ApiToken | None:
