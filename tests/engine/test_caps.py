@@ -9,7 +9,9 @@ from validation.engine.caps import (
     MAX_FIND_CHARS,
     MAX_FINDINGS_PER_CHECK,
     MAX_FINDINGS_PER_KIND,
+    MAX_MESSAGE_CHARS,
     MAX_NUMBERS_LISTED,
+    MAX_TEXT_CHARS,
     cap_findings,
     cap_numbers,
 )
@@ -166,3 +168,13 @@ def test_repeated_lines_get_no_fix_that_spans_the_report() -> None:
 
     assert all(len(fix.find) <= MAX_FIND_CHARS for fix in verdict.fixes)
     assert any(f.kind == "close_but_wrong" for f in verdict.findings)
+
+
+def test_a_finding_about_a_200000_digit_number_quotes_its_start() -> None:
+    body = "1" * 200_000
+    verdict = validate(Bundle(query="Is ACME a buy?", body=body))
+
+    orphan = next(f for f in verdict.findings if f.kind == "orphan")
+    assert len(orphan.message) == MAX_MESSAGE_CHARS and orphan.message.endswith("…")
+    assert len(orphan.text) == MAX_TEXT_CHARS
+    assert all(len(issue) <= MAX_MESSAGE_CHARS for issue in verdict.issues)

@@ -13,6 +13,9 @@ the input.
   number repeated on many identical lines is unique only with most of the report around it
   (``spans.widen_to_unique``), and a FIND of pages is neither surgical nor reviewable (its
   finding stays).
+* A finding's message is at most :data:`MAX_MESSAGE_CHARS` characters and its text at most
+  :data:`MAX_TEXT_CHARS` (a 200,000-digit number is quoted by its first digits and an
+  ellipsis; a text cut short is listed, not highlighted).
 * The numbers report lists at most :data:`MAX_NUMBERS_LISTED` numbers in each list
   (``exact_matches`` still counts them all).
 
@@ -34,6 +37,8 @@ MAX_FINDINGS_PER_KIND = 200
 MAX_FINDINGS_PER_CHECK = 600
 MAX_NUMBERS_LISTED = 500
 MAX_FIND_CHARS = 1_000
+MAX_MESSAGE_CHARS = 1_000
+MAX_TEXT_CHARS = 2_000  # as the format check keeps them
 
 _SEVERITY_RANK: dict[Severity, int] = {"critical": 0, "major": 1, "minor": 2, "info": 3}
 
@@ -67,7 +72,7 @@ def cap_findings(
         per_check=per_check,
     )
     if all(totals[key] <= quota[key] for key in totals):
-        return Capped(list(findings), list(fixes), 0)
+        return Capped([_short(finding) for finding in findings], list(fixes), 0)
 
     taken: Counter[tuple[str, str]] = Counter()
     left: dict[tuple[str, str], list[int]] = {}  # kind -> [count, most severe rank]
@@ -90,10 +95,10 @@ def cap_findings(
         key = (finding.check, finding.kind)
         if keep[index]:
             renumbered[index] = len(out)
-            out.append(finding)
+            out.append(_short(finding))
         elif key not in summarized:
             summarized.add(key)
-            out.append(_summary(finding, *left[key], listed=taken[key]))
+            out.append(_short(_summary(finding, *left[key], listed=taken[key])))
     rebased = []
     for fix in fixes:
         if fix.finding_index is None:
@@ -142,6 +147,27 @@ def _summary(first: Finding, count: int, rank: int, *, listed: int) -> Finding:
             "evidence": [],
         }
     )
+
+
+def shortened(findings: Sequence[Finding]) -> list[Finding]:
+    """`findings` with each message and text within bounds (the caps above apply it too)."""
+    return [_short(finding) for finding in findings]
+
+
+def _short(finding: Finding) -> Finding:
+    """`finding` with its message and text within bounds."""
+    if len(finding.message) <= MAX_MESSAGE_CHARS and len(finding.text) <= MAX_TEXT_CHARS:
+        return finding
+    return finding.model_copy(
+        update={
+            "message": _cut(finding.message, MAX_MESSAGE_CHARS),
+            "text": finding.text[:MAX_TEXT_CHARS],
+        }
+    )
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def cap_numbers(report: NumbersReport, *, limit: int = MAX_NUMBERS_LISTED) -> NumbersReport:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TypeVar
 
-from validation.engine.caps import cap_findings, cap_numbers
+from validation.engine.caps import cap_findings, cap_numbers, shortened
 from validation.engine.checks.format import check_format
 from validation.engine.checks.query import check_query
 from validation.engine.checks.sources import check_sources, reference_spans
@@ -165,6 +165,7 @@ def _validate(
             (extra, []),
         ],
     )
+    findings = shortened(findings)  # hints and issues quote messages: bounded ones
     confidence = confidence_from(findings)
     checks = checks_from(findings, settings)
     decision = decide(confidence, checks, settings, query.goal_decision, retry_signal=bool(signals))
