@@ -2,21 +2,27 @@
 
 Every write body is read raw and parsed by ``analyses.bundles`` (the bundle model and limits
 the CLI and import use), so a bad payload gets the same field-naming messages everywhere.
-Every error is JSON ``{"message", "field"}`` with the status ``validation.errors`` gives it.
+Every error is JSON ``{"message", "field"}`` with the status ``validation.errors`` gives it;
+a dependency that is down (the database, the broker) is a 503 with ``Retry-After``, and
+anything unforeseen a JSON 500, never an HTML page.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
+from kombu.exceptions import KombuError
 from ninja import Field, NinjaAPI, Query, Schema, Status
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import HttpBearer
 from pydantic import AfterValidator
+from redis import RedisError
 
 from analyses.bundles import max_input_bytes, payload_parse
 from analyses.errors import IngestError
@@ -28,6 +34,10 @@ from validation.models import ApiToken
 from validation.permissions import analyses_for_user
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# What a client is told to wait when a dependency is down (a restart takes seconds).
+RETRY_AFTER_SECONDS = 5
+
+logger = logging.getLogger(__name__)
 
 
 class ApiProblem(Exception):
@@ -86,7 +96,9 @@ class ErrorOut(Schema):
     field: str | None = None
 
 
-ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ErrorOut)
+ERRORS: dict[int, type[Schema]] = dict.fromkeys(
+    (400, 401, 403, 404, 409, 413, 422, 429, 503), ErrorOut
+)
 
 
 def _error(request: HttpRequest, status: int, message: str, field: str | None) -> HttpResponse:
@@ -138,6 +150,43 @@ def _not_found(request: HttpRequest, exc: Http404) -> HttpResponse:
 @api.exception_handler(HttpError)
 def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, exc.status_code, str(exc), None)
+
+
+def _unavailable(request: HttpRequest, dependency: str, exc: Exception) -> HttpResponse:
+    logger.warning(
+        "API %s %s: the %s is unavailable: %s", request.method, request.path, dependency, exc
+    )
+    response = _error(
+        request, 503, f"The {dependency} is unavailable; try again in a few seconds.", None
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+@api.exception_handler(OperationalError)
+def _database_down(request: HttpRequest, exc: OperationalError) -> HttpResponse:
+    return _unavailable(request, "database", exc)
+
+
+@api.exception_handler(InterfaceError)
+def _database_gone(request: HttpRequest, exc: InterfaceError) -> HttpResponse:
+    return _unavailable(request, "database", exc)
+
+
+@api.exception_handler(KombuError)
+def _broker_down(request: HttpRequest, exc: KombuError) -> HttpResponse:
+    return _unavailable(request, "broker", exc)
+
+
+@api.exception_handler(RedisError)
+def _cache_down(request: HttpRequest, exc: RedisError) -> HttpResponse:
+    return _unavailable(request, "cache", exc)
+
+
+@api.exception_handler(Exception)
+def _internal(request: HttpRequest, exc: Exception) -> HttpResponse:
+    logger.exception("API %s %s failed.", request.method, request.path)
+    return _error(request, 500, "Internal error; it was logged.", None)
 
 
 # ---------------------------------------------------------------- schemas

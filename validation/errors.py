@@ -2,7 +2,7 @@
 
     RedlineError            (analyses.errors) one user-facing sentence; nothing was changed
     ├── IngestError         (analyses.errors) a bundle that cannot be ingested       -> 422
-    │   ├── MalformedBundle     not JSON at all (syntax, not UTF-8)                  -> 400
+    │   ├── MalformedBundle     not JSON (syntax, not UTF-8), or NUL, bad Unicode    -> 400
     │   └── ExternalIdConflict  an external_id re-sent with other content            -> 409
     ├── InputError          a malformed request value (not a number, out of range)   -> 400
     ├── NotAllowed          the person may not do this to that (least privilege)     -> 403

@@ -13,6 +13,7 @@ inside ``validation`` (see tests/project/test_dependencies.py)."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from datetime import datetime, timedelta
@@ -23,6 +24,7 @@ from django.contrib.auth.models import User
 from django.db import DatabaseError, InterfaceError, OperationalError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
+from kombu.exceptions import KombuError
 
 from analyses.models import Analysis, Revision
 from validation.engine.types import Bundle, EngineSettings, Verdict
@@ -35,6 +37,11 @@ from validation.services.llm import llm_run, llm_settings
 from validation.services.outcomes import attempt_error, attempt_record_verdict
 
 logger = logging.getLogger(__name__)
+
+# What publishing a task raises when the broker is down (kombu wraps the transport's errors).
+BROKER_ERRORS = (KombuError, OSError)
+# While the broker is down, refused wake-ups are tried again this often (seconds).
+RESEND_INTERVAL = 1.0
 
 # A run lost this many times (worker killed, time limit) is given up as errored rather than
 # re-run forever; a reviewer can still re-validate it.
@@ -83,9 +90,85 @@ def attempt_create(
 
 
 def send_validation(revision_id: int) -> None:
+    """Wake a worker for `revision_id` (after the commit that queued its attempt).
+
+    A broker that is down does not undo what committed: the request that queued the attempt
+    still succeeds, the attempt is marked due (any sweep re-sends it), and this process sends
+    the wake-up again as soon as the broker takes it (``_UNSENT``), not a lease later."""
+    try:
+        _publish(revision_id)
+    except BROKER_ERRORS as error:
+        logger.warning(
+            "The broker refused the wake-up of revision %s (%s); it is sent again as soon as "
+            "the broker is back.",
+            revision_id,
+            error,
+        )
+        _mark_due(revision_id)
+        _UNSENT.add(revision_id)
+
+
+def _publish(revision_id: int) -> None:
     from validation.tasks import validate_revision  # the tasks module imports this one
 
     validate_revision.delay(revision_id)
+
+
+def _mark_due(revision_id: int) -> None:
+    """Make the queued attempt stale at once, so the next sweep (or a worker that connects)
+    re-sends it even if this process dies before the broker is back."""
+    try:
+        Attempt.objects.filter(revision_id=revision_id, status=Attempt.Status.QUEUED).update(
+            lease_expires_at=timezone.now()
+        )
+    except DatabaseError:  # the database too: the lease set at enqueue still stands
+        logger.warning("Could not mark the attempt of revision %s due.", revision_id)
+
+
+class _UnsentWakeups:
+    """Wake-ups the broker refused, sent again by one background thread of this process:
+    every RESEND_INTERVAL seconds while the broker is down, all of them once it answers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: set[int] = set()
+        self._thread: threading.Thread | None = None
+
+    def add(self, revision_id: int) -> None:
+        with self._lock:
+            self._pending.add(revision_id)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="redline-resend", daemon=True
+                )
+                self._thread.start()
+
+    def pending(self) -> set[int]:
+        with self._lock:
+            return set(self._pending)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(RESEND_INTERVAL)
+            with self._lock:
+                if not self._pending:
+                    self._thread = None
+                    return
+                batch = sorted(self._pending)
+            for revision_id in batch:
+                try:
+                    _publish(revision_id)
+                except BROKER_ERRORS:
+                    break  # still down: wait and try again
+                except Exception:  # never let the thread die with wake-ups pending
+                    logger.exception("Re-sending the wake-up of revision %s failed.", revision_id)
+                    break
+                with self._lock:
+                    self._pending.discard(revision_id)
+                logger.info("Sent the wake-up of revision %s after a broker outage.", revision_id)
+
+
+_UNSENT = _UnsentWakeups()
 
 
 def attempt_run(*, revision_id: int) -> Attempt | None:

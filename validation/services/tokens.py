@@ -1,5 +1,7 @@
 """API tokens: create (the secret is returned once), revoke, authenticate, rate-limit.
 
+The per-token rate is counted in ``validation.services.rates``.
+
 Least privilege: a person mints or revokes a token only for a user whose permissions are a
 subset of their own, never for a superuser (a superuser may do either for anyone). Every
 creation and revocation is an ``ApiTokenEvent``: who did it, for whom, through what."""
@@ -8,19 +10,14 @@ from __future__ import annotations
 
 import getpass
 import hashlib
-import math
 import secrets
-import time
 from datetime import timedelta
 
 from django.contrib.auth.models import User
-from django.core.cache import cache, caches
-from django.core.cache.backends.redis import RedisCache
 from django.db import transaction
 from django.db.models import IntegerField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
-from redis import Redis
 
 from validation.errors import InputError, NotAllowed
 from validation.models import ApiToken, ApiTokenEvent, Policy
@@ -151,66 +148,3 @@ def api_token_authenticate(raw: str) -> ApiToken | None:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
-
-
-def api_token_throttle(*, token: ApiToken, policy: Policy | None = None) -> float:
-    """Count one request of `token` in the current minute; return 0.0 when it is within the
-    policy's rate, else the seconds until the next minute starts (for Retry-After).
-
-    The count lives in the cache (shared by every process when REDLINE_CACHE_URL points at
-    Redis), keyed by token and minute: a fixed window, one atomic increment per request.
-    The rate is `policy`'s, else the one ``api_token_authenticate`` read with the token, else
-    the Policy row's.
-    """
-    if policy is not None:
-        limit = policy.api_rate_per_minute
-    else:
-        read: int | None = getattr(token, "policy_rate", None)
-        limit = read if read is not None else _rate_per_minute()
-    now = time.time()
-    minute = int(now // 60)
-    key = f"redline:api-rate:{token.pk}:{minute}"
-    count = _count(key)
-    if count <= limit:
-        return 0.0
-    return float(max(1, math.ceil((minute + 1) * 60 - now)))
-
-
-def _rate_per_minute() -> int:
-    """The Policy's API rate: one column of the one row, not the whole Policy per request."""
-    rate = Policy.objects.filter(pk=1).values_list("api_rate_per_minute", flat=True).first()
-    return rate if rate is not None else Policy.load().api_rate_per_minute
-
-
-def _count(key: str) -> int:
-    """Add one to the counter `key` (kept 120 s) and return it.
-
-    On Redis one round trip (INCR and EXPIRE in a pipeline; Django's ``cache.incr`` asks
-    EXISTS first, and ``add`` before it made three); other caches through the cache API.
-    The pipeline needs no MULTI/EXEC: INCR alone is atomic, and the EXPIRE sent with it only
-    keeps the key from living for ever."""
-    backend = caches["default"]  # `cache` is a proxy: ask for the backend itself
-    if isinstance(backend, RedisCache):
-        redis_key = backend.make_and_validate_key(key)
-        with _redis_client(backend).pipeline(transaction=False) as pipe:
-            pipe.incr(redis_key)
-            pipe.expire(redis_key, 120)
-            count, _ = pipe.execute()
-        return int(count)
-    cache.add(key, 0, timeout=120)
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=120)
-        return 1
-
-
-def _redis_client(backend: RedisCache) -> Redis:
-    """One Redis client per cache backend (one backend per thread), over the backend's own
-    connection pool: ``get_client`` builds a new client object on every call, which costs
-    more CPU than the round trip it makes."""
-    client: Redis | None = getattr(backend, "_redline_rate_client", None)
-    if client is None:
-        client = backend._cache.get_client(write=True)  # type: ignore[attr-defined]
-        backend._redline_rate_client = client  # type: ignore[attr-defined]
-    return client
