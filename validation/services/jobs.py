@@ -21,7 +21,7 @@ from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 BROKER_ERRORS = (KombuError, OSError)
 # While the broker is down, refused wake-ups are tried again this often (seconds).
 RESEND_INTERVAL = 1.0
+# How long a run that the database failed keeps trying to hand its attempt back (seconds).
+RELEASE_WAIT = 30.0
 
 # A run lost this many times (worker killed, time limit) is given up as errored rather than
 # re-run forever; a reviewer can still re-validate it.
@@ -298,18 +300,34 @@ def _attempt_claim(revision_id: int) -> str | None:
 
 
 def _attempt_release(*, revision_id: int, run_token: str) -> None:
-    try:
-        Attempt.objects.filter(
-            revision_id=revision_id, run_token=run_token, status=Attempt.Status.RUNNING
-        ).update(
-            status=Attempt.Status.QUEUED,
-            run_token="",
-            lease_expires_at=timezone.now() + _lease(),
-        )
-    except DatabaseError:  # the database is still away: the sweeper finds it after the lease
-        logger.warning(
-            "Could not release the attempt of revision %s; the sweeper will.", revision_id
-        )
+    """Hand a running attempt back (queued) so that the task's retry can claim it at once.
+
+    The database that failed the run is usually back within seconds (a restart, a
+    failover): the release is tried for up to RELEASE_WAIT seconds, each time on a new
+    connection. If it never succeeds, the attempt stays running under its lease, and the
+    sweeper re-sends it once the lease has passed."""
+    waited, pause = 0.0, 0.25
+    while True:
+        try:
+            Attempt.objects.filter(
+                revision_id=revision_id, run_token=run_token, status=Attempt.Status.RUNNING
+            ).update(
+                status=Attempt.Status.QUEUED,
+                run_token="",
+                lease_expires_at=timezone.now() + _lease(),
+            )
+            return
+        except DatabaseError:
+            connection.close()  # a broken connection is not reused for the next try
+            if waited >= RELEASE_WAIT:
+                logger.warning(
+                    "Could not release the attempt of revision %s; the sweeper will.",
+                    revision_id,
+                )
+                return
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 4.0)
 
 
 def engine_settings(policy: Policy) -> EngineSettings:
