@@ -22,8 +22,8 @@ import pytest
 from django.conf import settings
 
 from tests.factories import UserFactory
-from tests.support.net import free_port
 from tests.support import worker
+from tests.support.net import free_port
 from validation.services import api_token_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
