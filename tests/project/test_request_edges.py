@@ -24,6 +24,12 @@ pytestmark = pytest.mark.django_db
 PASSWORD = "correct horse battery staple"
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings: Any) -> None:
+    # Twenty failed logins a test: PBKDF2 would dominate the run time.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 # ---------------------------------------------------------------- NUL
 
 
