@@ -13,6 +13,7 @@ import json
 import logging
 import re
 from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated, Any, Literal
 
 from django.db import InterfaceError, OperationalError
@@ -170,7 +171,16 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, exc.status_code, str(exc), None)
 
 
-def _unavailable(request: HttpRequest, dependency: str, exc: Exception) -> HttpResponse:
+# What an error of each kind says is down: a JSON 503 with Retry-After, never an HTML 500.
+UNAVAILABLE: dict[type[Exception], str] = {
+    OperationalError: "database",
+    InterfaceError: "database",
+    KombuError: "broker",
+    RedisError: "cache",
+}
+
+
+def _unavailable(request: HttpRequest, exc: Exception, *, dependency: str) -> HttpResponse:
     logger.warning(
         "API %s %s: the %s is unavailable: %s", request.method, request.path, dependency, exc
     )
@@ -181,24 +191,8 @@ def _unavailable(request: HttpRequest, dependency: str, exc: Exception) -> HttpR
     return response
 
 
-@api.exception_handler(OperationalError)
-def _database_down(request: HttpRequest, exc: OperationalError) -> HttpResponse:
-    return _unavailable(request, "database", exc)
-
-
-@api.exception_handler(InterfaceError)
-def _database_gone(request: HttpRequest, exc: InterfaceError) -> HttpResponse:
-    return _unavailable(request, "database", exc)
-
-
-@api.exception_handler(KombuError)
-def _broker_down(request: HttpRequest, exc: KombuError) -> HttpResponse:
-    return _unavailable(request, "broker", exc)
-
-
-@api.exception_handler(RedisError)
-def _cache_down(request: HttpRequest, exc: RedisError) -> HttpResponse:
-    return _unavailable(request, "cache", exc)
+for _kind, _dependency in UNAVAILABLE.items():
+    api.add_exception_handler(_kind, partial(_unavailable, dependency=_dependency))
 
 
 @api.exception_handler(Exception)

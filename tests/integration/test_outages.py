@@ -28,6 +28,7 @@ from django.conf import settings
 
 from tests.support.net import free_port
 from tests.support.servers import PostgresServer, RedisServer, servers_available
+from tests.support.worker import wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -42,14 +43,7 @@ BUNDLE: dict[str, Any] = {
 
 
 def _until(predicate: Callable[[], T], what: str, timeout: float = 60.0) -> T:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.2)
+    return wait_until(predicate, what=what, timeout=timeout)
 
 
 @dataclass

@@ -144,11 +144,15 @@ def test_a_chunked_body_a_server_did_not_terminate_is_411() -> None:
 # ---------------------------------------------------------------- lockout per address
 
 
+def _user(username: str) -> None:
+    user = UserFactory(username=username)
+    user.set_password(PASSWORD)
+    user.save()
+
+
 def test_one_address_trying_many_usernames_is_locked_out(client) -> None:  # type: ignore[no-untyped-def]
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
-    victim = UserFactory(username="victim")
-    victim.set_password(PASSWORD)
-    victim.save()
+    _user("victim")
     # Fewer failures per username than the per-username limit, but many usernames.
     for n in range(limit):
         client.post("/accounts/login/", {"username": f"user{n}", "password": "guess"})
@@ -161,9 +165,7 @@ def test_one_address_trying_many_usernames_is_locked_out(client) -> None:  # typ
 
 def test_another_address_is_not_locked_out_by_it(client) -> None:  # type: ignore[no-untyped-def]
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
-    victim = UserFactory(username="victim")
-    victim.set_password(PASSWORD)
-    victim.save()
+    _user("victim")
     for n in range(limit):
         client.post(
             "/accounts/login/",
@@ -178,9 +180,7 @@ def test_another_address_is_not_locked_out_by_it(client) -> None:  # type: ignor
 
 def test_a_success_does_not_reset_the_addresss_count(client) -> None:  # type: ignore[no-untyped-def]
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
-    mine = UserFactory(username="mine")
-    mine.set_password(PASSWORD)
-    mine.save()
+    _user("mine")
     for n in range(limit - 1):
         client.post("/accounts/login/", {"username": f"user{n}", "password": "guess"})
     assert (

@@ -14,15 +14,14 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.net import free_port
+from tests.support.worker import wait_until
 
 PG_BIN = sorted(Path("/usr/lib/postgresql").glob("*/bin"))
 REDIS_SERVER = shutil.which("redis-server")
-START_TIMEOUT = 30.0
 
 
 def servers_available() -> str:
@@ -40,14 +39,6 @@ def _accepts(port: int) -> bool:
     with socket.socket() as sock:
         sock.settimeout(0.5)
         return sock.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _wait(predicate: object, what: str, timeout: float = START_TIMEOUT) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.1)
 
 
 @dataclass
@@ -82,7 +73,7 @@ class RedisServer:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        _wait(lambda: _accepts(self.port), f"redis-server on port {self.port}")
+        wait_until(lambda: _accepts(self.port), what=f"redis-server on port {self.port}")
 
     def stop(self) -> None:
         if self.process is None:
@@ -94,7 +85,7 @@ class RedisServer:
             self.process.kill()
             self.process.wait(timeout=15)
         self.process = None
-        _wait(lambda: not _accepts(self.port), f"redis-server on {self.port} to stop")
+        wait_until(lambda: not _accepts(self.port), what=f"redis-server on {self.port} to stop")
 
 
 @dataclass
@@ -154,7 +145,7 @@ class PostgresServer:
         if not _accepts(self.port):
             return  # not running (stopped by the test itself)
         self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "30", "stop")
-        _wait(lambda: not _accepts(self.port), f"PostgreSQL on {self.port} to stop")
+        wait_until(lambda: not _accepts(self.port), what=f"PostgreSQL on {self.port} to stop")
 
     def remove(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
