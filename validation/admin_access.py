@@ -143,6 +143,12 @@ class ApiTokenEventAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[ApiTokenEvent]):
     date_hierarchy = "created_at"
     readonly_fields = tuple(f.name for f in ApiTokenEvent._meta.concrete_fields if f.name != "id")
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ApiTokenEvent]:
+        queryset = super().get_queryset(request)
+        if not _is_superuser(request):  # the events of the tokens this person may manage
+            queryset = queryset.filter(subject_id__in=api_token_subjects(actor=_actor(request)))
+        return queryset
+
 
 def _actor(request: HttpRequest) -> User:
     user = request.user

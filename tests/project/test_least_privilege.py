@@ -237,3 +237,16 @@ def test_a_superuser_manages_groups(client, root):
 
     assert response.status_code == 302
     assert Group.objects.filter(name="auditors").exists()
+
+
+def test_a_staff_admin_sees_only_the_token_events_of_users_they_may_manage(
+    client, staff_admin, pipeline, root
+):
+    api_token_create(user=pipeline, scope="read", actor=staff_admin)
+    roots, _ = api_token_create(user=root, scope="write", actor=root)
+    client.force_login(staff_admin)
+
+    listing = client.get(reverse("admin:validation_apitokenevent_changelist")).content.decode()
+
+    assert "pipeline" in listing
+    assert roots.prefix not in listing
