@@ -2,10 +2,12 @@
 the ``redline check`` command line (``validation.engine.types.Bundle``).
 
 ``bundle_parse`` checks a bundle completely, writing nothing: every problem becomes an
-``IngestError`` message that names its field. The rules themselves are the engine's
-(``validation.engine.intake``), so ingest and ``redline check`` refuse the same inputs with
-the same messages; the limits come from settings here (``input_limits``). Evidence is
-measured one way wherever it arrives: ``content_bytes`` (the engine's ``json_size``).
+``IngestError`` message that names its field (a ``MalformedBundle``, 400, when the input is
+not JSON or holds what no column can store: a NUL character, bad Unicode, ``1e999``). The
+rules themselves are the engine's (``validation.engine.intake``), so ingest and ``redline
+check`` refuse the same inputs with the same messages; the limits come from settings here
+(``input_limits``). Evidence is measured one way wherever it arrives: ``content_bytes`` (the
+engine's ``json_size``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from analyses.errors import IngestError, MalformedBundle
 from validation.engine.fields import extract_fields
 from validation.engine.intake import (
     BundleError,
+    UnstorableValue,
     check_bundle,
     load_json,
     payload_problems,
@@ -71,6 +74,8 @@ def bundle_parse(data: Mapping[str, Any] | bytes | str) -> Bundle:
     raw, from_invalid_utf8 = _load(data, limits)
     try:
         return check_bundle(raw, from_invalid_utf8, limits)
+    except UnstorableValue as error:  # NUL, bad Unicode, 1e999: malformed, as bad JSON is
+        raise MalformedBundle(error.errors) from None
     except BundleError as error:
         raise IngestError(error.errors) from None
 
@@ -92,8 +97,9 @@ def content_bytes(content: Any) -> int:
 
 def payload_parse(data: bytes | str, model: type[_M]) -> _M:
     """A JSON request payload other than a bundle (new evidence, a new draft), checked as a
-    bundle is: MalformedBundle when it is not JSON; IngestError, naming the field, for what
-    no column can hold (NUL, bad Unicode, non-finite numbers, nesting) or `model` refuses."""
+    bundle is: MalformedBundle when it is not JSON or holds what no column can (NUL, bad
+    Unicode, non-finite numbers, nesting), naming the field; IngestError for what `model`
+    refuses."""
     limits = input_limits()
     raw, from_invalid_utf8 = _load(data, limits)
     if not isinstance(raw, Mapping):
@@ -101,7 +107,7 @@ def payload_parse(data: bytes | str, model: type[_M]) -> _M:
         raise IngestError(f"request body must be a JSON object, got {kind}")
     problems = payload_problems(raw, from_invalid_utf8)
     if problems:
-        raise IngestError(problems)
+        raise MalformedBundle(problems)
     try:
         return model.model_validate(dict(raw), context={"limits": limits})
     except ValidationError as exc:

@@ -33,7 +33,8 @@ class IngestError(RedlineError):
 
 
 class MalformedBundle(IngestError):
-    """Input that is not a JSON document at all (bad JSON syntax, not UTF-8)."""
+    """Input that is not a JSON document (bad JSON syntax, not UTF-8), or one holding a value
+    no column can store (a NUL character, an unpaired surrogate, a non-finite number)."""
 
 
 class ExternalIdConflict(IngestError):

@@ -20,6 +20,7 @@ export REDLINE_QUEUE=redline-api-bench REDLINE_SECRET_KEY=bench-only-secret-key-
 export REDLINE_HTTPS=0 REDLINE_ALLOWED_HOSTS=127.0.0.1,localhost REDLINE_LOG_LEVEL=WARNING
 export REDLINE_BIND=127.0.0.1:${BENCH_PORT:-8765} REDLINE_WEB_WORKERS=${BENCH_WEB_WORKERS:-2} REDLINE_WEB_THREADS=${BENCH_WEB_THREADS:-4}
 export PROMETHEUS_MULTIPROC_DIR=$(mktemp -d)
+export REDLINE_METRICS_ALLOW=127.0.0.1/32  # the bench reads /metrics straight from loopback
 dropdb --if-exists "$DB"; createdb "$DB"
 redis-cli -u "$CELERY_BROKER_URL" flushdb >/dev/null
 $BIN/python manage.py migrate --noinput >/dev/null

@@ -1,9 +1,11 @@
 """Endpoints for programs, not people: /healthz, /readyz and /metrics.
 
 None of them is behind the login gate (project.middleware) and none shows data: health says
-up or not, readiness which dependency is down, metrics are counts. /metrics is open to the
-addresses in REDLINE_METRICS_ALLOW (CIDRs; loopback by default) or to a request with
-``Authorization: Bearer $REDLINE_METRICS_TOKEN``.
+up or not, readiness which dependency is down, metrics are counts. /metrics is open to a
+request with ``Authorization: Bearer $REDLINE_METRICS_TOKEN``, or to one that came straight
+from a network listed in REDLINE_METRICS_ALLOW (empty by default: token only). A request a
+proxy forwarded (``X-Forwarded-For``, ``Forwarded``, ``X-Real-IP``) is never let in by its
+address: behind a proxy on the same host, the address is the proxy's, which is everyone's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from validation.metrics import API_REQUESTS, render
+from validation.services import rate_cache_state
 
 logger = logging.getLogger(__name__)
 
@@ -31,14 +34,25 @@ def healthz(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def readyz(request: HttpRequest) -> HttpResponse:
-    checks = {"database": _database_ok(), "broker": _broker_ok()}
-    ready = all(checks.values())
+    """Whether this host can serve, and the state of each dependency.
+
+    503 only when the database is down: nothing can be served without it. A broker that is
+    down leaves ingest working (a committed analysis is acknowledged and its validation sent
+    once the broker is back); a rate cache that is down leaves each process counting on its
+    own. Either makes the host ``degraded``: 200, with the dependency named."""
+    checks = {
+        "database": "ok" if _database_ok() else "down",
+        "broker": "ok" if _broker_ok() else "down",
+        "rate_cache": rate_cache_state(),
+    }
+    if checks["database"] != "ok":
+        status = "unavailable"
+    elif "down" in checks.values():
+        status = "degraded"
+    else:
+        status = "ok"
     return JsonResponse(
-        {
-            "status": "ok" if ready else "unavailable",
-            "checks": {k: "ok" if v else "down" for k, v in checks.items()},
-        },
-        status=200 if ready else 503,
+        {"status": status, "checks": checks}, status=503 if status == "unavailable" else 200
     )
 
 
@@ -64,12 +78,18 @@ def _broker_ok() -> bool:
         return False
 
 
+# Headers a proxy adds: their presence means REMOTE_ADDR is the proxy's, not the client's.
+_FORWARDING_HEADERS = ("HTTP_X_FORWARDED_FOR", "HTTP_FORWARDED", "HTTP_X_REAL_IP")
+
+
 def _metrics_allowed(request: HttpRequest) -> bool:
     token = settings.REDLINE_METRICS_TOKEN
     if token:
         sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         if sent and hmac.compare_digest(sent, token):
             return True
+    if not settings.REDLINE_METRICS_ALLOW or any(h in request.META for h in _FORWARDING_HEADERS):
+        return False
     try:
         address = ipaddress.ip_address(request.META.get("REMOTE_ADDR", ""))
     except ValueError:
@@ -83,7 +103,11 @@ def _metrics_allowed(request: HttpRequest) -> bool:
 def metrics(request: HttpRequest) -> HttpResponse:
     if not _metrics_allowed(request):
         return JsonResponse(
-            {"message": "Metrics need the metrics token or an allowed address."}, status=403
+            {
+                "message": "Metrics need the metrics token (or a direct request from an address "
+                "REDLINE_METRICS_ALLOW lists)."
+            },
+            status=403,
         )
     return HttpResponse(render(), content_type=CONTENT_TYPE_LATEST)
 

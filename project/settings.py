@@ -30,6 +30,8 @@ CSRF_TRUSTED_ORIGINS = envlist("REDLINE_CSRF_TRUSTED_ORIGINS")
 # Behind TLS in production: redirect, secure cookies, HSTS. Off for the local run and tests.
 HTTPS = envbool("REDLINE_HTTPS", not DEBUG)
 SECURE_SSL_REDIRECT = HTTPS
+# Load balancers probe over plain HTTP: a redirect would read as "down".
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_HSTS_SECONDS = envint("REDLINE_HSTS_SECONDS", 31536000) if HTTPS else 0
@@ -60,6 +62,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "project.middleware.RefuseNulMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -98,6 +101,8 @@ CONTENT_SECURITY_POLICY = {
 # django.contrib.auth.authenticate, which axes guards. After REDLINE_LOGIN_FAILURE_LIMIT
 # failures of one username from one address, that pair is refused with HTTP 429 for
 # REDLINE_LOGIN_COOLOFF_MINUTES, even with the right password; a success resets the count.
+# After REDLINE_LOGIN_IP_FAILURE_LIMIT failures from one address across any usernames, that
+# address is refused for every username (project.lockout: a password spray from one host).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -107,7 +112,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=envint("REDLINE_LOGIN_COOLOFF_MINUTES", 15
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False  # no start-up banner: runserver logs it twice (reloader and child)
-AXES_HANDLER = "axes.handlers.database.AxesDatabaseHandler"
+AXES_HANDLER = "project.lockout.LockoutHandler"
+REDLINE_LOGIN_IP_FAILURE_LIMIT = envint("REDLINE_LOGIN_IP_FAILURE_LIMIT", 20)
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 if envbool("REDLINE_BEHIND_PROXY", False):
     # The client address is the one the (single) proxy in front of us saw.
@@ -151,6 +157,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 elif _test_db_name:
     DATABASES["default"]["TEST"] = {"NAME": _test_db_name}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A database that does not answer is reported (readyz, the API's 503) within seconds.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", envint("REDLINE_DB_CONNECT_TIMEOUT", 3)
+    )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -180,9 +191,15 @@ STORAGES = {
     },
 }
 
-# /metrics: open to these networks (CIDRs) or to "Authorization: Bearer <REDLINE_METRICS_TOKEN>".
-REDLINE_METRICS_ALLOW = envlist("REDLINE_METRICS_ALLOW", "127.0.0.1/32,::1/128")
+# /metrics: open to "Authorization: Bearer <REDLINE_METRICS_TOKEN>", or to the networks (CIDRs)
+# explicitly listed here, for a request that came straight from them (one that a proxy
+# forwarded is never let in by address: behind a proxy on the same host, loopback is everyone).
+REDLINE_METRICS_ALLOW = envlist("REDLINE_METRICS_ALLOW")
 REDLINE_METRICS_TOKEN = envstr("REDLINE_METRICS_TOKEN")
+
+# Hosts the Policy's LLM base URL may name although they are link-local or a cloud metadata
+# address (validation.endpoints): an inference server on a link-local network, say.
+REDLINE_LLM_ALLOWED_HOSTS = envlist("REDLINE_LLM_ALLOWED_HOSTS")
 
 # Ingest limits.
 REDLINE_MAX_BODY_BYTES = envint("REDLINE_MAX_BODY_BYTES", 200_000)
@@ -193,9 +210,15 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = REDLINE_MAX_BODY_BYTES + REDLINE_MAX_EVIDENCE_BYTE
 
 # The per-token API rate is counted in this cache: Redis (redis://...) shares the count across
 # processes and hosts; without it each process counts on its own.
+# If that Redis is unreachable, each process counts on its own and logs a warning (the API
+# keeps serving); short socket timeouts keep a dead cache from holding requests.
 _cache_url = envstr("REDLINE_CACHE_URL")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": _cache_url,
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
     if _cache_url
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
@@ -216,6 +239,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A wake-up the broker refuses is given up within a second: the attempt row is the job, and
+# validation.services.jobs sends it again as soon as the broker is back.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
     # Redis redelivers an unacknowledged message after this long; keep it beyond the lease.

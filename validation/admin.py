@@ -1,23 +1,20 @@
 """Admin for validation. Attempts, findings, fixes, tool and LLM calls and the audit trail are
 records of what happened: view only. Reviews happen on the review screen. The Policy is the
-one thing an admin edits here."""
+one thing an admin edits here. Users, groups and API tokens: ``validation.admin_access``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib import admin
 from django.core.exceptions import PermissionDenied
-from django.db.models import Model, QuerySet
-from django.forms import ModelForm
+from django.db.models import Model
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from analyses.admin import ViewOnlyAdminMixin
+from validation import admin_access  # noqa: F401  (users, groups, tokens: least privilege)
 from validation.models import (
-    ApiToken,
     Attempt,
     AuditEvent,
     Finding,
@@ -26,7 +23,6 @@ from validation.models import (
     Policy,
     ToolCall,
 )
-from validation.services import api_token_create, api_token_revoke
 
 
 def _all_fields(model: type[Model]) -> tuple[str, ...]:
@@ -236,75 +232,3 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
             raise PermissionDenied
         policy = Policy.load()
         return HttpResponseRedirect(reverse("admin:validation_policy_change", args=[policy.pk]))
-
-
-# ---------------------------------------------------------------- users
-
-User = get_user_model()
-
-
-class RedlineUserAdmin(UserAdmin):  # type: ignore[type-arg]
-    """Members of the admin group manage users, but only a superuser makes or touches a
-    superuser: the admin group cannot raise anyone (itself included) above itself."""
-
-    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        readonly = tuple(super().get_readonly_fields(request, obj))
-        if not request.user.is_superuser:
-            # Read-only fields are ignored when posted, so a forged form cannot set them.
-            readonly += ("is_superuser", "user_permissions")
-        return readonly
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is not None and obj.is_superuser and not request.user.is_superuser:
-            return False
-        return super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is not None and obj.is_superuser and not request.user.is_superuser:
-            return False
-        return super().has_delete_permission(request, obj)
-
-    def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = super().get_queryset(request)
-        if not request.user.is_superuser:
-            # Bulk actions (delete selected) act on the queryset: superusers are out of reach.
-            queryset = queryset.filter(is_superuser=False)
-        return queryset
-
-
-if admin.site.is_registered(User):
-    admin.site.unregister(User)
-admin.site.register(User, RedlineUserAdmin)
-
-
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
-    """Add creates a token and shows its secret once; tokens are revoked, never edited."""
-
-    list_display = ("prefix", "user", "name", "scope", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("scope",)
-    search_fields = ("prefix", "user__username", "name")
-    fields = ("user", "name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
-    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
-    actions = ["revoke"]
-
-    def has_change_permission(self, request: HttpRequest, obj: ApiToken | None = None) -> bool:
-        return False
-
-    def save_model(
-        self, request: HttpRequest, obj: ApiToken, form: ModelForm[ApiToken], change: bool
-    ) -> None:
-        token, raw = api_token_create(user=obj.user, scope=obj.scope, name=obj.name)
-        obj.pk = token.pk
-        obj.prefix, obj.token_sha256, obj.created_at = (
-            token.prefix,
-            token.token_sha256,
-            token.created_at,
-        )
-        messages.warning(request, f"The new token (shown once, stored hashed): {raw}")
-
-    @admin.action(description="Revoke the selected tokens", permissions=["delete"])
-    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiToken]) -> None:
-        for token in queryset:
-            api_token_revoke(token=token)
-        messages.success(request, f"Revoked {queryset.count()} token(s).")

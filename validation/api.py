@@ -2,32 +2,45 @@
 
 Every write body is read raw and parsed by ``analyses.bundles`` (the bundle model and limits
 the CLI and import use), so a bad payload gets the same field-naming messages everywhere.
-Every error is JSON ``{"message", "field"}`` with the status ``validation.errors`` gives it.
+Every error is JSON ``{"message", "field"}`` with the status ``validation.errors`` gives it;
+a dependency that is down (the database, the broker) is a 503 with ``Retry-After``, and
+anything unforeseen a JSON 500, never an HTML page.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+import re
 from datetime import UTC, datetime
+from functools import partial
 from typing import Annotated, Any, Literal
 
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
+from kombu.exceptions import KombuError
 from ninja import Field, NinjaAPI, Query, Schema, Status
+from ninja import Path as PathParam
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 from ninja.security import HttpBearer
-from pydantic import AfterValidator
+from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
+from redis import RedisError
 
 from analyses.bundles import max_input_bytes, payload_parse
 from analyses.errors import IngestError
 from analyses.models import Analysis
-from validation import exports, services
-from validation.engine.types import MAX_BODY_CHARS, Bundle, EvidenceItem
+from validation import api_schema, exports, services
+from validation.engine.types import MAX_BODY_CHARS, EvidenceItem
 from validation.errors import DomainError, RedlineError, http_status
 from validation.models import ApiToken
 from validation.permissions import analyses_for_user
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# What a client is told to wait when a dependency is down (a restart takes seconds).
+RETRY_AFTER_SECONDS = 5
+
+logger = logging.getLogger(__name__)
 
 
 class ApiProblem(Exception):
@@ -46,8 +59,8 @@ class ApiProblem(Exception):
 
 
 class TokenAuth(HttpBearer):
-    """Bearer token; then the write scope, the per-token rate and the body size, in that order,
-    all before the body is read."""
+    """Bearer token; then the write scope, the per-token rate, the body size and the query
+    string, in that order, all before the body is read."""
 
     def authenticate(self, request: HttpRequest, token: str) -> ApiToken | None:
         api_token = services.api_token_authenticate(token)
@@ -65,10 +78,25 @@ class TokenAuth(HttpBearer):
         limit = max_input_bytes()
         if length > limit:
             raise ApiProblem(413, f"The request body is {length} bytes; the limit is {limit}.")
+        for name, values in request.GET.lists():
+            # Every parameter takes one value; ninja would silently keep the last of several.
+            if len(values) > 1:
+                raise ApiProblem(
+                    400, f"{name[:100]}: given {len(values)} times; give it once.", name[:100]
+                )
         return api_token
 
 
-api = NinjaAPI(
+class RedlineAPI(NinjaAPI):
+    """NinjaAPI whose schema also holds the components the request bodies refer to."""
+
+    def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
+        schema = super().get_openapi_schema(*args, **kwargs)
+        schema["components"].setdefault("schemas", {}).update(api_schema.COMPONENTS)
+        return schema
+
+
+api = RedlineAPI(
     title="Redline API",
     version="1",
     description="Submit reports with their evidence, follow their validation, export approved "
@@ -86,7 +114,10 @@ class ErrorOut(Schema):
     field: str | None = None
 
 
-ERRORS: dict[int, type[Schema]] = dict.fromkeys((400, 401, 403, 404, 409, 413, 422, 429), ErrorOut)
+# Every error is this JSON, but 414, which the web server in front answers itself.
+ERRORS: dict[int, type[Schema]] = dict.fromkeys(
+    (status for status in api_schema.ERROR_STATUSES if status != 414), ErrorOut
+)
 
 
 def _error(request: HttpRequest, status: int, message: str, field: str | None) -> HttpResponse:
@@ -140,35 +171,37 @@ def _http_error(request: HttpRequest, exc: HttpError) -> HttpResponse:
     return _error(request, exc.status_code, str(exc), None)
 
 
+# What an error of each kind says is down: a JSON 503 with Retry-After, never an HTML 500.
+UNAVAILABLE: dict[type[Exception], str] = {
+    OperationalError: "database",
+    InterfaceError: "database",
+    KombuError: "broker",
+    RedisError: "cache",
+}
+
+
+def _unavailable(request: HttpRequest, exc: Exception, *, dependency: str) -> HttpResponse:
+    logger.warning(
+        "API %s %s: the %s is unavailable: %s", request.method, request.path, dependency, exc
+    )
+    response = _error(
+        request, 503, f"The {dependency} is unavailable; try again in a few seconds.", None
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+for _kind, _dependency in UNAVAILABLE.items():
+    api.add_exception_handler(_kind, partial(_unavailable, dependency=_dependency))
+
+
+@api.exception_handler(Exception)
+def _internal(request: HttpRequest, exc: Exception) -> HttpResponse:
+    logger.exception("API %s %s failed.", request.method, request.path)
+    return _error(request, 500, "Internal error; it was logged.", None)
+
+
 # ---------------------------------------------------------------- schemas
-
-
-def _inline_schema(model: type[Any]) -> dict[str, Any]:
-    """`model`'s JSON schema with its $defs inlined (request bodies we parse ourselves)."""
-    schema: dict[str, Any] = model.model_json_schema()
-    defs = schema.pop("$defs", {})
-
-    def inline(node: Any) -> Any:
-        if isinstance(node, dict):
-            ref = node.get("$ref", "")
-            if ref.startswith("#/$defs/"):
-                return inline(defs[ref.removeprefix("#/$defs/")])
-            return {key: inline(value) for key, value in node.items()}
-        if isinstance(node, list):
-            return [inline(item) for item in node]
-        return node
-
-    result: dict[str, Any] = inline(schema)
-    return result
-
-
-def _body(model: type[Any]) -> dict[str, Any]:
-    return {
-        "requestBody": {
-            "required": True,
-            "content": {"application/json": {"schema": _inline_schema(model)}},
-        }
-    }
 
 
 class EvidenceIn(Schema):
@@ -233,16 +266,40 @@ def _utc(value: datetime) -> datetime:
         raise ValueError("date-time out of range") from None
 
 
-UtcDatetime = Annotated[datetime, AfterValidator(_utc)]
+def _iso(value: Any) -> Any:
+    # pydantic reads "0.5" or 1.5e9 as a Unix time; the schema says RFC 3339 date-time.
+    if isinstance(value, str) and not ISO_DATETIME.match(value):
+        raise ValueError("must be an RFC 3339 date-time, such as 2026-01-01T00:00:00Z")
+    return value
+
+
+# RFC 3339 date-time in the years PostgreSQL and Python take, whatever the offset.
+ISO_DATETIME = re.compile(
+    r"^(?!0000|0001-01-01|9999-12-31)[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,6})?"
+    r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+UtcDatetime = Annotated[
+    datetime,
+    BeforeValidator(_iso),
+    AfterValidator(_utc),
+    WithJsonSchema({"type": "string", "format": "date-time", "pattern": ISO_DATETIME.pattern}),
+]
+
+
+# Ids are 64-bit in the database; a larger one is a 422, not a database error.
+AnalysisId = Annotated[int, PathParam(ge=1, le=2**62)]
 
 
 class ListFilters(Schema):
     status: Literal["validating", "in_review", "approved", "failed", "rejected"] | None = None
-    decision: str | None = Field(None, max_length=20, description="The report's decision.")
+    decision: str | None = Field(
+        None, max_length=20, pattern=api_schema.NO_NUL, description="The report's decision."
+    )
     verdict: Literal["APPROVE", "REVISE", "RETRY", "FAIL"] | None = Field(
         None, description="The latest validator decision."
     )
-    external_id: str | None = Field(None, max_length=200)
+    external_id: str | None = Field(None, max_length=200, pattern=api_schema.NO_NUL)
     received_after: UtcDatetime | None = None
     received_before: UtcDatetime | None = None
     approved_after: UtcDatetime | None = None
@@ -269,7 +326,13 @@ def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
 @api.post(
     "/analyses",
     response={200: AnalysisOut, 201: AnalysisOut, **ERRORS},
-    openapi_extra=_body(Bundle),
+    openapi_extra=api_schema.operation(
+        body=api_schema.bundle_schema(),
+        responses={
+            201: {"links": api_schema.ANALYSIS_LINKS},
+            200: {"links": api_schema.ANALYSIS_LINKS},
+        },
+    ),
     summary="Submit a report with its evidence (idempotent on external_id)",
 )
 def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
@@ -280,6 +343,7 @@ def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
 @api.get(
     "/analyses",
     response={200: AnalysisPage, **ERRORS},
+    openapi_extra=api_schema.operation(),
     summary="List analyses, newest first (filters, cursor pagination)",
 )
 def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str, Any]:
@@ -298,19 +362,20 @@ def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str
 @api.get(
     "/analyses/{analysis_id}",
     response={200: AnalysisDetailOut, **ERRORS},
+    openapi_extra=api_schema.operation(),
     summary="Status, current revision, attempts with findings and fixes",
 )
-def analysis_get(request: HttpRequest, analysis_id: int) -> dict[str, Any]:
+def analysis_get(request: HttpRequest, analysis_id: AnalysisId) -> dict[str, Any]:
     return exports.analysis_detail(_analysis(request, analysis_id))
 
 
 @api.post(
     "/analyses/{analysis_id}/evidence",
     response={202: SubmittedOut, **ERRORS},
-    openapi_extra=_body(EvidenceIn),
+    openapi_extra=api_schema.operation(body=api_schema.evidence_schema()),
     summary="RETRY path: add or replace evidence and re-validate",
 )
-def analysis_evidence(request: HttpRequest, analysis_id: int) -> Status[dict[str, Any]]:
+def analysis_evidence(request: HttpRequest, analysis_id: AnalysisId) -> Status[dict[str, Any]]:
     analysis = _analysis(request, analysis_id)
     payload = payload_parse(request.body, EvidenceIn)
     revision = services.analysis_submit_evidence(
@@ -322,10 +387,10 @@ def analysis_evidence(request: HttpRequest, analysis_id: int) -> Status[dict[str
 @api.post(
     "/analyses/{analysis_id}/drafts",
     response={202: SubmittedOut, **ERRORS},
-    openapi_extra=_body(DraftIn),
+    openapi_extra=api_schema.operation(body=api_schema.draft_schema()),
     summary="RETRY path: a new draft of the report, re-validated",
 )
-def analysis_draft(request: HttpRequest, analysis_id: int) -> Status[dict[str, Any]]:
+def analysis_draft(request: HttpRequest, analysis_id: AnalysisId) -> Status[dict[str, Any]]:
     analysis = _analysis(request, analysis_id)
     payload = payload_parse(request.body, DraftIn)
     revision = services.analysis_submit_draft(
@@ -346,10 +411,14 @@ def _submitted(analysis: Analysis, revision_number: int) -> Status[dict[str, Any
     "/analyses/{analysis_id}/export",
     response={200: dict[str, Any], **ERRORS},
     summary="An approved report: body, fields, applied fixes with proof, sign-off",
-    openapi_extra={"responses": {"200": {"content": {"text/markdown": {"schema": {}}}}}},
+    # An int key: ninja's own responses are keyed by int, and "200" beside 200 made two "200"
+    # keys in the JSON, which no YAML or JSON parser takes (/api/v1/docs rendered nothing).
+    openapi_extra=api_schema.operation(
+        responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}}
+    ),
 )
 def analysis_export(
-    request: HttpRequest, analysis_id: int, format: Literal["json", "markdown"] = "json"
+    request: HttpRequest, analysis_id: AnalysisId, format: Literal["json", "markdown"] = "json"
 ) -> HttpResponse | dict[str, Any]:
     analysis = _analysis(request, analysis_id)
     if analysis.status != Analysis.Status.APPROVED:
@@ -368,7 +437,19 @@ def analysis_export(
     summary="Approved reports as JSON lines, in order of approval (incremental pulls)",
     description="Each line is one export with its `cursor`. Resume with `cursor=` the last "
     "one (also in the `X-Next-Cursor` header; absent when nothing is left).",
-    openapi_extra={"responses": {"200": {"content": {"application/x-ndjson": {"schema": {}}}}}},
+    openapi_extra=api_schema.operation(
+        responses={
+            200: {
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+                "headers": {
+                    "X-Next-Cursor": {
+                        "schema": {"type": "string"},
+                        "description": "The cursor to resume from; absent on the last page.",
+                    }
+                },
+            }
+        }
+    ),
 )
 def exports_approved(
     request: HttpRequest,

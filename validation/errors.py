@@ -2,9 +2,10 @@
 
     RedlineError            (analyses.errors) one user-facing sentence; nothing was changed
     ├── IngestError         (analyses.errors) a bundle that cannot be ingested       -> 422
-    │   ├── MalformedBundle     not JSON at all (syntax, not UTF-8)                  -> 400
+    │   ├── MalformedBundle     not JSON (syntax, not UTF-8), or NUL, bad Unicode    -> 400
     │   └── ExternalIdConflict  an external_id re-sent with other content            -> 409
     ├── InputError          a malformed request value (not a number, out of range)   -> 400
+    ├── NotAllowed          the person may not do this to that (least privilege)     -> 403
     └── DomainError         a request the current state does not allow               -> 409
         ├── IllegalTransition, ClaimedByOther, FixNotReviewable,
         ├── ReasonRequired, FindNotUnique, NothingToApply
@@ -29,6 +30,7 @@ __all__ = [
     "IngestError",
     "InputError",
     "MalformedBundle",
+    "NotAllowed",
     "NothingToApply",
     "ReasonRequired",
     "RedlineError",
@@ -42,6 +44,10 @@ class DomainError(RedlineError):
 
 class InputError(RedlineError):
     """A request value that is malformed before any state is consulted."""
+
+
+class NotAllowed(RedlineError):
+    """The acting person lacks the privilege for this (a token for a superuser, say)."""
 
 
 class IllegalTransition(DomainError):
@@ -85,6 +91,7 @@ HTTP_STATUS: dict[type[RedlineError], int] = {
     MalformedBundle: 400,
     ExternalIdConflict: 409,
     InputError: 400,
+    NotAllowed: 403,
     DomainError: 409,
 }
 

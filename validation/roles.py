@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.apps import AppConfig
 from django.contrib.auth.models import Group, Permission
+from django.db.models import Q
 
 from validation.models import Policy
 
@@ -25,7 +26,10 @@ REVIEWER_PERMISSIONS = [
     ("validation", "view_policy"),
 ]
 # "axes": admins see failed logins and unlock a locked-out user (delete its access attempt).
-ADMIN_APPS = ["analyses", "validation", "auth", "axes"]
+ADMIN_APPS = ["analyses", "validation", "axes"]
+# Users, groups and permissions: admins see them; only superusers manage them (issue 19), so
+# no one below a superuser can grant a permission, to anyone or to themselves.
+ADMIN_AUTH_PERMISSIONS = ["view_user", "view_group", "view_permission"]
 
 
 def ensure_roles_and_policy() -> None:
@@ -37,7 +41,12 @@ def ensure_roles_and_policy() -> None:
         for app, codename in REVIEWER_PERMISSIONS
     )
     admin, _ = Group.objects.get_or_create(name="admin")
-    admin.permissions.set(Permission.objects.filter(content_type__app_label__in=ADMIN_APPS))
+    admin.permissions.set(
+        Permission.objects.filter(
+            Q(content_type__app_label__in=ADMIN_APPS)
+            | Q(content_type__app_label="auth", codename__in=ADMIN_AUTH_PERMISSIONS)
+        )
+    )
     Policy.objects.get_or_create(pk=1)
 
 

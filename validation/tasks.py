@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from celery import shared_task
-from celery.signals import worker_ready
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
@@ -53,9 +50,12 @@ def sweep_stale_attempts() -> None:
     sweep_stale_attempts()
 
 
-@worker_ready.connect
-def sweep_when_a_worker_starts(**kwargs: Any) -> None:
-    # A worker killed outright takes its in-flight and prefetched messages with it (the
-    # filesystem broker never redelivers them): sweep as soon as a worker is back, rather
-    # than one beat interval later.
+def sweep_when_a_worker_connects() -> None:
+    """Sent each time a worker's consumer connects to the broker: when the worker starts, and
+    when the broker is back after an outage (project.celery's ``SweepOnConnect`` step).
+
+    A worker killed outright takes its in-flight and prefetched messages with it (the
+    filesystem broker never redelivers them), and a broker that was down refused the
+    wake-ups of what was ingested meanwhile (marked due): sweep as soon as a worker can
+    take work, rather than one beat interval later."""
     sweep_stale_attempts.delay()

@@ -170,3 +170,18 @@ def test_replacing_digits_keeps_the_format(text: str, written: str, expected: st
 def test_digits_like_rounds_half_up() -> None:
     (mention,) = extract("It was 1.25% then.")
     assert digits_like(mention, Decimal("1.245")) == "1.25"
+
+
+def test_a_number_longer_than_the_decimal_context_is_written_at_its_own_precision() -> None:
+    # 29 significant digits: one more than Python's default decimal context holds.
+    (mention,) = extract("It was $42.999999999999999999999999999B then.")
+    assert digits_like(mention, Decimal(44)) == "44." + "0" * 27
+    assert replace_digits(mention, Decimal("43.5")) == "$43.5" + "0" * 26 + "B"
+
+
+def test_a_close_number_written_with_27_decimals_gets_a_fix_not_an_error() -> None:
+    body = "Owner earnings were $42.999999999999999999999999999B [acme] in 2024."
+    result = check(body, ("acme", {"owner_earnings": 44_000_000_000}))
+    (fix,) = result.fixes
+    assert fix.find == "$42.999999999999999999999999999B"
+    assert fix.replace == "$44." + "0" * 27 + "B"

@@ -268,6 +268,11 @@ WALLS: list[tuple[str, str]] = [
     ("replacement", "\ufffd"),
     ("calculator bombs", "= 9**9**9 "),
     ("powers", "2^2^2^2 "),
+    # Issue 19: one unit and number repeated, and numbers longer than a decimal context.
+    ("money with scale", "$14.8B "),
+    ("decimal percents", "4.25% "),
+    ("long decimals", "$42.999999999999999999999999999B "),
+    ("long decimal percents", "0.123456789012345678901234567891% "),
 ]
 
 # Constructed reports, by lines.
@@ -277,6 +282,10 @@ LINES: list[tuple[str, Callable[[int], str]]] = [
     ("growth sentences", lambda i: f"Revenue grew from ${i} to ${i + 1}, up {i % 9}%.\n"),
     ("owner earnings", lambda i: f"Owner earnings {i}: $15.5B - $0.7B = $14.8B [acme].\n"),
     ("long words", lambda i: "a" * 997 + "\n"),
+    (
+        "long decimals near the evidence",
+        lambda i: f"Owner earnings were ${14 + i % 2}.{'9' * 28}{i % 10}B [acme].\n",
+    ),
 ]
 
 
@@ -321,6 +330,31 @@ SPECIAL_VALID: list[tuple[str, Callable[[], bytes]]] = [
         lambda: encode(bundle(body="<script>alert(1)</script>[x](javascript:y)")),
     ),
     ("100 fields", lambda: encode(bundle(fields={f"f{i}": i for i in range(100)}))),
+    # Issue 19: ingest took these and the worker errored on them.
+    (
+        "100 fields and the report's own",
+        lambda: encode(
+            bundle(
+                fields={f"f{i}": i for i in range(100)},
+                body="Intrinsic value: $195. Fair value: $180. Target price: $200.\n"
+                "Margin of safety: 10%. Current price: $150.\n\n"
+                "FINAL DECISION: WATCH\nFINAL CONVICTION: HIGH\n",
+            )
+        ),
+    ),
+    (
+        "27 decimals near the evidence",
+        lambda: encode(
+            bundle(
+                body="Owner earnings were $42.999999999999999999999999999B [acme].",
+                evidence=[{"source_ref": "acme", "content": {"owner_earnings": 44_000_000_000}}],
+            )
+        ),
+    ),
+    (
+        "60 decimals in a calculation",
+        lambda: encode(bundle(body=f"Owner earnings: $15.5B - $0.7B = $14.{'7' * 60}B [acme].")),
+    ),
     (
         "500 evidence items",
         lambda: encode(

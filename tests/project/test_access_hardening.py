@@ -98,7 +98,7 @@ def test_an_admin_group_member_cannot_make_anyone_superuser(client, admin_member
     for who in (target, admin_member):
         url = reverse("admin:auth_user_change", args=[who.pk])
         response = client.post(url, _user_form(who, is_staff="on", is_superuser="on"))
-        assert response.status_code == 302, response.content.decode()[:2000]
+        assert response.status_code == 403  # only superusers manage users (issue 19)
         who.refresh_from_db()
         assert who.is_superuser is False
 
@@ -113,7 +113,7 @@ def test_an_admin_group_member_cannot_see_edit_or_delete_a_superuser(client, adm
         reverse("admin:auth_user_change", args=[root.pk]),
         _user_form(root, username="pwned"),
     )
-    assert posted.status_code == 302
+    assert posted.status_code in (302, 403)
     password = client.post(
         reverse("admin:auth_user_password_change", args=[root.pk]),
         {"password1": "x-new-pass-123", "password2": "x-new-pass-123"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from tests.support.net import closed_port, redis_cache_at
 from tests.support.review_data import add_fix, analysis_in_review
 
 pytestmark = pytest.mark.django_db
@@ -16,22 +17,61 @@ def test_healthz_is_up_without_login(client: Client) -> None:
     assert response.json() == {"status": "ok"}
 
 
-def test_readyz_checks_database_and_broker(client: Client) -> None:
+def test_readyz_names_the_state_of_every_dependency(client: Client) -> None:
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json()["checks"] == {"database": "ok", "broker": "ok"}
+    assert response.json() == {
+        "status": "ok",
+        "checks": {"database": "ok", "broker": "ok", "rate_cache": "local"},
+    }
 
 
-def test_readyz_is_503_when_the_broker_is_down(client: Client, settings, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_broker_that_is_down_degrades_the_host_but_it_still_serves(client: Client) -> None:
+    from project.celery import app
+
+    saved = app.conf.broker_write_url
+    app.conf.broker_write_url = f"redis://127.0.0.1:{closed_port()}/0"  # nothing listens there
+    try:
+        response = client.get("/readyz")
+    finally:
+        app.conf.broker_write_url = saved
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "degraded",
+        "checks": {"database": "ok", "broker": "down", "rate_cache": "local"},
+    }
+
+
+def test_a_rate_cache_that_is_down_degrades_the_host(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.CACHES = redis_cache_at(closed_port())
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json()["status"] == "degraded"
+    assert response.json()["checks"]["rate_cache"] == "down"
+
+
+def test_readyz_is_503_when_the_database_is_down(client: Client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # The real outage (PostgreSQL stopped) is tests/integration/test_outages.py.
     from project import ops
 
-    monkeypatch.setattr(ops, "_broker_ok", lambda: False)
+    monkeypatch.setattr(ops, "_database_ok", lambda: False)
     response = client.get("/readyz")
     assert response.status_code == 503
-    assert response.json()["checks"]["broker"] == "down"
+    assert response.json()["status"] == "unavailable"
+    assert response.json()["checks"]["database"] == "down"
 
 
-def test_metrics_from_an_allowed_address(client: Client) -> None:
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_health_endpoints_answer_plain_http_when_https_is_on(
+    client: Client, settings, path
+) -> None:  # type: ignore[no-untyped-def]
+    settings.SECURE_SSL_REDIRECT = True
+    assert client.get(path).status_code == 200  # a load balancer's probe, not a 301
+    assert client.get("/accounts/login/").status_code == 301
+
+
+def test_metrics_from_an_allowed_address(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.REDLINE_METRICS_ALLOW = ["127.0.0.1/32"]
     analysis = analysis_in_review(decision="REVISE")
     add_fix(analysis, "$15.8B", "$14.8B")
     client.get("/api/v1/analyses")  # a 401, counted
@@ -57,3 +97,22 @@ def test_metrics_refuse_other_addresses_without_the_token(client: Client, settin
     settings.REDLINE_METRICS_ALLOW = ["10.0.0.0/8"]
     settings.REDLINE_METRICS_TOKEN = ""
     assert client.get("/metrics", REMOTE_ADDR="10.1.2.3").status_code == 200
+
+
+def test_metrics_are_closed_by_default_even_to_loopback(client: Client) -> None:
+    # Behind a proxy on the same host every request comes from 127.0.0.1.
+    assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 403
+
+
+def test_a_forwarded_request_is_never_let_in_by_its_address(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+    settings.REDLINE_METRICS_ALLOW = ["127.0.0.1/32"]
+    settings.REDLINE_METRICS_TOKEN = "s3cret"
+    for header in ("X-Forwarded-For", "Forwarded", "X-Real-IP"):
+        proxied = client.get("/metrics", REMOTE_ADDR="127.0.0.1", headers={header: "203.0.113.9"})
+        assert proxied.status_code == 403, header
+    with_token = client.get(
+        "/metrics",
+        REMOTE_ADDR="127.0.0.1",
+        headers={"X-Forwarded-For": "203.0.113.9", "Authorization": "Bearer s3cret"},
+    )
+    assert with_token.status_code == 200

@@ -46,6 +46,11 @@ class BundleError(ValueError):
         super().__init__("; ".join(self.errors))
 
 
+class UnstorableValue(BundleError):
+    """JSON that parsed but holds what no column can store (step 3: NUL, bad Unicode,
+    non-finite numbers, too-long integers, nesting): malformed input, as bad JSON is."""
+
+
 class TooLongInteger:
     """A JSON integer with more digits than Python converts (``sys.get_int_max_str_digits``);
     kept as a marker so that step 3 can name the field that holds it."""
@@ -67,7 +72,7 @@ def check_bundle(raw: Any, from_invalid_utf8: bool, limits: InputLimits) -> Bund
     problems: list[str] = []
     _scan(raw, "", 0, from_invalid_utf8, problems)
     if problems:
-        raise BundleError(problems)
+        raise UnstorableValue(problems)
     try:
         return Bundle.model_validate(dict(raw), context={"limits": limits})
     except ValidationError as error:
@@ -296,6 +301,7 @@ def _json_type(value: Any) -> str:
 
 __all__ = [
     "BundleError",
+    "UnstorableValue",
     "body_problems",
     "evidence_problems",
     "json_size",

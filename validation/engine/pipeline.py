@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from time import perf_counter
 from typing import TypeVar
 
+from validation.engine.caps import cap_findings, cap_numbers, shortened
 from validation.engine.checks.format import check_format
 from validation.engine.checks.query import check_query
 from validation.engine.checks.sources import check_sources, reference_spans
@@ -172,6 +173,7 @@ def _validate(
             (extra, []),
         ],
     )
+    findings = shortened(findings)  # hints and issues quote messages: bounded ones
     confidence = confidence_from(findings)
     checks = checks_from(findings, settings)
     decision = decide(confidence, checks, settings, query.goal_decision, retry_signal=bool(signals))
@@ -180,19 +182,21 @@ def _validate(
     suggestions = (
         suggested_fixes(findings, signals, failed_goals) if decision in ("RETRY", "FAIL") else ""
     )
+    # Every finding counted above; a bounded number of them listed (caps).
+    listed = cap_findings(findings, fixes)
     timings["decision"] = round((perf_counter() - begin) * 1000, 3)
     timings["total"] = round((perf_counter() - started) * 1000, 3)
 
     return Verdict(
         decision=decision,
         confidence=confidence,
-        issues=issues_from(findings),
+        issues=issues_from(listed.findings),
         checks=checks,
         revision_hints=hints,
         suggested_fixes=suggestions,
-        numbers=numeric.report,
-        findings=findings,
-        fixes=fixes,
+        numbers=cap_numbers(numeric.report),
+        findings=listed.findings,
+        fixes=listed.fixes,
         goals=query.goals,
         goal_decision=query.goal_decision,
         fields=fields,

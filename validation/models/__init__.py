@@ -18,7 +18,7 @@ from validation.models.policy import (
     MAX_TOTAL_LOOPS,
     Policy,
 )
-from validation.models.tokens import ApiToken
+from validation.models.tokens import ApiToken, ApiTokenEvent
 
 __all__ = [
     "CHECK_CHOICES",
@@ -27,6 +27,7 @@ __all__ = [
     "MAX_RETRY_DELAY_SECONDS",
     "MAX_TOTAL_LOOPS",
     "ApiToken",
+    "ApiTokenEvent",
     "Attempt",
     "AuditEvent",
     "Finding",

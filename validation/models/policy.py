@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from validation.endpoints import llm_url_problem
 from validation.engine.types import CHECK_LABELS, CHECK_NAMES
 
 _UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
@@ -66,7 +68,8 @@ class Policy(models.Model):
         max_length=2000,
         blank=True,
         help_text="Blank: REDLINE_LLM_BASE_URL. The API key is only sent to the base URL of "
-        "the environment.",
+        "the environment. http(s) only; link-local and cloud metadata addresses are refused "
+        "unless REDLINE_LLM_ALLOWED_HOSTS lists the host.",
     )
     llm_model = models.CharField(
         "LLM model", max_length=200, blank=True, help_text="Blank: REDLINE_LLM_MODEL."
@@ -234,6 +237,10 @@ class Policy(models.Model):
             errors["max_total_loops"] = (
                 "The total loop limit must be at least the larger of the REVISE and RETRY limits."
             )
+        if self.llm_base_url:
+            problem = llm_url_problem(self.llm_base_url, settings.REDLINE_LLM_ALLOWED_HOSTS)
+            if problem:
+                errors["llm_base_url"] = f"This URL {problem}."
         if errors:
             raise ValidationError(errors)
 

@@ -44,3 +44,49 @@ class ApiToken(models.Model):
     @property
     def can_write(self) -> bool:
         return self.scope == self.Scope.WRITE
+
+
+class ApiTokenEvent(models.Model):
+    """Who created or revoked which token, for whom, and through what: never edited.
+
+    The names are kept beside the links, so the record outlives a deleted user."""
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        REVOKED = "revoked", "Revoked"
+
+    class Via(models.TextChoices):
+        ADMIN = "admin", "Django admin"
+        COMMAND = "command", "manage.py api_token"
+
+    action = models.CharField(max_length=10, choices=Action.choices)
+    via = models.CharField(max_length=10, choices=Via.choices)
+    token = models.ForeignKey(
+        ApiToken, null=True, blank=True, on_delete=models.SET_NULL, related_name="events"
+    )
+    prefix = models.CharField(max_length=12)
+    scope = models.CharField(max_length=10)
+    # The person who acted (null on the command line: `actor_name` is the shell's user).
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=200)
+    # Whose token it is.
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    subject_name = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "API token event"
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(action__in=["created", "revoked"]),
+                name="validation_apitokenevent_action_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.actor_name} {self.action} {self.prefix}… for {self.subject_name}"

@@ -14,7 +14,7 @@ One module per aggregate, re-exported here:
 - ``claims``: who is reviewing an analysis.
 - ``fixes``: fix review and apply.
 - ``signoff``: sign-off and reject.
-- ``tokens``: REST API tokens and their rate limit.
+- ``tokens``: REST API tokens (least privilege, audited); ``rates``: their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
@@ -39,6 +39,7 @@ from validation.services.jobs import (
     sweep_stale_attempts,
 )
 from validation.services.outcomes import attempt_record_verdict
+from validation.services.rates import api_token_throttle, rate_cache_state
 from validation.services.signoff import analysis_reject, analysis_sign_off
 from validation.services.submissions import (
     analysis_submit,
@@ -48,8 +49,9 @@ from validation.services.submissions import (
 from validation.services.tokens import (
     api_token_authenticate,
     api_token_create,
+    api_token_may_manage,
     api_token_revoke,
-    api_token_throttle,
+    api_token_subjects,
 )
 
 __all__ = [
@@ -67,7 +69,9 @@ __all__ = [
     "analysis_submit_evidence",
     "api_token_authenticate",
     "api_token_create",
+    "api_token_may_manage",
     "api_token_revoke",
+    "api_token_subjects",
     "api_token_throttle",
     "attempt_bundle",
     "attempt_enqueue",
@@ -80,5 +84,6 @@ __all__ = [
     "fix_undo",
     "fixes_apply",
     "fixes_bulk_accept",
+    "rate_cache_state",
     "sweep_stale_attempts",
 ]

@@ -13,6 +13,7 @@ inside ``validation`` (see tests/project/test_dependencies.py)."""
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from datetime import datetime, timedelta
@@ -20,9 +21,10 @@ from functools import partial
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import DatabaseError, InterfaceError, OperationalError, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
+from kombu.exceptions import KombuError
 
 from analyses.models import Analysis, Revision
 from validation.engine.types import Bundle, EngineSettings, Verdict
@@ -35,6 +37,13 @@ from validation.services.llm import llm_run, llm_settings
 from validation.services.outcomes import attempt_error, attempt_record_verdict
 
 logger = logging.getLogger(__name__)
+
+# What publishing a task raises when the broker is down (kombu wraps the transport's errors).
+BROKER_ERRORS = (KombuError, OSError)
+# While the broker is down, refused wake-ups are tried again this often (seconds).
+RESEND_INTERVAL = 1.0
+# How long a run that the database failed keeps trying to hand its attempt back (seconds).
+RELEASE_WAIT = 30.0
 
 # A run lost this many times (worker killed, time limit) is given up as errored rather than
 # re-run forever; a reviewer can still re-validate it.
@@ -83,9 +92,85 @@ def attempt_create(
 
 
 def send_validation(revision_id: int) -> None:
+    """Wake a worker for `revision_id` (after the commit that queued its attempt).
+
+    A broker that is down does not undo what committed: the request that queued the attempt
+    still succeeds, the attempt is marked due (any sweep re-sends it), and this process sends
+    the wake-up again as soon as the broker takes it (``_UNSENT``), not a lease later."""
+    try:
+        _publish(revision_id)
+    except BROKER_ERRORS as error:
+        logger.warning(
+            "The broker refused the wake-up of revision %s (%s); it is sent again as soon as "
+            "the broker is back.",
+            revision_id,
+            error,
+        )
+        _mark_due(revision_id)
+        _UNSENT.add(revision_id)
+
+
+def _publish(revision_id: int) -> None:
     from validation.tasks import validate_revision  # the tasks module imports this one
 
     validate_revision.delay(revision_id)
+
+
+def _mark_due(revision_id: int) -> None:
+    """Make the queued attempt stale at once, so the next sweep (or a worker that connects)
+    re-sends it even if this process dies before the broker is back."""
+    try:
+        Attempt.objects.filter(revision_id=revision_id, status=Attempt.Status.QUEUED).update(
+            lease_expires_at=timezone.now()
+        )
+    except DatabaseError:  # the database too: the lease set at enqueue still stands
+        logger.warning("Could not mark the attempt of revision %s due.", revision_id)
+
+
+class _UnsentWakeups:
+    """Wake-ups the broker refused, sent again by one background thread of this process:
+    every RESEND_INTERVAL seconds while the broker is down, all of them once it answers."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pending: set[int] = set()
+        self._thread: threading.Thread | None = None
+
+    def add(self, revision_id: int) -> None:
+        with self._lock:
+            self._pending.add(revision_id)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="redline-resend", daemon=True
+                )
+                self._thread.start()
+
+    def pending(self) -> set[int]:
+        with self._lock:
+            return set(self._pending)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(RESEND_INTERVAL)
+            with self._lock:
+                if not self._pending:
+                    self._thread = None
+                    return
+                batch = sorted(self._pending)
+            for revision_id in batch:
+                try:
+                    _publish(revision_id)
+                except BROKER_ERRORS:
+                    break  # still down: wait and try again
+                except Exception:  # never let the thread die with wake-ups pending
+                    logger.exception("Re-sending the wake-up of revision %s failed.", revision_id)
+                    break
+                with self._lock:
+                    self._pending.discard(revision_id)
+                logger.info("Sent the wake-up of revision %s after a broker outage.", revision_id)
+
+
+_UNSENT = _UnsentWakeups()
 
 
 def attempt_run(*, revision_id: int) -> Attempt | None:
@@ -215,18 +300,34 @@ def _attempt_claim(revision_id: int) -> str | None:
 
 
 def _attempt_release(*, revision_id: int, run_token: str) -> None:
-    try:
-        Attempt.objects.filter(
-            revision_id=revision_id, run_token=run_token, status=Attempt.Status.RUNNING
-        ).update(
-            status=Attempt.Status.QUEUED,
-            run_token="",
-            lease_expires_at=timezone.now() + _lease(),
-        )
-    except DatabaseError:  # the database is still away: the sweeper finds it after the lease
-        logger.warning(
-            "Could not release the attempt of revision %s; the sweeper will.", revision_id
-        )
+    """Hand a running attempt back (queued) so that the task's retry can claim it at once.
+
+    The database that failed the run is usually back within seconds (a restart, a
+    failover): the release is tried for up to RELEASE_WAIT seconds, each time on a new
+    connection. If it never succeeds, the attempt stays running under its lease, and the
+    sweeper re-sends it once the lease has passed."""
+    waited, pause = 0.0, 0.25
+    while True:
+        try:
+            Attempt.objects.filter(
+                revision_id=revision_id, run_token=run_token, status=Attempt.Status.RUNNING
+            ).update(
+                status=Attempt.Status.QUEUED,
+                run_token="",
+                lease_expires_at=timezone.now() + _lease(),
+            )
+            return
+        except DatabaseError:
+            connection.close()  # a broken connection is not reused for the next try
+            if waited >= RELEASE_WAIT:
+                logger.warning(
+                    "Could not release the attempt of revision %s; the sweeper will.",
+                    revision_id,
+                )
+                return
+            time.sleep(pause)
+            waited += pause
+            pause = min(pause * 2, 4.0)
 
 
 def engine_settings(policy: Policy) -> EngineSettings:
@@ -242,10 +343,15 @@ def engine_settings(policy: Policy) -> EngineSettings:
 
 
 def attempt_bundle(attempt: Attempt) -> Bundle:
-    """The engine's input for one attempt: its revision's body and the analysis' evidence."""
+    """The engine's input for one attempt: its revision's body and the analysis' evidence.
+
+    Built without the input rules (``model_construct``): ingest applied them to what the
+    client sent, and what the analysis has stored since is not a client's input to refuse.
+    Its fields are the sent ones plus those read from the report, so 100 sent fields and a
+    ``FINAL DECISION:`` line are 101, one over the limit on what a bundle may send."""
     analysis = attempt.analysis
     evidence = [item.as_item() for item in analysis.evidence.order_by("id")]
-    return Bundle(
+    return Bundle.model_construct(
         query=analysis.query,
         goals=list(analysis.goals or []),
         title=analysis.title,

@@ -18,7 +18,16 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from validation.engine.llm import Deadline, LLMOutcome, LLMSettings, run_llm_path
+from django.conf import settings
+
+from validation.endpoints import llm_url_problem
+from validation.engine.llm import (
+    Deadline,
+    LLMConfigError,
+    LLMOutcome,
+    LLMSettings,
+    run_llm_path,
+)
 from validation.engine.llm import settings_from_env as _settings_from_env
 from validation.engine.types import Bundle, EngineSettings, LLMReport, Verdict
 from validation.models import Attempt, LLMCall, Policy
@@ -44,6 +53,11 @@ def llm_settings(policy: Policy, environ: Mapping[str, str] | None = None) -> LL
     env = dict(os.environ if environ is None else environ)
     env_url = env.get("REDLINE_LLM_BASE_URL", "").strip()
     if policy.llm_base_url:
+        # Checked on save (Policy.clean) and again here: a row saved before the rule, or a
+        # name that resolves elsewhere now. The environment's own URL is the operator's.
+        problem = llm_url_problem(policy.llm_base_url, settings.REDLINE_LLM_ALLOWED_HOSTS)
+        if problem:
+            raise LLMConfigError(f"The Policy's LLM base URL {problem}.")
         env["REDLINE_LLM_BASE_URL"] = policy.llm_base_url
     base = _settings_from_env(env)
     if base is None:

@@ -1,24 +1,26 @@
-"""API tokens: create (the secret is returned once), revoke, authenticate, rate-limit."""
+"""API tokens: create (the secret is returned once), revoke, authenticate, rate-limit.
+
+The per-token rate is counted in ``validation.services.rates``.
+
+Least privilege: a person mints or revokes a token only for a user whose permissions are a
+subset of their own, never for a superuser (a superuser may do either for anyone). Every
+creation and revocation is an ``ApiTokenEvent``: who did it, for whom, through what."""
 
 from __future__ import annotations
 
+import getpass
 import hashlib
-import math
 import secrets
-import time
 from datetime import timedelta
 
 from django.contrib.auth.models import User
-from django.core.cache import cache, caches
-from django.core.cache.backends.redis import RedisCache
 from django.db import transaction
 from django.db.models import IntegerField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
-from redis import Redis
 
-from validation.errors import InputError
-from validation.models import ApiToken, Policy
+from validation.errors import InputError, NotAllowed
+from validation.models import ApiToken, ApiTokenEvent, Policy
 
 TOKEN_PREFIX = "rl_"
 # last_used_at is written at most this often per token: one UPDATE per request would make
@@ -34,23 +36,91 @@ def _digest(raw: str) -> str:
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
+def api_token_may_manage(*, actor: User, subject: User) -> bool:
+    """Whether `actor` may mint or revoke `subject`'s tokens: a superuser always; anyone else
+    only for a user who is not a superuser and holds no permission `actor` lacks (a token
+    acts with its user's permissions, so minting one must not raise anyone above `actor`)."""
+    if not actor.is_active:
+        return False
+    if actor.is_superuser:
+        return True
+    if subject.is_superuser:
+        return False
+    return subject.get_all_permissions() <= actor.get_all_permissions()
+
+
+def api_token_subjects(*, actor: User) -> list[int]:
+    """The ids of the users whose tokens `actor` may manage."""
+    users = User.objects.all() if actor.is_superuser else User.objects.filter(is_superuser=False)
+    return [user.pk for user in users if api_token_may_manage(actor=actor, subject=user)]
+
+
 @transaction.atomic
-def api_token_create(*, user: User, scope: str, name: str = "") -> tuple[ApiToken, str]:
-    """A new token for `user`; returns the row and the secret, which is never stored."""
+def api_token_create(
+    *, user: User, scope: str, name: str = "", actor: User | None = None, via: str = "command"
+) -> tuple[ApiToken, str]:
+    """A new token for `user`; returns the row and the secret, which is never stored.
+
+    `actor` is the person minting it (None: the command line, run with shell access to the
+    host); it must be allowed to (``api_token_may_manage``), else NotAllowed and nothing
+    is written."""
     if scope not in ApiToken.Scope.values:
         raise InputError(f"scope must be one of {', '.join(ApiToken.Scope.values)}, not {scope!r}.")
+    _require_may_manage(actor, user, "create a token for")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user, scope=scope, name=name[:100], prefix=raw[:12], token_sha256=_digest(raw)
     )
+    _record(token, ApiTokenEvent.Action.CREATED, actor=actor, via=via)
     return token, raw
 
 
-def api_token_revoke(*, token: ApiToken) -> ApiToken:
-    """Revoke `token` (idempotent: a revoked token keeps its first revocation time)."""
-    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+@transaction.atomic
+def api_token_revoke(
+    *, token: ApiToken, actor: User | None = None, via: str = "command"
+) -> ApiToken:
+    """Revoke `token` (idempotent: a revoked token keeps its first revocation time, and only
+    the revocation that happened is recorded)."""
+    _require_may_manage(actor, token.user, "revoke a token of")
+    revoked = ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
     token.refresh_from_db()
+    if revoked:
+        _record(token, ApiTokenEvent.Action.REVOKED, actor=actor, via=via)
     return token
+
+
+def _require_may_manage(actor: User | None, subject: User, what: str) -> None:
+    if actor is not None and not api_token_may_manage(actor=actor, subject=subject):
+        reason = (
+            "a superuser's tokens are managed by superusers only"
+            if subject.is_superuser
+            else f"{subject.get_username()} holds permissions you do not"
+        )
+        raise NotAllowed(f"You may not {what} {subject.get_username()}: {reason}.")
+
+
+def _record(token: ApiToken, action: str, *, actor: User | None, via: str) -> None:
+    subject = token.user
+    ApiTokenEvent.objects.create(
+        action=action,
+        via=via,
+        token=token,
+        prefix=token.prefix,
+        scope=token.scope,
+        actor=actor,
+        actor_name=actor.get_username() if actor is not None else f"shell:{_shell_user()}",
+        subject=subject,
+        subject_name=subject.get_username(),
+    )
+
+
+def _shell_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no name for this uid
+        return "unknown"
 
 
 def api_token_authenticate(raw: str) -> ApiToken | None:
@@ -78,66 +148,3 @@ def api_token_authenticate(raw: str) -> ApiToken | None:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         token.last_used_at = now
     return token
-
-
-def api_token_throttle(*, token: ApiToken, policy: Policy | None = None) -> float:
-    """Count one request of `token` in the current minute; return 0.0 when it is within the
-    policy's rate, else the seconds until the next minute starts (for Retry-After).
-
-    The count lives in the cache (shared by every process when REDLINE_CACHE_URL points at
-    Redis), keyed by token and minute: a fixed window, one atomic increment per request.
-    The rate is `policy`'s, else the one ``api_token_authenticate`` read with the token, else
-    the Policy row's.
-    """
-    if policy is not None:
-        limit = policy.api_rate_per_minute
-    else:
-        read: int | None = getattr(token, "policy_rate", None)
-        limit = read if read is not None else _rate_per_minute()
-    now = time.time()
-    minute = int(now // 60)
-    key = f"redline:api-rate:{token.pk}:{minute}"
-    count = _count(key)
-    if count <= limit:
-        return 0.0
-    return float(max(1, math.ceil((minute + 1) * 60 - now)))
-
-
-def _rate_per_minute() -> int:
-    """The Policy's API rate: one column of the one row, not the whole Policy per request."""
-    rate = Policy.objects.filter(pk=1).values_list("api_rate_per_minute", flat=True).first()
-    return rate if rate is not None else Policy.load().api_rate_per_minute
-
-
-def _count(key: str) -> int:
-    """Add one to the counter `key` (kept 120 s) and return it.
-
-    On Redis one round trip (INCR and EXPIRE in a pipeline; Django's ``cache.incr`` asks
-    EXISTS first, and ``add`` before it made three); other caches through the cache API.
-    The pipeline needs no MULTI/EXEC: INCR alone is atomic, and the EXPIRE sent with it only
-    keeps the key from living for ever."""
-    backend = caches["default"]  # `cache` is a proxy: ask for the backend itself
-    if isinstance(backend, RedisCache):
-        redis_key = backend.make_and_validate_key(key)
-        with _redis_client(backend).pipeline(transaction=False) as pipe:
-            pipe.incr(redis_key)
-            pipe.expire(redis_key, 120)
-            count, _ = pipe.execute()
-        return int(count)
-    cache.add(key, 0, timeout=120)
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=120)
-        return 1
-
-
-def _redis_client(backend: RedisCache) -> Redis:
-    """One Redis client per cache backend (one backend per thread), over the backend's own
-    connection pool: ``get_client`` builds a new client object on every call, which costs
-    more CPU than the round trip it makes."""
-    client: Redis | None = getattr(backend, "_redline_rate_client", None)
-    if client is None:
-        client = backend._cache.get_client(write=True)  # type: ignore[attr-defined]
-        backend._redline_rate_client = client  # type: ignore[attr-defined]
-    return client

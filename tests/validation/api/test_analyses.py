@@ -71,7 +71,6 @@ def test_a_body_that_is_not_utf8_is_400(writer, nothing_written) -> None:  # typ
         (lambda b: b["evidence"][0].pop("source_ref"), "evidence[0].source_ref"),
         (lambda b: b.update(body=""), "body"),
         (lambda b: b.update(surprise=1), "surprise"),
-        (lambda b: b["evidence"][1].update(content="nul\x00"), "evidence[1].content"),
     ],
 )
 def test_an_invalid_bundle_is_422_naming_the_field_and_writes_nothing(  # type: ignore[no-untyped-def]
@@ -82,6 +81,24 @@ def test_an_invalid_bundle_is_422_naming_the_field_and_writes_nothing(  # type: 
         response = writer.post("/analyses", bundle)
     assert response.status_code == 422
     assert response.json()["field"] == field
+
+
+@pytest.mark.parametrize(
+    ("break_it", "where"),
+    [
+        (lambda b: b["evidence"][1].update(content="nul\x00"), "evidence[1].content"),
+        (lambda b: b.update(query="q\x00"), "query"),
+        (lambda b: b.update(fields={"decision\x00": "BUY"}), "fields key 'decision\\x00'"),
+    ],
+)
+def test_a_nul_character_anywhere_in_the_json_is_400_naming_the_field(  # type: ignore[no-untyped-def]
+    writer, bundle, nothing_written, break_it, where
+) -> None:
+    break_it(bundle)
+    with nothing_written():
+        response = writer.post("/analyses", bundle)
+    assert response.status_code == 400
+    assert response.json()["message"] == f"{where}: contains a NUL character"
 
 
 def test_a_body_over_the_limit_is_413_before_it_is_read(writer, settings, nothing_written) -> None:  # type: ignore[no-untyped-def]

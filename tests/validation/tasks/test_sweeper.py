@@ -81,11 +81,15 @@ def test_the_sweeper_runs_periodically_under_celery_beat():
     assert entry["schedule"] == settings.REDLINE_SWEEP_INTERVAL_SECONDS
 
 
-def test_a_starting_worker_sweeps_at_once(django_capture_on_commit_callbacks):
+def test_a_worker_that_connects_sweeps_at_once(django_capture_on_commit_callbacks):
+    from project.celery import SweepOnConnect
+
     lost = _attempt("running", run_token="dead", lease_expires_at=timezone.now() - LEASE)
 
+    # Its consumer starts the step when the worker starts and after every reconnection.
+    assert SweepOnConnect in app.steps["consumer"]
     with django_capture_on_commit_callbacks() as callbacks:
-        tasks.sweep_when_a_worker_starts()  # the worker_ready handler; eager in tests
+        SweepOnConnect(parent=None).start(None)  # eager in tests
 
     lost.refresh_from_db()
     assert lost.status == "queued"

@@ -119,22 +119,26 @@ def test_an_attempt_lost_too_often_is_given_up_as_errored():
     assert Analysis.objects.get(pk=attempt.analysis_id).status == Analysis.Status.IN_REVIEW
 
 
-def test_an_engine_failure_errors_the_attempt_readably_and_a_person_sees_it(reviewer):
-    attempt = _queued(query="q" * 20_001)  # more than the engine's Bundle accepts
+def test_an_engine_failure_errors_the_attempt_readably_and_a_person_sees_it(reviewer, monkeypatch):
+    attempt = _queued()
 
+    def engine_bug(*args: object, **kwargs: object) -> Verdict:
+        raise ArithmeticError("a bug in the engine")
+
+    # What ingest accepts the engine validates (tests/hostile): a failure here is a bug.
+    monkeypatch.setattr("validation.engine.pipeline.validate", engine_bug)
     services.attempt_run(revision_id=attempt.revision_id)
 
     attempt.refresh_from_db()
     assert attempt.status == "errored"
-    assert attempt.error.startswith("Validation failed: ValidationError: ")
-    assert "query" in attempt.error
+    assert attempt.error == "Validation failed: ArithmeticError: a bug in the engine"
     analysis = Analysis.objects.get(pk=attempt.analysis_id)
     assert analysis.status == Analysis.Status.IN_REVIEW
     event = AuditEvent.objects.get(analysis=analysis, action="validated")
     assert event.data == {"attempt": 1, "status": "errored"}
 
     # ... and a reviewer can re-run it once the cause is fixed.
-    Analysis.objects.filter(pk=analysis.pk).update(query="Is NVO a buy?")
+    monkeypatch.undo()
     services.analysis_revalidate(analysis=analysis, user=reviewer)
     services.attempt_run(revision_id=attempt.revision_id)
     attempt.refresh_from_db()
@@ -143,3 +147,22 @@ def test_an_engine_failure_errors_the_attempt_readably_and_a_person_sees_it(revi
 
 def test_a_revision_without_an_attempt_is_nothing_to_run():
     assert services.attempt_run(revision_id=987_654) is None
+
+
+def test_what_ingest_accepts_with_100_fields_and_a_decision_in_the_report_is_validated(
+    django_capture_on_commit_callbacks,
+):
+    # 100 fields is the most a bundle may send; the report's FINAL DECISION and numeric
+    # labels are fields too, read at ingest: the worker's bundle has more than 100.
+    data = {
+        "query": "Is ACME a buy?",
+        "body": "Intrinsic value: $195. Margin of safety: 10%.\n\nFINAL DECISION: WATCH\n",
+        "fields": {f"f{i}": i for i in range(100)},
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        analysis = services.analysis_submit(data=data, submitter=None).analysis
+
+    assert len(analysis.bundle_fields()) == 103
+    attempt = Attempt.objects.get(analysis=analysis)
+    assert attempt.status == "done", attempt.error
+    assert attempt.decision

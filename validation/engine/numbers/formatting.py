@@ -9,7 +9,7 @@ thousands separators.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 from validation.engine.numbers.extract import NumberMention
 
@@ -18,10 +18,19 @@ _MAX_EXTRA_DECIMALS = 6
 
 def format_digits(value: Decimal, *, decimals: int, separators: bool) -> str:
     """|value| rounded half-up to `decimals` places, with optional "," separators."""
-    quantum = Decimal(1).scaleb(-decimals)
-    rounded = abs(value).quantize(quantum, rounding=ROUND_HALF_UP)
+    rounded = _rounded(abs(value), decimals)
     text = format(rounded, f",.{decimals}f" if separators else f".{decimals}f")
     return text
+
+
+def _rounded(value: Decimal, decimals: int) -> Decimal:
+    """`value` rounded half-up to `decimals` places, exactly, however many digits that takes.
+
+    The default context holds 28 significant digits, and ``quantize`` refuses a result longer
+    than its context (``InvalidOperation``): "$42.999999999999999999999999999B" shows 29. The
+    context here is as precise as the result needs (its integer digits plus `decimals`)."""
+    context = Context(prec=max(28, value.adjusted() + decimals + 3), rounding=ROUND_HALF_UP)
+    return value.quantize(Decimal(1).scaleb(-decimals, context), context=context)
 
 
 def digits_like(mention: NumberMention, written: Decimal) -> str:
@@ -31,7 +40,7 @@ def digits_like(mention: NumberMention, written: Decimal) -> str:
     decimals = mention.decimals
     if written != 0:
         while decimals < mention.decimals + _MAX_EXTRA_DECIMALS and (
-            abs(written).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP) == 0
+            _rounded(abs(written), decimals) == 0
         ):
             decimals += 1
     integer_digits = len(str(int(abs(mention.written))))
