@@ -29,7 +29,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from validation.engine.numbers.extract import (
-    dash_cells,
     parse_number_string,
     prose_label,
     scan_numbers,
@@ -220,9 +219,6 @@ class EvidenceIndex:
         magnitudes = self._magnitude
         records = self._record
         numbers = scan_numbers(text)
-        dashes = dash_cells(text)
-        if dashes:
-            numbers = sorted(numbers + dashes, key=lambda found: found[0])
         for start, end, number, scale, unit in numbers:
             record.starts.append(start)
             record.ends.append(end)
@@ -535,9 +531,6 @@ class EvidenceIndex:
         text_id = len(self._string_texts)
         self._string_texts.append(text)
         numbers = scan_numbers(text)
-        dashes = dash_cells(text)
-        if dashes:
-            numbers = sorted(numbers + dashes, key=lambda found: found[0])
         for start, end, number, scale, unit in numbers:
             self._append_scaled(
                 (_PROSE, container, key, number, group),

@@ -381,24 +381,29 @@ def extract_values(text: str) -> list[NumberMention]:
 
 def scan_numbers(text: str) -> list[tuple[int, int, str, Decimal, str]]:
     """The fast path for evidence text: the same rules as `extract`, without
-    labels (computed later only for the few numbers a lookup returns).
-    Returns (start, end, digits without separators or sign, scale, unit)."""
+    labels (computed later only for the few numbers a lookup returns), and with
+    the table cells that state nothing as a dash read as zeros (`_dash_cells`).
+    Returns (start, end, digits without separators or sign, scale, unit), in order."""
     extractor = _Extractor(text, labels=False)
     raws = extractor._scan()
-    if not raws:
-        return []
-    _mark_ranges(text, raws)
-    extractor._apply_context_scale(raws)
-    return [
-        (
-            raw.start,
-            raw.end,
-            raw.number.replace(",", "") if raw.number[0] != "." else "0" + raw.number,
-            raw.scale,
-            raw.unit,
-        )
-        for raw in raws
-    ]
+    found: list[tuple[int, int, str, Decimal, str]] = []
+    if raws:
+        _mark_ranges(text, raws)
+        extractor._apply_context_scale(raws)
+        found = [
+            (
+                raw.start,
+                raw.end,
+                raw.number.replace(",", "") if raw.number[0] != "." else "0" + raw.number,
+                raw.scale,
+                raw.unit,
+            )
+            for raw in raws
+        ]
+    dashes = _dash_cells(text, extractor.tables)
+    if dashes:
+        found = sorted(found + dashes, key=lambda number: number[0])
+    return found
 
 
 def parse_number_string(text: str) -> NumberMention | None:
@@ -984,13 +989,11 @@ _DASHES = frozenset(
 )
 
 
-def dash_cells(text: str) -> list[tuple[int, int, str, Decimal, str]]:
+def _dash_cells(text: str, tables: list[_Table]) -> list[tuple[int, int, str, Decimal, str]]:
     """The cells of evidence tables that state nothing as a dash ("—", "-", "nil"):
     zeros, in `scan_numbers`' shape (a report's "$0" or "flat" restates them)."""
-    if "|" not in text:
-        return []
     found: list[tuple[int, int, str, Decimal, str]] = []
-    for table in _find_tables(text):
+    for table in tables:
         for cells in table.rows[1:]:
             for column, (start, end) in enumerate(cells):
                 if column == 0 or text[start:end].strip() not in _DASHES:

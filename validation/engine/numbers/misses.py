@@ -47,27 +47,8 @@ def judge(grounding: Grounding) -> None:
     result."""
     claims = grounding.claims
     depends: dict[int, tuple[int, ...]] = {}
-    memo = grounding.index
     for position in grounding.pending:
-        # The same claim, words and neighbours judged again (a report validated again
-        # against the same evidence) is remembered on the evidence index.
-        mention = claims[position].mention
-        low, high = grounding.sentence(mention.start, mention.end)
-        key = (
-            "miss",
-            mention.text,
-            mention.start,
-            grounding.cue(position),
-            grounding.body[low:high],
-            tuple(grounding.pool(position)),
-            tuple(grounding.unsupported_near(position)),
-        )
-        remembered: tuple[tuple[int, ...], Miss | None] | None = memo.memo.get(key)
-        if remembered is None:
-            roots = _judge(grounding, position)
-            remembered = (roots, claims[position].miss)
-            memo.remember(key, remembered)
-        roots, claims[position].miss = remembered
+        roots = _judge(grounding, position)
         if roots:
             depends[position] = roots
     for position, roots in depends.items():
@@ -209,18 +190,7 @@ def doubt(grounding: Grounding) -> list[int]:
         focus = [o for o in grounding.pool(position) if o.in_report][:_FOCUS]
         if len(focus) < 2:
             continue
-        low, high = grounding.sentence(mention.start, mention.end)
-        key = (
-            "doubt",
-            mention.text,
-            grounding.cue(position),
-            grounding.body[low:high],
-            tuple(focus),
-        )
-        doubtful: bool | None = grounding.index.memo.get(key)
-        if doubtful is None:
-            doubtful = _doubtful(grounding, position, operations, focus)
-            grounding.index.remember(key, doubtful)
+        doubtful = _doubtful(grounding, position, operations, focus)
         if doubtful:
             claim.hit = None
             doubted.append(position)

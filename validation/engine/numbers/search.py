@@ -304,41 +304,10 @@ def search(
     pool: Sequence[Operand],
     paragraph: int = -1,
     with_any: Sequence[Operand] = (),
-    memo: EvidenceIndex | None = None,
 ) -> Outcome | None:
     """The first operation, over the pool, that gives the mention at its precision.
     A number no words make a result is only tried against its own paragraph's
     numbers: in a report dense with numbers, some pair explains anything by chance."""
-    key = None
-    if memo is not None and not with_any:
-        # The same number, words and pool give the same answer: a report validated
-        # again against the same evidence skips the search.
-        key = (
-            "support",
-            mention.text,
-            mention.scale,
-            mention.approx,
-            mention.start,
-            cue,
-            paragraph,
-            tuple(pool),
-        )
-        if key in memo.memo:
-            remembered: Outcome | None = memo.memo[key]
-            return remembered
-    found = _search(mention, cue, pool, paragraph, with_any)
-    if key is not None and memo is not None:
-        memo.remember(key, found)
-    return found
-
-
-def _search(
-    mention: NumberMention,
-    cue: Cue,
-    pool: Sequence[Operand],
-    paragraph: int,
-    with_any: Sequence[Operand],
-) -> Outcome | None:
     operations, named = operations_for(mention, cue)
     itself = float(abs(mention.written))
     zero = any(not operand.value for operand in pool)  # "0 less -$42,271" restates it

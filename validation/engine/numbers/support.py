@@ -315,7 +315,6 @@ def ground(
                 grounding.cue(position),
                 grounding.pool(position),
                 grounding.paragraphs[position],
-                memo=index,
             )
             if outcome is not None:
                 claim.derivation = search.derivation(outcome, index)
