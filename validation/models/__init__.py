@@ -208,6 +208,17 @@ class Fix(models.Model):
     applied_in = models.ForeignKey(
         Revision, null=True, blank=True, on_delete=models.SET_NULL, related_name="applied_fixes"
     )
+    # A proposal a person already rejected on an earlier revision arrives rejected again: it
+    # is that same review carried over, not a second one (metrics and the dashboard count it
+    # once). Undo makes it an ordinary proposal.
+    carried_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The rejected fix of an earlier revision whose rejection this one carries.",
+    )
 
     class Meta:
         verbose_name_plural = "fixes"

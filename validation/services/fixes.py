@@ -99,7 +99,9 @@ def _fix_review(fix: Fix, *, status: str, user: User | None, reason: str = "") -
     fix.reviewer = user
     fix.reviewed_at = timezone.now() if user is not None else None
     fix.reason = reason
-    fix.save(update_fields=["status", "reviewer", "reviewed_at", "reason", "replace"])
+    fix.carried_from = None  # a person's own decision now, not a carried-over rejection
+    fields = ["status", "reviewer", "reviewed_at", "reason", "replace", "carried_from"]
+    fix.save(update_fields=fields)
 
 
 @transaction.atomic

@@ -176,6 +176,7 @@ def _carried_rejection(earlier: Fix | None, now: datetime) -> dict[str, Any]:
         return {}
     return {
         "status": Fix.Status.REJECTED,
+        "carried_from_id": earlier.pk,
         "reviewer_id": earlier.reviewer_id,
         "reviewed_at": now,
         "reason": f"Rejected on revision {earlier.revision.number}: {earlier.reason}".strip(),
