@@ -27,6 +27,8 @@ def fix_counts_of(fixes: Sequence[Fix], threshold: float) -> FixCounts:
         setattr(counts, fix.status, getattr(counts, fix.status) + 1)
         if fix.status == Fix.Status.PROPOSED and fix.confidence >= threshold and not fix.unverified:
             counts.bulk_candidates += 1
+        if fix.status == Fix.Status.REJECTED and fix.carried_from_id is not None:
+            counts.carried += 1
     return counts
 
 

@@ -224,6 +224,31 @@ class ReviewState:
         return attempt is not None and attempt.status == Attempt.Status.ERRORED
 
     @property
+    def llm_failure(self) -> str:
+        """Why the LLM path of the current revision's finished attempt errored ("" when it
+        did not): its findings and fixes are then the engine's alone, shown beside this."""
+        attempt = self.current_attempt
+        if attempt is None or attempt.status != Attempt.Status.DONE:
+            return ""
+        if getattr(attempt, "llm_status", None) != "errored":
+            return ""
+        return str(getattr(attempt, "llm_error", "") or "the LLM judge gave no valid answer")
+
+    @property
+    def can_revalidate(self) -> bool:
+        """An errored attempt, or one whose LLM path errored before any of its fixes was
+        decided, can be run again (the service has the last word)."""
+        if not self.reviewer or self.analysis.status != Analysis.Status.IN_REVIEW:
+            return False
+        if self.claimed_by_other:
+            return False
+        if self.errored:
+            return True
+        counts = self.counts
+        undecided = counts.accepted + counts.applied + counts.conflict == 0
+        return bool(self.llm_failure) and undecided and counts.rejected == counts.carried
+
+    @property
     def validated_ms(self) -> float | None:
         attempt = self.verdict_attempt
         if attempt is None:

@@ -23,6 +23,7 @@ from django.db.models import (
     Subquery,
     Value,
 )
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -143,6 +144,7 @@ class FixCounts:
     conflict: int = 0
     stale: int = 0
     bulk_candidates: int = 0
+    carried: int = 0  # rejections carried over from an earlier revision (among `rejected`)
 
     @property
     def total(self) -> int:
@@ -166,9 +168,11 @@ def fix_counts(*, revision_id: int, threshold: float) -> FixCounts:
             filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold)
             & ~Q(edit_check=Fix.EditCheck.UNVERIFIED),
         ),
+        carried=Count("pk", filter=Q(status=Fix.Status.REJECTED, carried_from__isnull=False)),
     )
     counts = FixCounts(**{status: row[status] for status in Fix.Status.values})
     counts.bulk_candidates = row["bulk"]
+    counts.carried = row["carried"]
     return counts
 
 
@@ -240,7 +244,13 @@ def revisions_of(analysis: Analysis, *, bodies: bool) -> list[Revision]:
 
 
 def attempts_of(analysis: Analysis, *, full: bool) -> list[Attempt]:
-    attempts = Attempt.objects.filter(analysis=analysis).order_by("number")
+    """The analysis' attempts in order, each with ``llm_status`` and ``llm_error`` (the LLM
+    path's outcome, read out of its ``llm`` record by the database)."""
+    attempts = (
+        Attempt.objects.filter(analysis=analysis)
+        .annotate(llm_status=KT("llm__status"), llm_error=KT("llm__error"))
+        .order_by("number")
+    )
     return list(attempts if full else attempts.only(*_ATTEMPT_STATE_FIELDS))
 
 

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.db.models import F
+
 from validation.engine.llm import Deadline, LLMOutcome, LLMSettings, run_llm_path
 from validation.engine.llm import settings_from_env as _settings_from_env
 from validation.engine.types import Bundle, EngineSettings, LLMReport, Verdict
@@ -117,7 +119,10 @@ def llm_record(report: LLMReport) -> dict[str, Any]:
 
 
 def llm_rows(attempt_id: int, report: LLMReport | None) -> int:
-    """Write the LLM calls and record of one attempt (inside the caller's transaction)."""
+    """Write the LLM calls and record of one attempt (inside the caller's transaction).
+
+    The attempt's ``llm_call_count`` counts every LLMCall row it has: a re-validated attempt
+    keeps the calls of its earlier runs (their proof), and its count says so."""
     if report is None:
         return 0
     LLMCall.objects.bulk_create(
@@ -138,7 +143,7 @@ def llm_rows(attempt_id: int, report: LLMReport | None) -> int:
         ]
     )
     Attempt.objects.filter(pk=attempt_id).update(
-        llm=llm_record(report), llm_call_count=len(report.calls)
+        llm=llm_record(report), llm_call_count=F("llm_call_count") + len(report.calls)
     )
     return len(report.calls)
 

@@ -22,7 +22,7 @@ from validation.services._shared import (
     is_latest_attempt,
     set_status,
 )
-from validation.services.llm import llm_rows
+from validation.services.llm import llm_record, llm_rows
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,6 @@ def attempt_record_verdict(
         "markdown": markdown,
         "timings": timings,
         "tool_call_count": len(tool_calls),
-        "llm_call_count": 0,
         "error": "",
         "finished_at": now,
         "lease_expires_at": None,
@@ -147,7 +146,9 @@ def attempt_record_verdict(
         ]
     )
 
-    llm_rows(attempt.pk, verdict.llm)
+    if verdict.llm is not None:
+        attempt.llm_call_count += llm_rows(attempt.pk, verdict.llm)
+        attempt.llm = llm_record(verdict.llm)
     changed = analysis.take_extracted_fields(verdict.fields)
     saved = after_attempt(analysis=analysis, attempt=attempt, policy=policy)
     if changed and not saved:  # loop control saved every column (these too) when it moved
@@ -269,8 +270,21 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         "decision": decision,
         "confidence": attempt.confidence,
     }
+    llm = attempt.llm if isinstance(attempt.llm, dict) else {}
+    # An LLM path that errored left the engine's verdict: the audit says so beside it.
+    llm_note = (
+        f"LLM judge errored: {llm.get('error', '')}" if llm.get("status") == "errored" else ""
+    )
+    if llm_note:
+        data["llm"] = "errored"
     if analysis.status != Status.VALIDATING or not is_latest_attempt(attempt):
-        audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
+        audit(
+            analysis,
+            AuditEvent.Action.VALIDATED,
+            revision_id=attempt.revision_id,
+            comment=llm_note[:MAX_COMMENT_CHARS],
+            data=data,
+        )
         return False
     policy = policy or Policy.load()
     failure = ""
@@ -302,7 +316,11 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         )
     events = [
         audit_event(
-            analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data
+            analysis,
+            AuditEvent.Action.VALIDATED,
+            revision_id=attempt.revision_id,
+            comment=llm_note[:MAX_COMMENT_CHARS],
+            data=data,
         )
     ]
     if follow is not None:
