@@ -277,7 +277,7 @@ def test_abbreviations_fiscal_years_inflections_and_spellings_meet(query: str, a
 
 
 def test_a_goal_is_met_by_other_forms_of_its_words() -> None:
-    """"sales growth" is answered by "sales grew" (issue 20: it was "missing: growth")."""
+    """ "sales growth" is answered by "sales grew" (issue 20: it was "missing: growth")."""
     report = "Initech's sales grew 12% in 2024, to $5.1B, and it sold more in Europe."
     result = check_query(report, "How did Initech do in 2024?", ["sales growth"])
     assert [(goal.status, goal.missing_terms) for goal in result.goals] == [("PASS", [])]

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
+from validation.engine.report import format_confidence
 from validation.engine.types import LLMReport, ToolCallRecord, Verdict
 from validation.loops import LoopState
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy, ToolCall
@@ -299,7 +300,8 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         analysis.needs_new_input = decision == Attempt.Decision.RETRY and not limit
         set_status(analysis, Status.IN_REVIEW)
     else:
-        failure = f"The validator decided FAIL (confidence {attempt.confidence:.2f})."
+        confidence = format_confidence(attempt.confidence or 0.0)
+        failure = f"The validator decided FAIL (confidence {confidence})."
         set_status(analysis, Status.FAILED)
     analysis.save()
     data["status"] = analysis.status

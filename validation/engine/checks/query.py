@@ -28,8 +28,8 @@ Terms and matching
 A text's *terms* are its words, lower-cased, without stop-words, lightly stemmed
 (plural ``s``/``es``/``ies``, ``ing``, ``ed``, ``ly`` and a final ``e`` removed, so
 "prices", "priced" and "pricing" are all "pric"; irregular forms and their nouns as the
-word they are forms of: "grew", "grown" and "growth" are "grow"), hyphenated and slashed words also by
-their parts ("year-over-year", "price-to-earnings"); numbers without thousands
+word they are forms of: "grew", "grown" and "growth" are "grow"), hyphenated and slashed
+words also by their parts ("year-over-year", "price-to-earnings"); numbers without thousands
 separators ("$1,000" -> ``1000``); fiscal years as years ("FY2017", "FY17" ->
 ``2017``). An abbreviation matches the words it abbreviates, either way round: "P/E"
 and "price-to-earnings", "D&A" and "depreciation and amortization", "ROA" and "return
@@ -83,6 +83,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from validation.engine.report import format_confidence
 from validation.engine.types import (
     CheckName,
     EngineSettings,
@@ -611,7 +612,7 @@ def check_query(
                 "goal_not_met" if status == "FAIL" else "goal_partial",
                 "major" if status == "FAIL" else "info",
                 f'goal "{goal}" is {"not met" if status == "FAIL" else "only partly met"} '
-                f"(score {goal_score:.2f}; missing: {_quoted(goal_missing)})",
+                f"(score {format_confidence(goal_score)}; missing: {_quoted(goal_missing)})",
             )
         )
     return QueryResult(
