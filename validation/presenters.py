@@ -224,6 +224,21 @@ class ReviewState:
         return attempt is not None and attempt.status == Attempt.Status.ERRORED
 
     @property
+    def validator_failed_checks(self) -> list[str]:
+        """The failed checks of a current verdict the validator did not approve: signing
+        it off overrides the validator, which needs a comment (the sign-off form says so)."""
+        attempt = self.verdict_attempt
+        if attempt is None or not self.verdict_is_current:
+            return []
+        if attempt.decision == Attempt.Decision.APPROVE:
+            return []
+        return Attempt.failed_checks(attempt.checks)
+
+    @property
+    def sign_off_needs_comment(self) -> bool:
+        return bool(self.undecided or self.limit_reason or self.validator_failed_checks)
+
+    @property
     def llm_failure(self) -> str:
         """Why the LLM path of the current revision's finished attempt errored ("" when it
         did not): its findings and fixes are then the engine's alone, shown beside this."""
@@ -271,7 +286,7 @@ class ReviewPage(ReviewState):
     report_html: SafeString | None = None
     finding_groups: list[FindingGroup] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
-    audit: list[tuple[AuditEvent, int | None]] = field(default_factory=list)
+    audit: list[tuple[AuditEvent, int | None, str]] = field(default_factory=list)
     diff_a: Revision | None = None
     diff_b: Revision | None = None
     diff_rows: list[DiffLine] = field(default_factory=list)
@@ -420,10 +435,32 @@ def review_page(
         ]
     elif tab == "audit":
         page.audit = [
-            (event, revision_numbers.get(event.revision_id or 0))
+            (event, revision_numbers.get(event.revision_id or 0), audit_note(event))
             for event in selectors.audit_events_of(analysis)
         ]
     return page
+
+
+def audit_note(event: AuditEvent) -> str:
+    """What an audit row adds to its action: a sign-off that overrode something says what
+    ("override: 2 undecided fixes", "against the validator's RETRY: failed ...")."""
+    if event.action != AuditEvent.Action.APPROVED or not isinstance(event.data, dict):
+        return ""
+    data = event.data
+    notes = []
+    undecided = data.get("undecided_fixes") or []
+    if data.get("override") and undecided:
+        notes.append(f"{len(undecided)} undecided fix{'es' if len(undecided) != 1 else ''}")
+    failed = data.get("failed_checks") or []
+    if data.get("against_validator") and failed:
+        notes.append(
+            f"against the validator's {data.get('decision', '')} (failed: "
+            + ", ".join(str(check) for check in failed)
+            + ")"
+        )
+    if data.get("loop_limit"):
+        notes.append("at a loop limit")
+    return "override: " + "; ".join(notes) if notes else ""
 
 
 def _load_report(page: ReviewPage) -> None:

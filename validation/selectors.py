@@ -89,6 +89,7 @@ def queue_annotate(queryset: QuerySet[Analysis]) -> QuerySet[Analysis]:
     return queryset.select_related("claimed_by").annotate(
         verdict=_latest_attempt("decision", done_only=True),
         verdict_confidence=_latest_attempt("confidence", done_only=True),
+        verdict_checks=_latest_attempt("checks", done_only=True),
         attempt_status=_latest_attempt("status"),
         attempt_number=_latest_attempt("number"),
     )

@@ -122,6 +122,14 @@ class Attempt(models.Model):
     def __str__(self) -> str:
         return f"{self.analysis} · attempt {self.number}"
 
+    @staticmethod
+    def failed_checks(checks: object) -> list[str]:
+        """The labels of the checks a verdict's ``checks`` record as failed, in check order
+        (the sign-off, the review header and the queue say which)."""
+        if not isinstance(checks, dict):
+            return []
+        return [label for name, label in CHECK_CHOICES if checks.get(name) is False]
+
 
 class Finding(models.Model):
     class Severity(models.TextChoices):

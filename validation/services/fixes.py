@@ -36,6 +36,7 @@ from validation.services._shared import (
     IN_REVIEW,
     Status,
     audit,
+    audit_event,
     check_length,
     current_revision,
     lock_analysis,
@@ -94,13 +95,16 @@ def _review_start(fix: Fix, user: User, allowed: Iterable[str], doing: str) -> A
     return analysis
 
 
-def _fix_review(fix: Fix, *, status: str, user: User | None, reason: str = "") -> None:
+def _fix_review(
+    fix: Fix, *, status: str, user: User | None, reason: str = "", also: Iterable[str] = ()
+) -> None:
+    """Record a person's decision on `fix` (one UPDATE, with the `also` fields changed)."""
     fix.status = status
     fix.reviewer = user
     fix.reviewed_at = timezone.now() if user is not None else None
     fix.reason = reason
     fix.carried_from = None  # a person's own decision now, not a carried-over rejection
-    fields = ["status", "reviewer", "reviewed_at", "reason", "replace", "carried_from"]
+    fields = ["status", "reviewer", "reviewed_at", "reason", "replace", "carried_from", *also]
     fix.save(update_fields=fields)
 
 
@@ -184,28 +188,24 @@ def fix_edit(*, fix: Fix, user: User, replace: str) -> Fix:
         if check.agrees
         else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
     )
-    fix.save(
-        update_fields=["replace", "edit_check", "edit_note", "confidence", "proposed_confidence"]
-    )
-    if check.agrees:
-        _fix_review(fix, status=Fix.Status.ACCEPTED, user=user)
+    edited = ["edit_check", "edit_note", "confidence", "proposed_confidence"]
+    if check.agrees:  # "Save and accept": a verified edit is accepted
+        _fix_review(fix, status=Fix.Status.ACCEPTED, user=user, also=edited)
     else:
-        _fix_review(fix, status=Fix.Status.PROPOSED, user=None)
-    audit(
-        analysis,
-        AuditEvent.Action.FIX_EDITED,
-        actor=user,
-        fix=fix,
-        revision_id=fix.revision_id,
-        comment=check.note,
-        data={
-            "previous_replace": previous,
-            "replace": replace,
-            "proposed_replace": fix.proposed_replace,
-            "edit_check": check.status,
-            "confidence": fix.confidence,
-        },
-    )
+        _fix_review(fix, status=Fix.Status.PROPOSED, user=None, also=edited)
+    data: dict[str, Any] = {
+        "previous_replace": previous,
+        "replace": replace,
+        "proposed_replace": fix.proposed_replace,
+        "edit_check": check.status,
+        "confidence": fix.confidence,
+    }
+    edit = audit_event(analysis, AuditEvent.Action.FIX_EDITED, actor=user, fix=fix, data=data)
+    edit.revision_id, edit.comment = fix.revision_id, check.note
+    accepted = audit_event(analysis, AuditEvent.Action.FIX_ACCEPTED, actor=user, fix=fix)
+    accepted.revision_id, accepted.data = fix.revision_id, {"edited": True}
+    # The edit, then (when it was accepted) the acceptance, in this order: ids follow it.
+    AuditEvent.objects.bulk_create([edit, accepted] if check.agrees else [edit])
     return fix
 
 

@@ -18,6 +18,7 @@ from django.utils.timesince import timesince
 
 from analyses.models import Analysis
 from validation.engine.report import format_confidence
+from validation.models import Attempt
 from validation.permissions import is_reviewer
 from validation.presenters import claim_of, pretty_json
 from validation.rendering import safe_url
@@ -47,6 +48,12 @@ def confidence(value: float | None) -> str:
     if value is None:
         return EMPTY
     return format_confidence(value)  # as the attempt's record says it (rounded down)
+
+
+@register.filter
+def failed_checks(checks: Any) -> str:
+    """The failed checks of a verdict's ``checks``, as labels: "Claims supported, …"."""
+    return ", ".join(Attempt.failed_checks(checks))
 
 
 @register.filter
