@@ -166,7 +166,7 @@ def fix_counts(*, revision_id: int, threshold: float) -> FixCounts:
         **statuses,
         bulk=Count(
             "pk",
-            filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold)
+            filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold, verified=True)
             & ~Q(edit_check=Fix.EditCheck.UNVERIFIED),
         ),
         carried=Count("pk", filter=Q(status=Fix.Status.REJECTED, carried_from__isnull=False)),
@@ -183,9 +183,18 @@ def _fix_queryset() -> QuerySet[Fix]:
     )
 
 
-def fixes_of_revision(revision: Revision) -> list[Fix]:
-    """The fixes of one revision in report order, with their reviewers and tool calls."""
-    return list(_fix_queryset().filter(revision=revision).order_by("offset", "id"))
+def fixes_of_revision(revision: Revision) -> tuple[list[Fix], dict[int, list[ToolCall]]]:
+    """The fixes of one revision in report order, with their reviewers, and their tool
+    calls by fix id (two queries; grouped here rather than by prefetch_related, whose
+    per-fix querysets cost more than the rows on a page of a hundred cards)."""
+    fixes = list(
+        Fix.objects.filter(revision=revision).select_related("reviewer").order_by("offset", "id")
+    )
+    calls: dict[int, list[ToolCall]] = {}
+    for call in ToolCall.objects.filter(fix__revision=revision).order_by("id"):
+        if call.fix_id is not None:
+            calls.setdefault(call.fix_id, []).append(call)
+    return fixes, calls
 
 
 def fix_with_number(*, fix_id: int, analysis: Analysis) -> tuple[Fix, int]:

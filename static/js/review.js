@@ -24,6 +24,12 @@
     return Array.prototype.slice.call(document.querySelectorAll(".fix-card"));
   }
 
+  /* A card's review status lives on its review part, which accept, reject and undo swap. */
+  function statusOf(card) {
+    var review = card.querySelector(".fix-review");
+    return review ? review.dataset.status : "";
+  }
+
   function currentCard() {
     if (currentId) {
       var card = document.getElementById(currentId);
@@ -55,7 +61,7 @@
     var card = currentCard();
     if (!card) {
       var list = cards();
-      card = list.filter(function (c) { return c.dataset.status === "proposed"; })[0] || list[0];
+      card = list.filter(function (c) { return statusOf(c) === "proposed"; })[0] || list[0];
       if (card) setCurrent(card, true);
     }
     return card;
@@ -177,7 +183,7 @@
     var count = 0;
     if (!isNaN(threshold)) {
       cards().forEach(function (card) {
-        if (card.dataset.status === "proposed" && card.dataset.unverified !== "1" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
+        if (statusOf(card) === "proposed" && card.dataset.unverified !== "1" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
       });
     }
     counter.textContent = String(count);

@@ -12,23 +12,15 @@ One module per aggregate, re-exported here:
 - ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
 - ``outcomes``: record a run's verdict or error; loop control (seed §7).
 - ``claims``: who is reviewing an analysis.
-- ``fixes``: fix review and apply.
+- ``review``: fix review (accept, reject, edit, undo, bulk accept).
+- ``fixes``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
 - ``tokens``: REST API tokens and their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
-from validation.services.fixes import (
-    MAX_REPLACE_CHARS,
-    ApplyOutcome,
-    fix_accept,
-    fix_edit,
-    fix_reject,
-    fix_undo,
-    fixes_apply,
-    fixes_bulk_accept,
-)
+from validation.services.fixes import ApplyOutcome, fixes_apply
 from validation.services.jobs import (
     MAX_RUNS,
     analysis_revalidate,
@@ -39,6 +31,15 @@ from validation.services.jobs import (
     sweep_stale_attempts,
 )
 from validation.services.outcomes import attempt_record_verdict
+from validation.services.review import (
+    MAX_REPLACE_CHARS,
+    FixNotFound,
+    fix_accept,
+    fix_edit,
+    fix_reject,
+    fix_undo,
+    fixes_bulk_accept,
+)
 from validation.services.signoff import analysis_reject, analysis_sign_off
 from validation.services.submissions import (
     analysis_submit,
@@ -56,6 +57,7 @@ __all__ = [
     "MAX_REPLACE_CHARS",
     "MAX_RUNS",
     "ApplyOutcome",
+    "FixNotFound",
     "analysis_claim",
     "analysis_claim_next",
     "analysis_reject",
