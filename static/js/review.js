@@ -209,7 +209,27 @@
     updateBulkCount();
   });
 
-  document.addEventListener("DOMContentLoaded", updateBulkCount);
+  /* The sticky footer wraps on a narrow screen: the page keeps room for its real height
+     (--footer-h, read by the CSS that keeps content and scrolled-to items above it). Set on
+     <html> through the CSSOM -- never a style attribute on swapped content (the CSP). */
+  var footerObserver = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    var height = Math.ceil(entries[0].target.getBoundingClientRect().height);
+    if (height > 0) document.documentElement.style.setProperty("--footer-h", height + "px");
+  }) : null;
+  var observedFooter = null;
+  function watchFooter() {
+    var footer = document.getElementById("review-footer");
+    if (!footerObserver || footer === observedFooter) return;
+    if (observedFooter) footerObserver.unobserve(observedFooter);
+    observedFooter = footer;
+    if (footer) footerObserver.observe(footer);
+  }
+  document.addEventListener("htmx:afterSettle", watchFooter);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    updateBulkCount();
+    watchFooter();
+  });
 })();
 
 /* A proof number shown short: a click shows the exact value (and back). */

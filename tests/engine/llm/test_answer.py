@@ -5,13 +5,18 @@ ends an analysis, needs an unsupported claim quoted from the report."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
 
-from tests.engine.llm.helpers import engine_verdict, fast_settings, judge_json, nvo
+from tests.engine.llm.helpers import (
+    engine_verdict,
+    fast_settings,
+    judge_json,
+    nvo,
+)
+from tests.engine.llm.helpers import placeholder_answer as placeholder
 from tests.engine.llm.server import ScriptedLLM, reply
 from validation.engine.llm import RetryMetrics, run_llm_path
 from validation.engine.llm.answer import JudgeAnswer, parse_answer
@@ -22,26 +27,6 @@ GOALS = [
     "Owner earnings from operating cash flow and capex",
     "Intrinsic value versus the current price",
 ]
-
-
-def placeholder(**overrides: Any) -> str:
-    """What the local 135M model answered on re-validation: valid JSON, every check false,
-    FAIL, the issue "items", goal scores with empty names, nothing quoted."""
-    answer = json.loads(
-        judge_json(
-            decision="FAIL",
-            confidence=0.2,
-            issues=["items"],
-            goals=[{"goal": "", "score": 0}, {"goal": "", "score": 0}],
-            claims_supported=False,
-            no_hallucinations=False,
-            query_addressed=False,
-            coherent_format=False,
-            source_metadata_present=False,
-        )
-    )
-    answer.update(overrides)
-    return json.dumps(answer)
 
 
 def wrong_cash_flow() -> Bundle:
