@@ -51,6 +51,7 @@ from validation.services.tokens import (
     api_token_create,
     api_token_revoke,
     api_token_throttle,
+    api_user_create,
 )
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "api_token_create",
     "api_token_revoke",
     "api_token_throttle",
+    "api_user_create",
     "attempt_bundle",
     "attempt_enqueue",
     "attempt_record_verdict",

@@ -46,6 +46,17 @@ def api_token_create(*, user: User, scope: str, name: str = "") -> tuple[ApiToke
     return token, raw
 
 
+def api_user_create(*, username: str) -> User:
+    """A user for a program (a pipeline) to own API tokens: no password, so it cannot log
+    in to the review screens, and no role, so its token sees only what it submitted."""
+    username = username.strip()
+    if not username or len(username) > 150:
+        raise InputError("A user name has 1 to 150 characters.")
+    if User.objects.filter(username=username).exists():
+        raise InputError(f"There is already a user {username!r}.")
+    return User.objects.create_user(username=username, password=None)
+
+
 def api_token_revoke(*, token: ApiToken) -> ApiToken:
     """Revoke `token` (idempotent: a revoked token keeps its first revocation time)."""
     ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
