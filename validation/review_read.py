@@ -148,9 +148,16 @@ _COMPILED: WeakKeyDictionary[Any, dict[bool, _Compiled]] = WeakKeyDictionary()
 def _compiled_review_query(db: Any, lock: bool) -> _Compiled:
     per_connection = _COMPILED.setdefault(db, {})
     if lock not in per_connection:
-        rows = _review_queryset(lock)
+        rows = _review_queryset()
         compiler = rows.query.get_compiler(connection=db)
         sql, params = compiler.as_sql()
+        if lock and db.features.has_select_for_update:
+            # The analysis row only (PostgreSQL): the lock every review action takes first.
+            # The ORM's select_for_update(of=...) needs select_related, which values_list
+            # does not take; SQLite's write transaction holds the whole database anyway.
+            table = db.ops.quote_name(Analysis._meta.db_table)
+            of = (table,) if db.features.has_select_for_update_of else ()
+            sql = f"{sql} {db.ops.for_update_sql(of=of)}"
         columns = [column for column, _, _ in compiler.select]
         names = list(rows.query.selected or ())  # values_list's order, annotations included
         per_connection[lock] = _Compiled(
@@ -176,7 +183,7 @@ def _review_columns(annotations: dict[str, Any]) -> list[str]:
     ]
 
 
-def _review_queryset(lock: bool) -> QuerySet[Fix, Any]:
+def _review_queryset() -> QuerySet[Fix, Any]:
     analysis = OuterRef("revision__analysis_id")
     revisions = Revision.objects.filter(analysis_id=analysis).order_by("-number")
     latest = Attempt.objects.filter(analysis_id=analysis).order_by("-number")
@@ -209,8 +216,6 @@ def _review_queryset(lock: bool) -> QuerySet[Fix, Any]:
         .annotate(**annotations)
         .values_list(*_review_columns(annotations))
     )
-    if lock:
-        rows = rows.select_for_update(of=("revision__analysis",))
     return rows
 
 
