@@ -9,12 +9,12 @@ once per database connection and run with each fix's ids.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from weakref import WeakKeyDictionary
 
 from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, IntegerField, Model, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from analyses.models import Analysis, Revision
@@ -89,41 +89,61 @@ def fix_under_review(*, fix_id: int, analysis_id: int, lock: bool) -> FixUnderRe
         return None
     (row,) = compiled.compiler.apply_converters([raw], compiled.converters)
     values = dict(zip(compiled.names, row, strict=True))
-    analysis = Analysis(**{name: values[f"revision__analysis__{name}"] for name in _ANALYSIS})
-    analysis._state.adding, analysis._state.db = False, db.alias
-    if analysis.claimed_by_id is not None:
-        analysis.claimed_by = User(
-            pk=analysis.claimed_by_id,
-            username=values["revision__analysis__claimed_by__username"],
-        )
-    fix = Fix(**{name: values[name] for name in _FIX})
-    fix._state.adding, fix._state.db = False, db.alias
-    fix.revision = Revision(
-        pk=fix.revision_id, analysis=analysis, number=values["revision__number"]
+    alias = db.alias
+    analysis = _loaded(
+        Analysis, alias, {name: values[f"revision__analysis__{name}"] for name in _ANALYSIS}
     )
+    if analysis.claimed_by_id is not None:
+        analysis.claimed_by = _loaded(
+            User,
+            alias,
+            {
+                "id": analysis.claimed_by_id,
+                "username": values["revision__analysis__claimed_by__username"],
+            },
+        )
+    fix = _loaded(Fix, alias, {name: values[name] for name in _FIX})
+    fix.revision = _loaded(
+        Revision,
+        alias,
+        {"id": fix.revision_id, "analysis_id": analysis_id, "number": values["revision__number"]},
+    )
+    fix.revision.analysis = analysis
     if fix.reviewer_id is not None:
-        fix.reviewer = User(pk=fix.reviewer_id, username=values["reviewer__username"])
+        fix.reviewer = _loaded(
+            User, alias, {"id": fix.reviewer_id, "username": values["reviewer__username"]}
+        )
     attempt = None
     if values["latest_id"] is not None:
-        attempt = Attempt(
-            analysis_id=analysis_id,
-            **{name: values[f"latest_{name}"] for name in _ATTEMPT_FIELDS},
-        )
+        fields = {name: values[f"latest_{name}"] for name in _ATTEMPT_FIELDS}
+        attempt = _loaded(Attempt, alias, {"analysis_id": analysis_id, **fields})
     counts = FixCounts(**{status: values[f"n_{status}"] for status in Fix.Status.values})
     counts.bulk_candidates, counts.carried = values["n_bulk"], values["n_carried"]
+    current = {
+        "id": values["current_revision_id"],
+        "analysis_id": analysis_id,
+        "number": values["current_revision_number"],
+    }
+    policy = {"id": 1, **{name: values[f"policy_{name}"] for name in _POLICY_FIELDS}}
     return FixUnderReview(
         fix=fix,
         analysis=analysis,
-        current_revision=Revision(
-            pk=values["current_revision_id"],
-            analysis_id=analysis_id,
-            number=values["current_revision_number"],
-        ),
+        current_revision=_loaded(Revision, alias, current),
         attempt=attempt,
-        policy=Policy(pk=1, **{name: values[f"policy_{name}"] for name in _POLICY_FIELDS}),
+        policy=_loaded(Policy, alias, policy),
         counts=counts,
         applied_in_number=values["applied_in__number"],
     )
+
+
+M = TypeVar("M", bound=Model)
+
+
+def _loaded(model: type[M], alias: str, values: dict[str, Any]) -> M:
+    """An instance as the ORM builds one from a row of these columns: the others are
+    deferred (read on use), never silently left at their defaults."""
+    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db(alias, names, [values[name] for name in names])
 
 
 _FIX = [field.attname for field in Fix._meta.concrete_fields]

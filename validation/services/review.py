@@ -136,6 +136,13 @@ def _audit(
         AuditEvent.objects.bulk_create(target.audit)
 
 
+def _unchanged(target: FixUnderReview) -> Fix:
+    """An action that changes nothing still writes the Claimed event it may have caused."""
+    if target.audit:
+        AuditEvent.objects.bulk_create(target.audit)
+    return target.fix
+
+
 @transaction.atomic
 def fix_accept(*, fix: Fix, user: User, analysis_id: int | None = None) -> Fix:
     """Accept a proposed (or rejected) fix of the current revision. Accepting twice is a
@@ -143,7 +150,7 @@ def fix_accept(*, fix: Fix, user: User, analysis_id: int | None = None) -> Fix:
     allowed = (Fix.Status.PROPOSED, Fix.Status.REJECTED, Fix.Status.ACCEPTED)
     target = _review_start(fix, user, allowed, "accept", analysis_id)
     if fix.status == Fix.Status.ACCEPTED:
-        return fix
+        return _unchanged(target)
     _fix_review(target, status=Fix.Status.ACCEPTED, user=user)
     _audit(target, AuditEvent.Action.FIX_ACCEPTED, user)
     return fix
@@ -159,7 +166,7 @@ def fix_reject(*, fix: Fix, user: User, reason: str, analysis_id: int | None = N
     if not reason and target.policy.require_reject_reason:
         raise ReasonRequired("Give a reason for rejecting this fix.")
     if fix.status == Fix.Status.REJECTED and fix.reason == reason:
-        return fix
+        return _unchanged(target)
     _fix_review(target, status=Fix.Status.REJECTED, user=user, reason=reason)
     _audit(target, AuditEvent.Action.FIX_REJECTED, user, comment=reason)
     return fix
@@ -196,7 +203,7 @@ def fix_edit(*, fix: Fix, user: User, replace: str, analysis_id: int | None = No
             "occur exactly once."
         )
     if fix.status == Fix.Status.ACCEPTED and fix.replace == replace:
-        return fix
+        return _unchanged(target)
     check = fix_edit_check(fix, replace)
     previous = fix.replace
     if fix.proposed_confidence is None:
@@ -240,7 +247,7 @@ def fix_undo(*, fix: Fix, user: User, analysis_id: int | None = None) -> Fix:
     allowed = (Fix.Status.PROPOSED, Fix.Status.ACCEPTED, Fix.Status.REJECTED, Fix.Status.CONFLICT)
     target = _review_start(fix, user, allowed, "undo", analysis_id)
     if fix.status == Fix.Status.PROPOSED:
-        return fix
+        return _unchanged(target)
     previous = fix.status
     _fix_review(target, status=Fix.Status.PROPOSED, user=None)
     _audit(target, AuditEvent.Action.FIX_UNDONE, user, data={"previous_status": previous})
