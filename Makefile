@@ -38,7 +38,15 @@ llm-install: install
 ## 127.0.0.1:$(LLM_PORT) beside the app and the worker, Redline pointed at it through
 ## REDLINE_LLM_*. Its own database and broker under var/llm/, so every demo attempt runs
 ## the LLM path (`make run` stays deterministic)
-run-llm: llm-install
+run-llm: install
+	@echo "make run-llm: Redline with a tiny local model (SmolLM2-135M on llama.cpp, CPU only)."
+	@echo "  You see the LLM path at work: every call, prompt and answer on the Attempts tab."
+	@echo "  The model is too small to judge: most answers are refused and re-asked, and most"
+	@echo "  attempts keep the deterministic engine's verdict with the LLM's failure beside it."
+	@echo "  First run: llama.cpp's server is built from source, 4 minutes on 2 idle cores, up to"
+	@echo "  25 on a busy machine (later runs start in seconds). Each demo validation then takes"
+	@echo "  1 to 4 minutes (4 analyses: about 7 minutes); make run stays deterministic and fast."
+	BIN=$(BIN) ./bin/install-local-llm
 	$(BIN)/python -m project.localenv
 	REDLINE_VAR_DIR=$(LLM_VAR) $(BIN)/python manage.py migrate --noinput
 	REDLINE_VAR_DIR=$(LLM_VAR) $(BIN)/python manage.py load_demo

@@ -4,8 +4,12 @@ of SQL queries for 10 versus 100 fixes.
 Run from the repository root:  .venv/bin/python bench/review_bench.py [--runs N]
 
 It uses a throwaway SQLite database (var/bench.sqlite3, recreated each run) and Django's test
-client, so the figures are server time without network or browser. Targets: page <= 80 ms,
-accept <= 20 ms, <= 15 queries per page, not growing with the number of fixes.
+client, so the figures are server time without network or browser. Targets (issue 20): the
+page at 100 fixes <= 40 ms and <= 12 queries, not growing with the number of fixes; an
+accept <= 8 ms and <= 6 queries. Queries count everything the request runs, the session and
+the user included; the first accept also claims the analysis (an UPDATE and its audit
+event), later ones find it claimed. The accept is timed with an htmx request, as the page
+sends it; each is undone before the next.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DB = ROOT / "var" / "bench.sqlite3"
 
-PAGE_TARGET_MS = 80.0
-ACCEPT_TARGET_MS = 20.0
-QUERY_TARGET = 15
+PAGE_TARGET_MS = 40.0
+ACCEPT_TARGET_MS = 8.0
+QUERY_TARGET = 12
+ACCEPT_QUERY_TARGET = 6
 
 
 def setup_django() -> None:
@@ -129,7 +134,7 @@ def main() -> None:
     setup_django()
 
     from django.contrib.auth.models import Group, User
-    from django.db import connection
+    from django.db import connection, reset_queries
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
@@ -153,10 +158,12 @@ def main() -> None:
 
         for _ in range(3):  # warm up: templates, content types, policy row
             client.get(page_url)
+        reset_queries()  # a full query log (9,000 entries: migrate fills it) captures nothing
         with CaptureQueriesContext(connection) as page_queries:
             response = client.get(page_url)
         assert response.status_code == 200, response.status_code
-        assert response.content.count(b'class="fix-card ') == fix_count
+        page_query_count = len(page_queries.captured_queries)  # now: the log moves on
+        assert response.content.count(b'<article id="fix-') == fix_count
 
         page_ms = []
         for _ in range(args.runs):
@@ -165,12 +172,13 @@ def main() -> None:
             page_ms.append(ms)
 
         accept_ms = []
-        accept_query_count = 0
-        for run in range(args.runs + 1):
-            if run == 0:
+        accept_query_counts = []
+        for run in range(args.runs + 2):
+            if run < 2:  # the first claims the analysis, the second finds it claimed
+                reset_queries()
                 with CaptureQueriesContext(connection) as accept_queries:
                     response = client.post(accept_url, **hx)
-                accept_query_count = len(accept_queries.captured_queries)
+                accept_query_counts.append(len(accept_queries.captured_queries))
             else:
                 ms, response = timed(lambda url=accept_url: client.post(url, **hx))
                 accept_ms.append(ms)
@@ -179,18 +187,28 @@ def main() -> None:
 
         results[fix_count] = {
             "page_ms": statistics.median(page_ms),
-            "page_queries": len(page_queries.captured_queries),
+            "page_queries": page_query_count,
             "accept_ms": statistics.median(accept_ms),
-            "accept_queries": accept_query_count,
+            "first_accept_queries": accept_query_counts[0],
+            "accept_queries": accept_query_counts[1],
         }
 
     print(f"review page benchmark ({args.runs} runs each, SQLite, django.test.Client)")
-    header = ("fixes", "page median", "page queries", "accept median", "accept queries")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(header, (6, 12, 13, 14, 15), strict=True)))
+    header = (
+        "fixes",
+        "page median",
+        "page queries",
+        "accept median",
+        "accept queries",
+        "(first, claiming)",
+    )
+    widths = (6, 12, 13, 14, 15, 18)
+    print(" ".join(f"{h:>{w}}" for h, w in zip(header, widths, strict=True)))
     for fix_count, row in results.items():
         print(
             f"{fix_count:>6} {row['page_ms']:>9.1f} ms {row['page_queries']:>13} "
-            f"{row['accept_ms']:>11.1f} ms {row['accept_queries']:>15}"
+            f"{row['accept_ms']:>11.1f} ms {row['accept_queries']:>15} "
+            f"{row['first_accept_queries']:>18}"
         )
     small, large = results[10], results[100]
     print(
@@ -202,6 +220,7 @@ def main() -> None:
         ("page (100 fixes)", large["page_ms"], PAGE_TARGET_MS, "ms"),
         ("accept (100 fixes)", large["accept_ms"], ACCEPT_TARGET_MS, "ms"),
         ("queries per page", large["page_queries"], QUERY_TARGET, ""),
+        ("queries per accept", large["accept_queries"], ACCEPT_QUERY_TARGET, ""),
     ]
     for label, value, target, unit in verdicts:
         ok = "ok" if value <= target else "OVER TARGET"

@@ -31,6 +31,8 @@ _DECIDED = [Fix.Status.ACCEPTED, Fix.Status.APPLIED, Fix.Status.REJECTED]
 def _acceptance(group: str) -> list[dict[str, Any]]:
     rows = (
         Fix.objects.filter(status__in=_DECIDED)
+        # A rejection carried into a later revision is the same review: counted once.
+        .exclude(status=Fix.Status.REJECTED, carried_from__isnull=False)
         .values(group)
         .annotate(
             accepted=Count("id", filter=~Q(status=Fix.Status.REJECTED)),

@@ -15,6 +15,7 @@ from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
 
 from analyses.models import Analysis, Evidence, Revision
+from validation.engine.report import format_confidence
 from validation.models import Attempt, AuditEvent, Fix, ToolCall
 
 
@@ -201,7 +202,7 @@ def export_markdown(export: dict[str, Any]) -> str:
         confidence = validation["confidence"]
         lines += [
             f"- **Decision:** {validation['decision']}",
-            f"- **Confidence:** {confidence:.2f}" if confidence is not None else "",
+            f"- **Confidence:** {format_confidence(confidence)}" if confidence is not None else "",
             f"- **Attempts:** {validation['attempts']}",
             f"- **Loops:** REVISE {export['revise_loops']}, RETRY {export['retry_loops']}",
         ]

@@ -67,7 +67,9 @@ class DatabaseCollector(Collector):
             ["accepted"],
             Fix.objects.filter(status__in=[Fix.Status.ACCEPTED, Fix.Status.APPLIED]).count(),
         )
-        reviewed.add_metric(["rejected"], Fix.objects.filter(status=Fix.Status.REJECTED).count())
+        # A rejection carried into a later revision is the same review: counted once.
+        rejected = Fix.objects.filter(status=Fix.Status.REJECTED, carried_from__isnull=True)
+        reviewed.add_metric(["rejected"], rejected.count())
         yield reviewed
 
         llm = CounterMetricFamily(

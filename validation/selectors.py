@@ -23,6 +23,7 @@ from django.db.models import (
     Subquery,
     Value,
 )
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -88,6 +89,7 @@ def queue_annotate(queryset: QuerySet[Analysis]) -> QuerySet[Analysis]:
     return queryset.select_related("claimed_by").annotate(
         verdict=_latest_attempt("decision", done_only=True),
         verdict_confidence=_latest_attempt("confidence", done_only=True),
+        verdict_checks=_latest_attempt("checks", done_only=True),
         attempt_status=_latest_attempt("status"),
         attempt_number=_latest_attempt("number"),
     )
@@ -143,6 +145,7 @@ class FixCounts:
     conflict: int = 0
     stale: int = 0
     bulk_candidates: int = 0
+    carried: int = 0  # rejections carried over from an earlier revision (among `rejected`)
 
     @property
     def total(self) -> int:
@@ -163,12 +166,14 @@ def fix_counts(*, revision_id: int, threshold: float) -> FixCounts:
         **statuses,
         bulk=Count(
             "pk",
-            filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold)
+            filter=Q(status=Fix.Status.PROPOSED, confidence__gte=threshold, verified=True)
             & ~Q(edit_check=Fix.EditCheck.UNVERIFIED),
         ),
+        carried=Count("pk", filter=Q(status=Fix.Status.REJECTED, carried_from__isnull=False)),
     )
     counts = FixCounts(**{status: row[status] for status in Fix.Status.values})
     counts.bulk_candidates = row["bulk"]
+    counts.carried = row["carried"]
     return counts
 
 
@@ -178,9 +183,18 @@ def _fix_queryset() -> QuerySet[Fix]:
     )
 
 
-def fixes_of_revision(revision: Revision) -> list[Fix]:
-    """The fixes of one revision in report order, with their reviewers and tool calls."""
-    return list(_fix_queryset().filter(revision=revision).order_by("offset", "id"))
+def fixes_of_revision(revision: Revision) -> tuple[list[Fix], dict[int, list[ToolCall]]]:
+    """The fixes of one revision in report order, with their reviewers, and their tool
+    calls by fix id (two queries; grouped here rather than by prefetch_related, whose
+    per-fix querysets cost more than the rows on a page of a hundred cards)."""
+    fixes = list(
+        Fix.objects.filter(revision=revision).select_related("reviewer").order_by("offset", "id")
+    )
+    calls: dict[int, list[ToolCall]] = {}
+    for call in ToolCall.objects.filter(fix__revision=revision).order_by("id"):
+        if call.fix_id is not None:
+            calls.setdefault(call.fix_id, []).append(call)
+    return fixes, calls
 
 
 def fix_with_number(*, fix_id: int, analysis: Analysis) -> tuple[Fix, int]:
@@ -240,7 +254,13 @@ def revisions_of(analysis: Analysis, *, bodies: bool) -> list[Revision]:
 
 
 def attempts_of(analysis: Analysis, *, full: bool) -> list[Attempt]:
-    attempts = Attempt.objects.filter(analysis=analysis).order_by("number")
+    """The analysis' attempts in order, each with ``llm_status`` and ``llm_error`` (the LLM
+    path's outcome, read out of its ``llm`` record by the database)."""
+    attempts = (
+        Attempt.objects.filter(analysis=analysis)
+        .annotate(llm_status=KT("llm__status"), llm_error=KT("llm__error"))
+        .order_by("number")
+    )
     return list(attempts if full else attempts.only(*_ATTEMPT_STATE_FIELDS))
 
 

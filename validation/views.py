@@ -3,7 +3,7 @@ through services.
 
 Every page works without JavaScript (forms POST and redirect back with a message); with
 htmx the same views return only the fragment that changed, rendered from the same
-template (``"validation/review.html#fix-card"``).
+template (``"validation/review.html#fix-review-response"``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -25,11 +26,12 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
-from validation import fix_cards, presenters, selectors, services
+from validation import fix_cards, presenters, review_state, selectors, services
 from validation.engine.report import format_confidence
 from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
+from validation.review_read import FixUnderReview
 
 REVIEW_TEMPLATE = "validation/review.html"
 QUEUE_TEMPLATE = "validation/queue.html"
@@ -147,6 +149,7 @@ def _review_context(request: HtmxHttpRequest, analysis: Analysis, **extra: Any) 
         tab=request.GET.get("tab", "report"),
         diff_a=request.GET.get("a"),
         diff_b=request.GET.get("b"),
+        csrf_token=get_token(request),
     )
     return {"page": page, "nav_queue_count": _nav_count(request), **extra}
 
@@ -175,7 +178,7 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     analysis = _load_analysis(request, pk)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
-    state = presenters.review_state(
+    state = review_state.review_state(
         analysis=analysis, user=request.user, reviewer=is_reviewer(request.user)
     )
     if state.validating:  # the cheap answer, every 1.5 s
@@ -206,15 +209,21 @@ def _fix_action(
     fix_id: int,
     act: Callable[[Fix], object],
     done: str,
+    *,
+    whole_card: bool = False,
 ) -> HttpResponse:
-    analysis = _load_analysis(request, pk)
-    require_reviewer(request)
-    fix = selectors.get_fix_for_analysis(analysis=analysis, fix_id=fix_id)
-    if fix is None:
-        raise Http404("No such fix on this analysis.")
+    """Run a fix review action. Its htmx answer is the card's review part (the whole card
+    for an edit, which changes the diff) with the footer, bulk accept and claim out of band,
+    drawn from the action's own read when it got that far."""
+    if not is_reviewer(request.user):
+        _load_analysis(request, pk)  # 404 for an analysis they may not see
+        require_reviewer(request)  # 403 for one they only submitted
+    fix = Fix(pk=fix_id)  # read (and locked) by the service, which checks it is the URL's
     error, status = "", 200
     try:
         act(fix)
+    except services.FixNotFound:
+        raise Http404("No such fix on this analysis.") from None
     except RedlineError as exc:
         error, status = str(exc), http_status(exc)
     if not _is_fragment_request(request):
@@ -223,18 +232,30 @@ def _fix_action(
         else:
             messages.success(request, done)
         return HttpResponseRedirect(reverse("analysis_review", args=[pk]) + f"#fix-{fix_id}")
-    return _fix_card_response(request, analysis, fix_id, error=error, status=status)
+    target: FixUnderReview | None = getattr(fix, "under_review", None)
+    if whole_card or target is None:
+        return _fix_card_response(request, pk, fix_id, error=error, status=status)
+    state = review_state.review_state_of(target, user=request.user)
+    review_html = review_state.fix_review_html(
+        target, state, csrf_token=get_token(request), error=error
+    )
+    context = {"page": state, "review_html": review_html}
+    response = render(request, f"{REVIEW_TEMPLATE}#fix-review-response", context)
+    response.status_code = status
+    return response
 
 
 def _fix_card_response(
-    request: HtmxHttpRequest, analysis: Analysis, fix_id: int, *, error: str, status: int
+    request: HtmxHttpRequest, pk: int, fix_id: int, *, error: str, status: int
 ) -> HttpResponse:
     """The changed card, plus the footer and bulk-accept form out of band (counts moved)."""
-    analysis.refresh_from_db(fields=["status", "claimed_by", "claimed_until"])
-    state = presenters.review_state(analysis=analysis, user=request.user, reviewer=True)
+    analysis = _load_analysis(request, pk)
+    state = review_state.review_state(analysis=analysis, user=request.user, reviewer=True)
     card = fix_cards.fix_card_for(fix_id=fix_id, analysis=analysis, error=error)
-    context = {"page": state, "card": card}
-    response = render(request, f"{REVIEW_TEMPLATE}#fix-card-response", context)
+    html = fix_cards.card_html(card, state.card_flags(get_token(request)))
+    response = render(
+        request, f"{REVIEW_TEMPLATE}#fix-card-response", {"page": state, "card_html": html}
+    )
     response.status_code = status
     return response
 
@@ -246,7 +267,7 @@ def fix_accept(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
         request,
         pk,
         fix_id,
-        lambda fix: services.fix_accept(fix=fix, user=request.user),
+        lambda fix: services.fix_accept(fix=fix, user=request.user, analysis_id=pk),
         f"Fix {fix_id} accepted.",
     )
 
@@ -259,7 +280,7 @@ def fix_reject(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
         request,
         pk,
         fix_id,
-        lambda fix: services.fix_reject(fix=fix, user=request.user, reason=reason),
+        lambda fix: services.fix_reject(fix=fix, user=request.user, reason=reason, analysis_id=pk),
         f"Fix {fix_id} rejected.",
     )
 
@@ -272,8 +293,9 @@ def fix_edit(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
         request,
         pk,
         fix_id,
-        lambda fix: services.fix_edit(fix=fix, user=request.user, replace=replace),
+        lambda fix: services.fix_edit(fix=fix, user=request.user, replace=replace, analysis_id=pk),
         f"Fix {fix_id} edited.",
+        whole_card=True,
     )
 
 
@@ -284,7 +306,7 @@ def fix_undo(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
         request,
         pk,
         fix_id,
-        lambda fix: services.fix_undo(fix=fix, user=request.user),
+        lambda fix: services.fix_undo(fix=fix, user=request.user, analysis_id=pk),
         f"Review of fix {fix_id} undone.",
     )
 

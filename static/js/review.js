@@ -24,6 +24,12 @@
     return Array.prototype.slice.call(document.querySelectorAll(".fix-card"));
   }
 
+  /* A card's review status lives on its review part, which accept, reject and undo swap. */
+  function statusOf(card) {
+    var review = card.querySelector(".fix-review");
+    return review ? review.dataset.status : "";
+  }
+
   function currentCard() {
     if (currentId) {
       var card = document.getElementById(currentId);
@@ -55,7 +61,7 @@
     var card = currentCard();
     if (!card) {
       var list = cards();
-      card = list.filter(function (c) { return c.dataset.status === "proposed"; })[0] || list[0];
+      card = list.filter(function (c) { return statusOf(c) === "proposed"; })[0] || list[0];
       if (card) setCurrent(card, true);
     }
     return card;
@@ -177,7 +183,7 @@
     var count = 0;
     if (!isNaN(threshold)) {
       cards().forEach(function (card) {
-        if (card.dataset.status === "proposed" && card.dataset.unverified !== "1" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
+        if (statusOf(card) === "proposed" && card.dataset.unverified !== "1" && parseFloat(card.dataset.confidence) >= threshold - 1e-9) count++;
       });
     }
     counter.textContent = String(count);
@@ -203,7 +209,27 @@
     updateBulkCount();
   });
 
-  document.addEventListener("DOMContentLoaded", updateBulkCount);
+  /* The sticky footer wraps on a narrow screen: the page keeps room for its real height
+     (--footer-h, read by the CSS that keeps content and scrolled-to items above it). Set on
+     <html> through the CSSOM -- never a style attribute on swapped content (the CSP). */
+  var footerObserver = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    var height = Math.ceil(entries[0].target.getBoundingClientRect().height);
+    if (height > 0) document.documentElement.style.setProperty("--footer-h", height + "px");
+  }) : null;
+  var observedFooter = null;
+  function watchFooter() {
+    var footer = document.getElementById("review-footer");
+    if (!footerObserver || footer === observedFooter) return;
+    if (observedFooter) footerObserver.unobserve(observedFooter);
+    observedFooter = footer;
+    if (footer) footerObserver.observe(footer);
+  }
+  document.addEventListener("htmx:afterSettle", watchFooter);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    updateBulkCount();
+    watchFooter();
+  });
 })();
 
 /* A proof number shown short: a click shows the exact value (and back). */

@@ -68,5 +68,14 @@ def test_dashboard_draws_real_data(  # type: ignore[no-untyped-def]
     expect(page.locator("[data-chart='decisions'] svg rect").first).to_be_visible()
     expect(page.locator("[data-chart='confidence'] svg")).to_be_visible()
     assert page.locator("#kpi-approved").inner_text() != "…"
+    # Card titles sit inside their border, not on it (issue 20).
+    inset = page.evaluate(
+        """() => [...document.querySelectorAll(".dash-chart")].map((card) => {
+          const box = card.getBoundingClientRect();
+          const title = card.querySelector("h2").getBoundingClientRect();
+          return Math.min(title.left - box.left, title.top - box.top);
+        })"""
+    )
+    assert len(inset) == 6 and min(inset) >= 8, inset
     shoot("dashboard")
     assert errors == []

@@ -134,7 +134,7 @@ def test_the_review_page_works_under_the_content_security_policy(
         expect(page.locator(".tabs a.is-active")).to_contain_text(tab)
     first = page.locator(".fix-card").first
     first.locator("[data-action=accept]").click()
-    expect(first).to_have_attribute("data-status", "accepted")
+    expect(first.locator(".fix-review")).to_have_attribute("data-status", "accepted")
     page.keyboard.press("?")  # review.js: the shortcut overlay
     expect(page.locator("#shortcut-help")).to_be_visible()
     violations = page.evaluate("window.__cspViolations")

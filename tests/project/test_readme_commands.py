@@ -1,15 +1,21 @@
 """Every command of the README's CLI and import sections works as written, in a new shell,
-after the first `make run` of a fresh copy of the repository.
+after the first `make run` of a fresh copy of the repository; so do the REST API section's
+token command and first ingest, against the running `make run`.
 
 The copy holds the tracked files (and new ones not ignored) and shares this checkout's
 virtualenv. First: with no `.env` and no environment, `manage.py` refuses to start without a
-secret key. Then `make run` (on a free port) must answer, is stopped, and has written `.env`;
-each README command then runs in an environment with nothing but PATH, HOME and LANG, and
-must exit 0 without a traceback. (`make test` is never run from here.)
+secret key. Then `make run` (on a free port) must answer. While it runs: the README's token
+command (`--create-user`) and its ingest `curl`, in one shell (the README's port 8000 becomes
+the free port), must answer 201; and the worker's attempts -- the demo data and that ingest --
+must be counted by `redline_attempt_duration_seconds` on the web server's `/metrics` (the
+two processes share their metrics). Then `make run` is stopped and has written `.env`; each
+README command of the CLI and import sections runs in an environment with nothing but PATH,
+HOME and LANG, and must exit 0 without a traceback. (`make test` is never run from here.)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -57,6 +63,30 @@ def readme_commands() -> list[str]:
                 continue
             commands.append(pending)
             pending = ""
+    return commands
+
+
+def rest_api_commands() -> list[str]:
+    """The REST API section's commands up to its first ingest: the token, then the curl
+    (continuation lines joined, as a shell reads them)."""
+    section = _section(README.read_text(encoding="utf-8"), "REST API")
+    commands: list[str] = []
+    pending = ""
+    for line in section.splitlines():
+        stripped = line.strip()
+        if not line.startswith("    ") or not stripped or stripped.startswith("#"):
+            continue
+        pending += stripped
+        if pending.endswith("\\"):
+            pending = pending[:-1] + " "
+            continue
+        if "'" in pending and pending.count("'") % 2:  # a quoted JSON body spans lines
+            pending += " "
+            continue
+        commands.append(pending)
+        pending = ""
+        if commands[-1].startswith("curl"):
+            break
     return commands
 
 
@@ -118,6 +148,16 @@ def fresh_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)  # keeps mtimes: make sees the venv as installed
     (copy / ".venv").symlink_to(ROOT / ".venv")
+    # The copy's .venv is this checkout's: make must never reinstall the package from the
+    # copy into it (the editable install would then point at a temporary directory). The
+    # venv is installed as this checkout's make left it, so the copy's pyproject.toml is
+    # dated no later than the install.
+    stamp = ROOT / ".venv" / ".installed"
+    if stamp.exists():
+        installed = stamp.stat().st_mtime
+        pyproject = copy / "pyproject.toml"
+        if pyproject.stat().st_mtime > installed:
+            os.utime(pyproject, (installed - 1, installed - 1))
     yield copy
 
 
@@ -162,6 +202,7 @@ def test_make_run_then_every_readme_command_works_in_a_new_shell(fresh_copy: Pat
             assert process.poll() is None, (fresh_copy / "make-run.log").read_text()[-3000:]
             assert time.monotonic() < deadline, "make run did not answer in time"
             time.sleep(1)
+        _rest_api_and_metrics_work_under_make_run(fresh_copy, env, port)
     finally:
         _stop(process)
         log.close()
@@ -184,3 +225,45 @@ def test_make_run_then_every_readme_command_works_in_a_new_shell(fresh_copy: Pat
         said = result.stdout + result.stderr
         assert "Traceback" not in said, f"{command}\n{said[-3000:]}"
         assert result.returncode == 0, f"{command} exited {result.returncode}\n{said[-3000:]}"
+
+
+def _metric(text: str, name: str) -> float:
+    found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.MULTILINE)
+    return float(found.group(1)) if found else 0.0
+
+
+def _rest_api_and_metrics_work_under_make_run(copy: Path, env: dict[str, str], port: int) -> None:
+    commands = rest_api_commands()
+    assert commands[0].startswith("TOKEN=$(") and "--create-user" in commands[0], commands
+    assert commands[-1].startswith("curl -sS -X POST http://127.0.0.1:8000/api/v1/analyses")
+    script = "set -e\n" + "\n".join(
+        command.replace("127.0.0.1:8000", f"127.0.0.1:{port}") for command in commands
+    )
+    result = subprocess.run(
+        ["bash", "-c", script], cwd=copy, env=env, capture_output=True, text=True, timeout=120
+    )
+    said = result.stdout + result.stderr
+    assert result.returncode == 0 and "Traceback" not in said, said[-3000:]
+    created = json.loads(result.stdout.strip().splitlines()[-1])
+    assert created["status"] == "validating" and created["url"].startswith("/api/v1/analyses/")
+
+    # The worker validates the demo data and that ingest; the web server's /metrics counts
+    # every attempt it ran (it observes the duration, the web server answers the scrape).
+    url = f"http://127.0.0.1:{port}/metrics"
+    deadline = time.monotonic() + 120
+    while True:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            text = response.read().decode()
+        counted = _metric(text, "redline_attempt_duration_seconds_count")
+        done = sum(
+            float(value)
+            for value in re.findall(
+                r'^redline_attempts_total\{decision="[A-Z]+",status="done"\} (\S+)$',
+                text,
+                re.MULTILINE,
+            )
+        )
+        if done >= 5 and counted >= done:
+            break
+        assert time.monotonic() < deadline, f"attempts done {done}, counted {counted}"
+        time.sleep(2)

@@ -5,7 +5,7 @@ Layout (seed §9.1-9.3)::
     ## 7. Validation (Attempt 1)        <- "## 7. Validation" without an attempt number
 
     **Decision:** REVISE
-    **Confidence:** 0.65                <- two decimals, rounded down: a shown 0.80 is >= 0.80
+    **Confidence:** 0.65                <- format_confidence: two decimals, rounded down
 
     ### Checks
     | Check | Result |
@@ -36,6 +36,12 @@ CHECK_TITLES = {
 
 
 def format_confidence(confidence: float) -> str:
+    """A confidence or a score as Redline shows it everywhere (the review page, the queue,
+    the §7 record, the Markdown export, messages): two decimals, rounded down.
+
+    Rounded down, a shown value is never above the real one, so it never reads as clearing
+    a threshold it missed: 0.499 is "0.49" under the 0.50 REVISE threshold (it got RETRY),
+    never "0.50"; a shown "0.80" is at least 0.80."""
     return str(Decimal(str(confidence)).quantize(Decimal("0.01"), rounding=ROUND_FLOOR))
 
 
@@ -59,7 +65,9 @@ def render_attempt_markdown(verdict: Verdict, attempt_number: int | None = None)
     if verdict.goals:
         lines += ["", "### Goals", "| Goal | Score | Status |", "|------|-------|--------|"]
         for goal in verdict.goals:
-            lines.append(f"| {_cell(goal.goal)} | {goal.score:.2f} | {goal.status} |")
+            lines.append(
+                f"| {_cell(goal.goal)} | {format_confidence(goal.score)} | {goal.status} |"
+            )
         if verdict.goal_decision:
             lines += ["", f"**Goal decision:** {verdict.goal_decision}"]
 
@@ -95,7 +103,7 @@ def render_details_markdown(verdict: Verdict) -> str:
     for n, fix in enumerate(verdict.fixes, start=1):
         about = f" (finding {fix.finding_index + 1})" if fix.finding_index is not None else ""
         lines += [
-            f"{n}. `{fix.kind}`, confidence {fix.confidence:.2f}{about}",
+            f"{n}. `{fix.kind}`, confidence {format_confidence(fix.confidence)}{about}",
             f"   - FIND: {_code(fix.find)}",
             f"   - REPLACE: {_code(fix.replace)}",
             f"   - VERIFIED_WITH: {_line(fix.verified_with)}",

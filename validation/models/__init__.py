@@ -123,6 +123,14 @@ class Attempt(models.Model):
     def __str__(self) -> str:
         return f"{self.analysis} · attempt {self.number}"
 
+    @staticmethod
+    def failed_checks(checks: object) -> list[str]:
+        """The labels of the checks a verdict's ``checks`` record as failed, in check order
+        (the sign-off, the review header and the queue say which)."""
+        if not isinstance(checks, dict):
+            return []
+        return [label for name, label in CHECK_CHOICES if checks.get(name) is False]
+
 
 class Finding(models.Model):
     class Severity(models.TextChoices):
@@ -208,6 +216,17 @@ class Fix(models.Model):
     reason = models.TextField(blank=True, help_text="Why it was rejected, or why it conflicts.")
     applied_in = models.ForeignKey(
         Revision, null=True, blank=True, on_delete=models.SET_NULL, related_name="applied_fixes"
+    )
+    # A proposal a person already rejected on an earlier revision arrives rejected again: it
+    # is that same review carried over, not a second one (metrics and the dashboard count it
+    # once). Undo makes it an ordinary proposal.
+    carried_from = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The rejected fix of an earlier revision whose rejection this one carries.",
     )
 
     class Meta:

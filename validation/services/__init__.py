@@ -12,23 +12,15 @@ One module per aggregate, re-exported here:
 - ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
 - ``outcomes``: record a run's verdict or error; loop control (seed §7).
 - ``claims``: who is reviewing an analysis.
-- ``fixes``: fix review and apply.
+- ``review``: fix review (accept, reject, edit, undo, bulk accept).
+- ``fixes``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
 - ``tokens``: REST API tokens (least privilege, audited); ``rates``: their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
-from validation.services.fixes import (
-    MAX_REPLACE_CHARS,
-    ApplyOutcome,
-    fix_accept,
-    fix_edit,
-    fix_reject,
-    fix_undo,
-    fixes_apply,
-    fixes_bulk_accept,
-)
+from validation.services.fixes import ApplyOutcome, fixes_apply
 from validation.services.jobs import (
     MAX_RUNS,
     analysis_revalidate,
@@ -40,6 +32,15 @@ from validation.services.jobs import (
 )
 from validation.services.outcomes import attempt_record_verdict
 from validation.services.rates import api_token_throttle, rate_cache_state
+from validation.services.review import (
+    MAX_REPLACE_CHARS,
+    FixNotFound,
+    fix_accept,
+    fix_edit,
+    fix_reject,
+    fix_undo,
+    fixes_bulk_accept,
+)
 from validation.services.signoff import analysis_reject, analysis_sign_off
 from validation.services.submissions import (
     analysis_submit,
@@ -52,12 +53,14 @@ from validation.services.tokens import (
     api_token_may_manage,
     api_token_revoke,
     api_token_subjects,
+    api_user_create,
 )
 
 __all__ = [
     "MAX_REPLACE_CHARS",
     "MAX_RUNS",
     "ApplyOutcome",
+    "FixNotFound",
     "analysis_claim",
     "analysis_claim_next",
     "analysis_reject",
@@ -73,6 +76,7 @@ __all__ = [
     "api_token_revoke",
     "api_token_subjects",
     "api_token_throttle",
+    "api_user_create",
     "attempt_bundle",
     "attempt_enqueue",
     "attempt_record_verdict",

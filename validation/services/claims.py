@@ -15,7 +15,14 @@ from django.utils import timezone
 from analyses.models import Analysis
 from validation.errors import ClaimedByOther
 from validation.models import AuditEvent, Policy
-from validation.services._shared import OPEN, Status, audit, lock_analysis, require_status
+from validation.services._shared import (
+    OPEN,
+    Status,
+    audit,
+    audit_event,
+    lock_analysis,
+    require_status,
+)
 
 
 def _claim_holder(analysis: Analysis, now: datetime) -> int | None:
@@ -32,25 +39,38 @@ def _claimed_by_other(analysis: Analysis) -> ClaimedByOther:
 
 
 def claim_for_action(
-    analysis: Analysis, user: User, now: datetime, *, policy: Policy | None = None
+    analysis: Analysis,
+    user: User,
+    now: datetime,
+    *,
+    policy: Policy | None = None,
+    lazy: bool = False,
+    events: list[AuditEvent] | None = None,
 ) -> None:
-    """Claim (or refresh the claim on) a locked analysis for `user`; saved by the caller or here.
+    """Claim (or refresh the claim on) a locked analysis for `user`, saved here.
 
-    `policy`: the Policy when the caller has read it already."""
+    `lazy` (the fix review keys): a claim the user holds with more than half of
+    Policy.claim_minutes left is not written again, so a reviewer pressing "a" a hundred
+    times an hour keeps it alive with one UPDATE every few minutes, not one per key.
+    `policy`: the Policy when the caller has read it already. `events`: where to put the
+    Claimed audit event, unsaved, for the caller to write with its own."""
     holder = _claim_holder(analysis, now)
     if holder is not None and holder != user.pk:
         raise _claimed_by_other(analysis)
     minutes = (policy or Policy.load()).claim_minutes
+    left = analysis.claimed_until - now if analysis.claimed_until else None
+    if lazy and holder is not None and left is not None and left > timedelta(minutes=minutes) / 2:
+        return
     analysis.claimed_by = user
     analysis.claimed_until = now + timedelta(minutes=minutes)
     analysis.save(update_fields=["claimed_by", "claimed_until", "updated_at"])
     if holder is None:
-        audit(
-            analysis,
-            AuditEvent.Action.CLAIMED,
-            actor=user,
-            data={"until": analysis.claimed_until.isoformat(), "minutes": minutes},
-        )
+        data = {"until": analysis.claimed_until.isoformat(), "minutes": minutes}
+        event = audit_event(analysis, AuditEvent.Action.CLAIMED, actor=user, data=data)
+        if events is None:
+            event.save(force_insert=True)
+        else:
+            events.append(event)
 
 
 @transaction.atomic

@@ -1,11 +1,9 @@
-"""Fix review (accept / reject / edit / undo / bulk accept) and apply.
+"""Apply: the accepted fixes of the current revision become revision n+1, re-validated.
 
-Each action locks the analysis, auto-claims it for the reviewer and writes one AuditEvent;
-a refused action raises a ``DomainError`` and changes nothing."""
+(Fix review -- accept, reject, edit, undo, bulk accept -- is in ``services.review``.)"""
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Iterable
@@ -19,16 +17,13 @@ from django.utils import timezone
 
 from analyses.models import Analysis, Revision
 from validation.engine.fields import extract_fields
-from validation.engine.fixes import ApplyResult, FixToApply, apply_fixes, count_occurrences
+from validation.engine.fixes import ApplyResult, FixToApply, apply_fixes
 from validation.engine.types import ExtractedFields
 from validation.errors import (
     DatabaseBusy,
     DomainError,
-    FindNotUnique,
-    FixNotReviewable,
     LoopLimitReached,
     NothingToApply,
-    ReasonRequired,
 )
 from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
@@ -36,7 +31,6 @@ from validation.services._shared import (
     IN_REVIEW,
     Status,
     audit,
-    check_length,
     current_revision,
     lock_analysis,
     require_status,
@@ -45,9 +39,6 @@ from validation.services._shared import (
 )
 from validation.services.claims import claim_for_action
 from validation.services.jobs import attempt_create
-from validation.services.reverify import UNVERIFIED_CONFIDENCE, fix_edit_check
-
-MAX_REPLACE_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -58,223 +49,6 @@ class ApplyOutcome:
     applied: list[Fix] = field(default_factory=list)
     conflicts: list[Fix] = field(default_factory=list)
     stale: list[Fix] = field(default_factory=list)
-
-
-def _lock_for_fix(fix: Fix) -> tuple[Analysis, Revision]:
-    """Lock the fix's analysis, refresh the fix; return the analysis and its current revision."""
-    revision = Revision.objects.only("analysis_id").get(pk=fix.revision_id)
-    analysis = lock_analysis(revision.analysis_id)
-    fix.refresh_from_db()
-    return analysis, current_revision(analysis)
-
-
-def _check_reviewable(fix: Fix, current: Revision, allowed: Iterable[str], doing: str) -> None:
-    if fix.status == Fix.Status.APPLIED:
-        number = fix.applied_in.number if fix.applied_in else "a later revision"
-        raise FixNotReviewable(f"This fix was already applied in revision {number}.")
-    if fix.status == Fix.Status.STALE or fix.revision_id != current.pk:
-        raise FixNotReviewable(
-            f"This fix is stale: it was proposed for revision {fix.revision.number}, and the "
-            f"report is now at revision {current.number}."
-        )
-    if fix.status not in allowed:
-        if fix.status == Fix.Status.CONFLICT:
-            raise FixNotReviewable(
-                f"This fix conflicts ({fix.reason}); undo or reject it rather than {doing} it."
-            )
-        raise FixNotReviewable(f"This fix is {fix.status}; it cannot be changed that way.")
-
-
-def _review_start(fix: Fix, user: User, allowed: Iterable[str], doing: str) -> Analysis:
-    now = timezone.now()
-    analysis, current = _lock_for_fix(fix)
-    require_status(analysis, IN_REVIEW, "have its fixes reviewed")
-    claim_for_action(analysis, user, now)
-    _check_reviewable(fix, current, allowed, doing)
-    return analysis
-
-
-def _fix_review(fix: Fix, *, status: str, user: User | None, reason: str = "") -> None:
-    fix.status = status
-    fix.reviewer = user
-    fix.reviewed_at = timezone.now() if user is not None else None
-    fix.reason = reason
-    fix.save(update_fields=["status", "reviewer", "reviewed_at", "reason", "replace"])
-
-
-@transaction.atomic
-def fix_accept(*, fix: Fix, user: User) -> Fix:
-    """Accept a proposed (or rejected) fix of the current revision. Accepting twice is a no-op."""
-    allowed = (Fix.Status.PROPOSED, Fix.Status.REJECTED, Fix.Status.ACCEPTED)
-    analysis = _review_start(fix, user, allowed, "accept")
-    if fix.status == Fix.Status.ACCEPTED:
-        return fix
-    _fix_review(fix, status=Fix.Status.ACCEPTED, user=user)
-    audit(
-        analysis, AuditEvent.Action.FIX_ACCEPTED, actor=user, fix=fix, revision_id=fix.revision_id
-    )
-    return fix
-
-
-@transaction.atomic
-def fix_reject(*, fix: Fix, user: User, reason: str) -> Fix:
-    """Reject a fix, with a reason when Policy.require_reject_reason (the default)."""
-    reason = (reason or "").strip()
-    if not reason and Policy.load().require_reject_reason:
-        raise ReasonRequired("Give a reason for rejecting this fix.")
-    check_length(reason, "The reason")
-    allowed = (Fix.Status.PROPOSED, Fix.Status.ACCEPTED, Fix.Status.REJECTED, Fix.Status.CONFLICT)
-    analysis = _review_start(fix, user, allowed, "reject")
-    if fix.status == Fix.Status.REJECTED and fix.reason == reason:
-        return fix
-    _fix_review(fix, status=Fix.Status.REJECTED, user=user, reason=reason)
-    audit(
-        analysis,
-        AuditEvent.Action.FIX_REJECTED,
-        actor=user,
-        fix=fix,
-        revision_id=fix.revision_id,
-        comment=reason,
-    )
-    return fix
-
-
-@transaction.atomic
-def fix_edit(*, fix: Fix, user: User, replace: str) -> Fix:
-    """Replace the fix's replacement text, re-verify it against the fix's proof, and accept
-    it when the proof still holds.
-
-    An edit the proof contradicts (or that the engine cannot check) is saved as "edited —
-    unverified": its confidence drops, it stays to review (a person may accept it on its
-    own, never in bulk) and the card says why. Editing back to the proposal restores the
-    proposal's confidence. FIND is not editable, and must still occur exactly once in the
-    fix's revision. Line endings are normalised to "\\n" (a browser textarea sends "\\r\\n").
-    """
-    replace = replace.replace("\r\n", "\n")
-    if len(replace) > MAX_REPLACE_CHARS:
-        raise DomainError(f"The replacement is too long (at most {MAX_REPLACE_CHARS} characters).")
-    if "\x00" in replace:
-        raise DomainError("The replacement contains a NUL character.")
-    allowed = (Fix.Status.PROPOSED, Fix.Status.ACCEPTED, Fix.Status.REJECTED)
-    analysis = _review_start(fix, user, allowed, "edit")
-    if replace == fix.find:
-        raise DomainError(
-            "The replacement is the same as the text it replaces; reject the fix instead."
-        )
-    occurrences = count_occurrences(fix.revision.body, fix.find)
-    if occurrences != 1:
-        where = "does not occur" if occurrences == 0 else f"occurs {occurrences} times"
-        raise FindNotUnique(
-            f"The text this fix replaces {where} in revision {fix.revision.number}; it must "
-            "occur exactly once."
-        )
-    if fix.status == Fix.Status.ACCEPTED and fix.replace == replace:
-        return fix
-    check = fix_edit_check(fix, replace)
-    previous = fix.replace
-    if fix.proposed_confidence is None:
-        fix.proposed_confidence = fix.confidence
-    fix.replace = replace
-    fix.edit_check = check.status
-    fix.edit_note = check.note
-    fix.confidence = (
-        fix.proposed_confidence
-        if check.agrees
-        else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
-    )
-    fix.save(
-        update_fields=["replace", "edit_check", "edit_note", "confidence", "proposed_confidence"]
-    )
-    if check.agrees:
-        _fix_review(fix, status=Fix.Status.ACCEPTED, user=user)
-    else:
-        _fix_review(fix, status=Fix.Status.PROPOSED, user=None)
-    audit(
-        analysis,
-        AuditEvent.Action.FIX_EDITED,
-        actor=user,
-        fix=fix,
-        revision_id=fix.revision_id,
-        comment=check.note,
-        data={
-            "previous_replace": previous,
-            "replace": replace,
-            "proposed_replace": fix.proposed_replace,
-            "edit_check": check.status,
-            "confidence": fix.confidence,
-        },
-    )
-    return fix
-
-
-@transaction.atomic
-def fix_undo(*, fix: Fix, user: User) -> Fix:
-    """Return an accepted, rejected or conflicting fix to proposed.
-
-    An edited replacement is kept (the card still shows it as edited); to restore the
-    proposal, edit the replacement back to `proposed_replace`. Undoing a proposed fix is a
-    no-op.
-    """
-    allowed = (Fix.Status.PROPOSED, Fix.Status.ACCEPTED, Fix.Status.REJECTED, Fix.Status.CONFLICT)
-    analysis = _review_start(fix, user, allowed, "undo")
-    if fix.status == Fix.Status.PROPOSED:
-        return fix
-    previous = fix.status
-    _fix_review(fix, status=Fix.Status.PROPOSED, user=None)
-    audit(
-        analysis,
-        AuditEvent.Action.FIX_UNDONE,
-        actor=user,
-        fix=fix,
-        revision_id=fix.revision_id,
-        data={"previous_status": previous},
-    )
-    return fix
-
-
-@transaction.atomic
-def fixes_bulk_accept(*, analysis: Analysis, user: User, min_confidence: float) -> list[Fix]:
-    """Accept every proposed fix of the current revision whose confidence >= min_confidence,
-    except edits the engine could not re-verify: those need a person's accept, one by one."""
-    if (
-        isinstance(min_confidence, bool)
-        or not isinstance(min_confidence, int | float)
-        or math.isnan(min_confidence)
-        or not 0.0 <= min_confidence <= 1.0
-    ):
-        raise DomainError(
-            f"The confidence threshold must be between 0 and 1 (got {min_confidence})."
-        )
-    now = timezone.now()
-    analysis = lock_analysis(analysis)
-    require_status(analysis, IN_REVIEW, "have its fixes reviewed")
-    claim_for_action(analysis, user, now)
-    current = current_revision(analysis)
-    fixes = list(
-        Fix.objects.filter(
-            revision=current,
-            status=Fix.Status.PROPOSED,
-            confidence__gte=min_confidence,
-            verified=True,  # an LLM fix no tool call supports is accepted one by one
-        )
-        .exclude(edit_check=Fix.EditCheck.UNVERIFIED)
-        .order_by("offset", "id")
-    )
-    if not fixes:
-        return []
-    Fix.objects.filter(pk__in=[fix.pk for fix in fixes]).update(
-        status=Fix.Status.ACCEPTED, reviewer=user, reviewed_at=now, reason=""
-    )
-    for fix in fixes:
-        fix.refresh_from_db()
-    audit(
-        analysis,
-        AuditEvent.Action.BULK_ACCEPTED,
-        actor=user,
-        revision_id=current.pk,
-        data={"min_confidence": min_confidence, "fixes": [fix.pk for fix in fixes]},
-    )
-    return fixes
 
 
 APPLY_ROUNDS = 3  # plans read without the lock; one that went stale is redone this often

@@ -30,7 +30,7 @@ from analyses.models import Analysis, Revision
 from validation.engine.types import Bundle, EngineSettings, Verdict
 from validation.errors import IllegalTransition
 from validation.metrics import ATTEMPT_SECONDS
-from validation.models import Attempt, AuditEvent, Policy
+from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status
 from validation.services.claims import claim_for_action
 from validation.services.llm import llm_run, llm_settings
@@ -227,16 +227,9 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
                 message=f"Validation failed: {type(exc).__name__}: {exc}",
             )
         else:
-            if verdict.llm is not None and verdict.llm.status == "errored":
-                # The judge never gave a valid answer: errored, never APPROVE; its calls stay.
-                attempt_error(
-                    attempt_id=attempt.pk,
-                    run_token=token,
-                    message=f"LLM judge errored: {verdict.llm.error}",
-                    llm_report=verdict.llm,
-                )
-                attempt.refresh_from_db()
-                return attempt
+            # An LLM path that errored (no valid judge answer, endpoint down) leaves the
+            # engine's verdict, never APPROVE, with the LLM's error on it (verdict.llm): the
+            # engine's findings and fixes are recorded and reviewable like any others.
             wrote = attempt_record_verdict(
                 attempt_id=attempt.pk,
                 run_token=token,
@@ -423,17 +416,42 @@ def sweep_stale_attempts(*, now: datetime | None = None) -> list[int]:
 
 @transaction.atomic
 def analysis_revalidate(*, analysis: Analysis, user: User) -> Attempt:
-    """Re-run the errored attempt of the current revision (same attempt row, runs reset)."""
+    """Re-run the current revision's attempt (same attempt row, runs reset): an errored one,
+    or a done one whose LLM path errored while none of its fixes has been decided (its
+    findings and fixes go; the LLM calls of the earlier run stay as its record)."""
     now = timezone.now()
     analysis = lock_analysis(analysis)
     require_status(analysis, IN_REVIEW, "be re-validated")
     claim_for_action(analysis, user, now)
     attempt = analysis.attempts.order_by("-number").first()
-    if attempt is None or attempt.status != Attempt.Status.ERRORED:
+    llm_errored = (
+        attempt is not None
+        and attempt.status == Attempt.Status.DONE
+        and isinstance(attempt.llm, dict)
+        and attempt.llm.get("status") == "errored"
+    )
+    if attempt is None or (attempt.status != Attempt.Status.ERRORED and not llm_errored):
         state = f"attempt {attempt.number} is {attempt.status}" if attempt else "it has none"
-        raise IllegalTransition(f"Only an errored attempt can be re-run ({state}).")
+        raise IllegalTransition(
+            f"Only an errored attempt, or one whose LLM path errored, can be re-run ({state})."
+        )
+    previous_error = attempt.error or (attempt.llm.get("error", "") if llm_errored else "")
+    if llm_errored:
+        decided = attempt.fixes.exclude(status=Fix.Status.PROPOSED).exclude(
+            status=Fix.Status.REJECTED, carried_from__isnull=False
+        )
+        if decided.exists():
+            raise IllegalTransition(
+                "Fixes of this attempt were already decided: re-validating would discard "
+                "those decisions. Apply them or sign off instead."
+            )
+        # The re-run records its own; findings and fixes go (tool calls with them).
+        attempt.tool_calls.all().delete()
+        attempt.fixes.all().delete()
+        attempt.findings.all().delete()
     Attempt.objects.filter(pk=attempt.pk).update(
         status=Attempt.Status.QUEUED,
+        decision="",
         error="",
         run_token="",
         runs=0,
@@ -449,8 +467,12 @@ def analysis_revalidate(*, analysis: Analysis, user: User) -> Attempt:
         AuditEvent.Action.VALIDATED,
         actor=user,
         revision_id=attempt.revision_id,
-        comment="Re-validation requested after an error.",
-        data={"attempt": attempt.number, "requeued": True, "previous_error": attempt.error},
+        comment=(
+            "Re-validation requested after the LLM path errored."
+            if llm_errored
+            else "Re-validation requested after an error."
+        ),
+        data={"attempt": attempt.number, "requeued": True, "previous_error": previous_error},
     )
     transaction.on_commit(partial(send_validation, attempt.revision_id))
     attempt.refresh_from_db()

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
+from django.db.models import F
 
 from validation.endpoints import llm_url_problem
 from validation.engine.llm import (
@@ -131,7 +132,10 @@ def llm_record(report: LLMReport) -> dict[str, Any]:
 
 
 def llm_rows(attempt_id: int, report: LLMReport | None) -> int:
-    """Write the LLM calls and record of one attempt (inside the caller's transaction)."""
+    """Write the LLM calls and record of one attempt (inside the caller's transaction).
+
+    The attempt's ``llm_call_count`` counts every LLMCall row it has: a re-validated attempt
+    keeps the calls of its earlier runs (their proof), and its count says so."""
     if report is None:
         return 0
     LLMCall.objects.bulk_create(
@@ -152,7 +156,7 @@ def llm_rows(attempt_id: int, report: LLMReport | None) -> int:
         ]
     )
     Attempt.objects.filter(pk=attempt_id).update(
-        llm=llm_record(report), llm_call_count=len(report.calls)
+        llm=llm_record(report), llm_call_count=F("llm_call_count") + len(report.calls)
     )
     return len(report.calls)
 

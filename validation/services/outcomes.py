@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
+from validation.engine.report import format_confidence
 from validation.engine.types import LLMReport, ToolCallRecord, Verdict
 from validation.loops import LoopState
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy, ToolCall
@@ -22,7 +23,7 @@ from validation.services._shared import (
     is_latest_attempt,
     set_status,
 )
-from validation.services.llm import llm_rows
+from validation.services.llm import llm_record, llm_rows
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,6 @@ def attempt_record_verdict(
         "markdown": markdown,
         "timings": timings,
         "tool_call_count": len(tool_calls),
-        "llm_call_count": 0,
         "error": "",
         "finished_at": now,
         "lease_expires_at": None,
@@ -147,7 +147,9 @@ def attempt_record_verdict(
         ]
     )
 
-    llm_rows(attempt.pk, verdict.llm)
+    if verdict.llm is not None:
+        attempt.llm_call_count += llm_rows(attempt.pk, verdict.llm)
+        attempt.llm = llm_record(verdict.llm)
     changed = analysis.take_extracted_fields(verdict.fields)
     saved = after_attempt(analysis=analysis, attempt=attempt, policy=policy)
     if changed and not saved:  # loop control saved every column (these too) when it moved
@@ -176,6 +178,7 @@ def _carried_rejection(earlier: Fix | None, now: datetime) -> dict[str, Any]:
         return {}
     return {
         "status": Fix.Status.REJECTED,
+        "carried_from_id": earlier.pk,
         "reviewer_id": earlier.reviewer_id,
         "reviewed_at": now,
         "reason": f"Rejected on revision {earlier.revision.number}: {earlier.reason}".strip(),
@@ -268,8 +271,21 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         "decision": decision,
         "confidence": attempt.confidence,
     }
+    llm = attempt.llm if isinstance(attempt.llm, dict) else {}
+    # An LLM path that errored left the engine's verdict: the audit says so beside it.
+    llm_note = (
+        f"LLM judge errored: {llm.get('error', '')}" if llm.get("status") == "errored" else ""
+    )
+    if llm_note:
+        data["llm"] = "errored"
     if analysis.status != Status.VALIDATING or not is_latest_attempt(attempt):
-        audit(analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data)
+        audit(
+            analysis,
+            AuditEvent.Action.VALIDATED,
+            revision_id=attempt.revision_id,
+            comment=llm_note[:MAX_COMMENT_CHARS],
+            data=data,
+        )
         return False
     policy = policy or Policy.load()
     failure = ""
@@ -284,7 +300,8 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         analysis.needs_new_input = decision == Attempt.Decision.RETRY and not limit
         set_status(analysis, Status.IN_REVIEW)
     else:
-        failure = f"The validator decided FAIL (confidence {attempt.confidence:.2f})."
+        confidence = format_confidence(attempt.confidence or 0.0)
+        failure = f"The validator decided FAIL (confidence {confidence})."
         set_status(analysis, Status.FAILED)
     analysis.save()
     data["status"] = analysis.status
@@ -301,7 +318,11 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         )
     events = [
         audit_event(
-            analysis, AuditEvent.Action.VALIDATED, revision_id=attempt.revision_id, data=data
+            analysis,
+            AuditEvent.Action.VALIDATED,
+            revision_id=attempt.revision_id,
+            comment=llm_note[:MAX_COMMENT_CHARS],
+            data=data,
         )
     ]
     if follow is not None:

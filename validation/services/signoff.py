@@ -35,7 +35,9 @@ def analysis_sign_off(
     Every fix of the current revision must be decided (accepted, rejected or applied); fixes
     nobody decided need `override` and a comment saying why, which the audit records.
     Accepted fixes must be applied first while a REVISE loop remains; at a loop limit (no
-    new revision can be made) they are recorded as accepted, not applied.
+    new revision can be made) they are recorded as accepted, not applied. Signing off what
+    the validator did not approve while checks failed overrides it: that needs a comment
+    too, and the audit records the decision and the failed checks.
     """
     comment = (comment or "").strip()
     check_length(comment, "The comment")
@@ -71,6 +73,12 @@ def analysis_sign_off(
     limit = loops.blocked_reason(latest.decision)
     if limit and not comment:
         raise ReasonRequired("At a loop limit, say why you sign off (a comment is required).")
+    failed = Attempt.failed_checks(latest.checks) if latest.decision != "APPROVE" else []
+    if failed and not comment:
+        raise ReasonRequired(
+            f"The validator rated this {latest.decision} with failed checks "
+            f"({', '.join(failed)}): say why you sign off (a comment is required)."
+        )
     set_status(analysis, Status.APPROVED)
     analysis.save()
     audit(
@@ -85,6 +93,8 @@ def analysis_sign_off(
             "confidence": latest.confidence,
             "override": bool(undecided),
             "undecided_fixes": undecided,
+            "against_validator": bool(failed),
+            "failed_checks": failed,
             "accepted_not_applied": accepted,
             "loop_limit": limit,
         },

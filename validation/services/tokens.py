@@ -75,6 +75,17 @@ def api_token_create(
     return token, raw
 
 
+def api_user_create(*, username: str) -> User:
+    """A user for a program (a pipeline) to own API tokens: no password, so it cannot log
+    in to the review screens, and no role, so its token sees only what it submitted."""
+    username = username.strip()
+    if not username or len(username) > 150:
+        raise InputError("A user name has 1 to 150 characters.")
+    if User.objects.filter(username=username).exists():
+        raise InputError(f"There is already a user {username!r}.")
+    return User.objects.create_user(username=username, password=None)
+
+
 @transaction.atomic
 def api_token_revoke(
     *, token: ApiToken, actor: User | None = None, via: str = "command"

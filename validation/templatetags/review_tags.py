@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
-import json
-import re
-from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from django import template
 from django.contrib.auth.models import AnonymousUser, User
 from django.http import QueryDict
-from django.utils import timezone
-from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import SafeString, mark_safe
-from django.utils.timesince import timesince
 
 from analyses.models import Analysis
-from validation.engine.report import format_confidence
+from validation import display
+from validation.models import Attempt
 from validation.permissions import is_reviewer
-from validation.presenters import claim_of, pretty_json
+from validation.presenters import pretty_json
 from validation.rendering import safe_url
+from validation.review_state import claim_of
 
 register = template.Library()
 
-EMPTY = "\u2013"  # an en dash: "no value"
+# Display rules live in validation.display (the Python-rendered fix cards use them too).
+for _filter in (
+    display.confidence,
+    display.confidence_class,
+    display.compact_json,
+    display.milliseconds,
+    display.humanize_key,
+    display.ago,
+    display.short_numbers,
+    display.finding_class,
+):
+    register.filter(_filter.__name__, _filter)
 
 _DECISION_CLASSES = {
     "APPROVE": "badge--approve",
@@ -42,22 +47,9 @@ _STATUS_CLASSES = {
 
 
 @register.filter
-def confidence(value: float | None) -> str:
-    """0.6499 → "0.64"; nothing → an en dash."""
-    if value is None:
-        return EMPTY
-    return format_confidence(value)  # as the attempt's record says it (rounded down)
-
-
-@register.filter
-def confidence_class(value: float | None) -> str:
-    if value is None:
-        return "conf--none"
-    if value >= 0.9:
-        return "conf--high"
-    if value >= 0.75:
-        return "conf--mid"
-    return "conf--low"
+def failed_checks(checks: Any) -> str:
+    """The failed checks of a verdict's ``checks``, as labels: "Claims supported, …"."""
+    return ", ".join(Attempt.failed_checks(checks))
 
 
 @register.filter
@@ -71,36 +63,9 @@ def status_class(value: str | None) -> str:
 
 
 @register.filter
-def finding_class(kind: str | None) -> str:
-    slug = "".join(c if c.isalnum() else "-" for c in (kind or "").lower()).strip("-")
-    return f"finding--{slug or 'other'}"
-
-
-@register.filter
 def as_json(value: Any) -> str:
     """Pretty JSON (or the text itself) for a <pre>; the template escapes it."""
     return pretty_json(value)
-
-
-@register.filter
-def compact_json(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
-@register.filter
-def milliseconds(value: float | None) -> str:
-    if value is None:
-        return EMPTY
-    if value >= 10_000:
-        return f"{value / 1000:.1f} s"
-    return f"{value:.0f} ms"
-
-
-@register.filter
-def humanize_key(value: str) -> str:
-    return str(value).replace("_ms", "").replace("_", " ")
 
 
 _TIMING_LABELS = {"total": "engine total", "total_ms": "whole run"}
@@ -110,7 +75,7 @@ _TIMING_LABELS = {"total": "engine total", "total_ms": "whole run"}
 def timing_label(key: str) -> str:
     """An attempt's timing key for a person: the engine's own total and the run's total
     (engine plus storing the result) are told apart."""
-    return _TIMING_LABELS.get(str(key)) or humanize_key(key)
+    return _TIMING_LABELS.get(str(key)) or display.humanize_key(key)
 
 
 @register.simple_tag(takes_context=True)
@@ -149,51 +114,3 @@ def safe_link(url: str | None) -> str:
 def claim_label(context: template.Context, analysis: Analysis) -> str:
     claim = claim_of(analysis, context.get("user"), context.get("now"))
     return claim.label if claim else ""
-
-
-@register.filter
-def ago(value: datetime | None, now: datetime | None = None) -> str:
-    """ "just now", "4 s ago", "12 min ago", "3 h ago", else "5 days ago"."""
-    if value is None:
-        return ""
-    seconds = ((now or timezone.now()) - value).total_seconds()
-    if seconds < 2:
-        return "just now"
-    if seconds < 60:
-        return f"{int(seconds)} s ago"
-    if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
-    if seconds < 86400:
-        return f"{int(seconds // 3600)} h ago"
-    return f"{timesince(value, now)} ago"
-
-
-# A number with more decimals than a reader can use (a calculator's 28 digits).
-_LONG_DECIMAL = re.compile(r"-?\d+\.\d{7,}")
-PROOF_DECIMALS = 4
-
-
-@register.filter
-def short_numbers(text: str | None) -> SafeString:
-    """Proof text with long decimals shown to 4 places; the exact value is one click away
-    (a button that reveals it; its title holds it for a hover too)."""
-    raw = conditional_escape(text or "")
-    pieces: list[str] = []
-    last = 0
-    for match in _LONG_DECIMAL.finditer(raw):
-        exact = match.group(0)
-        short = f"{Decimal(exact):.{PROOF_DECIMALS}f}\u2026"
-        pieces.append(raw[last : match.start()])
-        pieces.append(
-            format_html(
-                '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
-                ' aria-label="{} (show the exact value)">{}</button>',
-                exact,
-                exact,
-                short,
-                short,
-            )
-        )
-        last = match.end()
-    pieces.append(raw[last:])
-    return mark_safe("".join(pieces))

@@ -70,3 +70,23 @@ def fast_settings(base_url: str, **overrides: Any) -> LLMSettings:
     }
     values.update(overrides)
     return LLMSettings.model_validate(values)
+
+
+def placeholder_answer(**overrides: Any) -> str:
+    """What the local 135M model answered on re-validation: valid JSON, every check false,
+    FAIL, the issue "items", goal scores with empty names, nothing quoted."""
+    answer = json.loads(
+        judge_json(
+            decision="FAIL",
+            confidence=0.2,
+            issues=["items"],
+            goals=[{"goal": "", "score": 0}, {"goal": "", "score": 0}],
+            claims_supported=False,
+            no_hallucinations=False,
+            query_addressed=False,
+            coherent_format=False,
+            source_metadata_present=False,
+        )
+    )
+    answer.update(overrides)
+    return json.dumps(answer)

@@ -6,6 +6,7 @@ import hashlib
 from io import StringIO
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from validation.models import ApiToken
@@ -74,3 +75,32 @@ def test_admin_adds_a_token_shows_it_once_and_revokes(admin_user, pipeline_user,
     )
     token.refresh_from_db()
     assert token.revoked_at is not None
+
+
+def test_a_token_for_a_user_that_does_not_exist_says_how_to_create_one(db) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(CommandError, match="add --create-user to create this one"):
+        call_command("api_token", "create", "pipeline", "--scope", "write", stdout=StringIO())
+    assert not User.objects.filter(username="pipeline").exists()
+
+    out, err = StringIO(), StringIO()
+    call_command(
+        "api_token",
+        "create",
+        "pipeline",
+        "--scope",
+        "write",
+        "--create-user",
+        stdout=out,
+        stderr=err,
+    )
+    token = api_token_authenticate(out.getvalue().strip())
+    assert token is not None and token.user.username == "pipeline" and token.scope == "write"
+    assert not token.user.has_usable_password()  # it cannot log in to the review screens
+    assert not token.user.groups.exists()
+    assert "Created the user 'pipeline'" in err.getvalue()
+    # An existing user is used as it is, --create-user or not.
+    again = StringIO()
+    call_command(
+        "api_token", "create", "pipeline", "--create-user", stdout=again, stderr=StringIO()
+    )
+    assert api_token_authenticate(again.getvalue().strip()).user == token.user  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ from django.urls import reverse
 from tests.engine.llm.helpers import DATA, judge_json
 from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
 from validation import services
+from validation.errors import IllegalTransition
 from validation.models import Attempt, Fix, LLMCall, Policy, ToolCall
 from validation.services.llm import llm_budget_seconds, llm_settings
 from validation.tasks import SOFT_TIME_LIMIT
@@ -38,6 +39,16 @@ def fix_block(replace: str, verified_with: str) -> str:
 def submit_wrong_owner_earnings() -> Attempt:
     data: dict[str, Any] = json.loads((DATA / "bundle_nvo.json").read_text())
     data["body"] = data["body"].replace("Owner earnings are $14.8B", "Owner earnings are $14.6B")
+    result = services.analysis_submit(data=data, submitter=None)
+    assert result.revision is not None
+    return Attempt.objects.get(revision=result.revision)
+
+
+def submit_wrong_cash_flow() -> Attempt:
+    """NVO with operating cash flow of $15.4B: the engine proposes $15.5B, verified with the
+    evidence, before any LLM is asked."""
+    data: dict[str, Any] = json.loads((DATA / "bundle_nvo.json").read_text())
+    data["body"] = data["body"].replace("of $15.5B less", "of $15.4B less")
     result = services.analysis_submit(data=data, submitter=None)
     assert result.revision is not None
     return Attempt.objects.get(revision=result.revision)
@@ -108,35 +119,87 @@ def test_an_unverified_llm_fix_is_never_bulk_accepted(monkeypatch, reviewer):
     assert fix.status == "proposed"
 
 
-def test_a_judge_that_never_answers_validly_errors_the_attempt_never_approve(monkeypatch):
+def test_a_judge_that_never_answers_validly_keeps_the_engines_verdict_never_approve(
+    monkeypatch, reviewer
+):
     Policy.objects.filter(pk=1).update(retry_max_attempts=2, llm_model="from-policy")
     with ScriptedLLM([reply("not json"), reply("still not json")]) as llm:
         endpoint(monkeypatch, llm.base_url)
-        attempt = submit_wrong_owner_earnings()
+        attempt = submit_wrong_cash_flow()
         attempt = services.attempt_run(revision_id=attempt.revision_id)
         assert len(llm.requests) == 2  # the Policy's retry limit, not the environment's
         assert llm.requests[0]["model"] == "from-policy"
 
     assert attempt is not None
-    assert attempt.status == "errored"
-    assert attempt.decision != "APPROVE"
-    assert attempt.error.startswith("LLM judge errored")
+    # The engine ran first: its verdict, findings and fixes are recorded, the LLM's failure
+    # beside them; never APPROVE.
+    assert attempt.status == "done"
+    assert attempt.decision in ("REVISE", "RETRY")
     assert attempt.llm["status"] == "errored"
-    assert LLMCall.objects.filter(attempt=attempt).count() == 2
+    assert attempt.llm["error"].startswith("the LLM judge gave no valid answer")
+    assert any(issue.startswith("LLM judge errored") for issue in attempt.issues)
+    assert LLMCall.objects.filter(attempt=attempt).count() == attempt.llm_call_count == 2
     assert attempt.analysis.status == "in_review"
+    (fix,) = Fix.objects.filter(attempt=attempt, origin="deterministic")
+    assert fix.find == "$15.4B" and fix.replace == "$15.5B" and fix.verified
+    # ... and it can be applied.
+    services.fix_accept(fix=fix, user=reviewer)
+    outcome = services.fixes_apply(analysis_id=attempt.analysis_id, user=reviewer)
+    assert outcome.revision is not None and "of $15.5B less" in outcome.revision.body
 
 
-def test_an_endpoint_that_fails_errors_the_attempt(monkeypatch):
+def test_an_endpoint_that_fails_keeps_the_engines_verdict_and_the_failed_calls(monkeypatch):
     Policy.objects.filter(pk=1).update(llm_timeout_seconds=1)
     monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
     with ScriptedLLM([], fallback=status(500)) as llm:
         endpoint(monkeypatch, llm.base_url)
         monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
-        attempt = submit_wrong_owner_earnings()
+        attempt = submit_wrong_cash_flow()
         attempt = services.attempt_run(revision_id=attempt.revision_id)
 
-    assert attempt is not None and attempt.status == "errored"
+    assert attempt is not None and attempt.status == "done"
+    assert attempt.llm["status"] == "errored" and "endpoint failed" in attempt.llm["error"]
     assert LLMCall.objects.filter(attempt=attempt).exclude(error="").exists()
+    assert Fix.objects.filter(attempt=attempt).exists()
+
+
+def test_an_attempt_whose_llm_errored_is_re_validated_with_its_earlier_calls_counted(
+    monkeypatch, reviewer
+):
+    """The Attempts header counts every LLM call its table lists, over both runs."""
+    Policy.objects.filter(pk=1).update(retry_max_attempts=2)
+    script = [reply("not json"), reply("still not json"), reply(JUDGED)]
+    with ScriptedLLM(script, fallback=reply("no fixes")) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_cash_flow()
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        assert attempt is not None and attempt.llm["status"] == "errored"
+        first_fixes = set(Fix.objects.filter(attempt=attempt).values_list("pk", flat=True))
+
+        services.analysis_revalidate(analysis=attempt.analysis, user=reviewer)
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+
+    assert attempt is not None and attempt.status == "done"
+    assert attempt.llm["status"] == "ok"
+    calls = LLMCall.objects.filter(attempt=attempt).count()
+    assert calls == attempt.llm_call_count == len(llm.requests) >= 3
+    # The re-run recorded its own findings and fixes; the first run's are gone.
+    assert first_fixes.isdisjoint(Fix.objects.filter(attempt=attempt).values_list("pk", flat=True))
+    assert Fix.objects.filter(attempt=attempt, origin="deterministic").count() == 1
+
+
+def test_a_decided_fix_keeps_an_llm_errored_attempt_from_being_re_run(monkeypatch, reviewer):
+    Policy.objects.filter(pk=1).update(retry_max_attempts=1)
+    with ScriptedLLM([reply("not json")]) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_cash_flow()
+        attempt = services.attempt_run(revision_id=attempt.revision_id)
+    assert attempt is not None
+    fix = Fix.objects.get(attempt=attempt)
+    services.fix_reject(fix=fix, user=reviewer, reason="not this one")
+    with pytest.raises(IllegalTransition, match="already decided"):
+        services.analysis_revalidate(analysis=attempt.analysis, user=reviewer)
+    assert Fix.objects.filter(pk=fix.pk, status="rejected").exists()
 
 
 def test_policy_overrides_everything_but_the_key():
@@ -245,3 +308,24 @@ def test_without_an_endpoint_the_attempts_tab_says_the_path_is_deterministic(
     assert 'data-llm-path="deterministic"' in page
     assert "validation is deterministic" in page
     assert "Deterministic: no LLM call in this attempt." in page
+
+
+def test_the_review_page_shows_the_engines_fixes_beside_the_llm_failure(
+    monkeypatch, client, reviewer
+):
+    Policy.objects.filter(pk=1).update(retry_max_attempts=1)
+    with ScriptedLLM([reply("not json")]) as llm:
+        endpoint(monkeypatch, llm.base_url)
+        attempt = submit_wrong_cash_flow()
+        services.attempt_run(revision_id=attempt.revision_id)
+    fix = Fix.objects.get(attempt=attempt)
+    client.force_login(reviewer)
+    page = client.get(reverse("analysis_review", args=[attempt.analysis_id])).content.decode()
+
+    assert "No validation result for this revision yet" not in page
+    assert "The LLM judge errored:" in page
+    assert "the LLM judge gave no valid answer" in page
+    assert f'id="fix-{fix.pk}"' in page and 'data-action="accept"' in page
+    assert "Re-validate" in page
+    audit = client.get(reverse("analysis_review", args=[attempt.analysis_id]) + "?tab=audit")
+    assert "LLM judge errored: the LLM judge gave no valid answer" in audit.content.decode()

@@ -64,3 +64,38 @@ def test_two_reviewers_applying_at_once_make_exactly_one_new_revision(reviewer, 
     assert Attempt.objects.filter(analysis=analysis).count() == 2
     fix.refresh_from_db()
     assert fix.status == Fix.Status.APPLIED
+
+
+def test_a_review_action_holds_the_analysis_lock_while_it_writes(reviewer):
+    """The one-query read of accept/reject/undo locks the analysis row, as every writer does
+    first: another transaction cannot lock it meanwhile."""
+    from django.db import DatabaseError, transaction
+
+    from analyses.models import Analysis
+    from validation.review_read import fix_under_review
+
+    analysis = analysis_in_review()
+    fix = add_fix(analysis, "= $15.8B", "= $14.8B")
+    seen: list[str] = []
+
+    def try_lock() -> None:
+        try:
+            with transaction.atomic():
+                Analysis.objects.select_for_update(nowait=True).get(pk=analysis.pk)
+            seen.append("locked")
+        except DatabaseError:
+            seen.append("refused")
+        finally:
+            connection.close()
+
+    with transaction.atomic():
+        target = fix_under_review(fix_id=fix.pk, analysis_id=analysis.pk, lock=True)
+        assert target is not None and target.fix.pk == fix.pk
+        other = threading.Thread(target=try_lock)
+        other.start()
+        other.join(timeout=30)
+    assert seen == ["refused"]
+    after = threading.Thread(target=try_lock)
+    after.start()
+    after.join(timeout=30)
+    assert seen == ["refused", "locked"]

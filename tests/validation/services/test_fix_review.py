@@ -250,3 +250,17 @@ def test_bulk_accept_with_nothing_above_the_threshold_writes_nothing(reviewer):
 
     assert services.fixes_bulk_accept(analysis=analysis, user=reviewer, min_confidence=0.9) == []
     assert "bulk_accepted" not in _actions(analysis)
+
+
+def test_an_action_that_changes_nothing_still_records_the_claim_it_took(reviewer, other_reviewer):
+    analysis = analysis_in_review()
+    fix = add_fix(analysis, "= $15.8B", "= $14.8B")
+    services.fix_accept(fix=fix, user=reviewer)
+    services.analysis_release(analysis=analysis, user=reviewer)
+
+    services.fix_accept(fix=fix, user=other_reviewer)  # already accepted: a no-op
+
+    analysis.refresh_from_db()
+    assert analysis.claimed_by == other_reviewer
+    claims = AuditEvent.objects.filter(analysis=analysis, action="claimed")
+    assert list(claims.values_list("actor__username", flat=True)) == ["dana", "sam"]

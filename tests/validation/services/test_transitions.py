@@ -222,6 +222,7 @@ def test_only_an_errored_attempt_can_be_re_run(reviewer):
     analysis = analysis_in_review()
 
     with pytest.raises(
-        IllegalTransition, match=r"Only an errored attempt can be re-run \(attempt 1"
+        IllegalTransition,
+        match=r"Only an errored attempt, or one whose LLM path errored, can be re-run \(attempt 1",
     ):
         services.analysis_revalidate(analysis=analysis, user=reviewer)

@@ -42,16 +42,20 @@ def client(client_for: Any, reviewer: Any) -> Client:
 
 
 class TestAccept:
-    def test_htmx_returns_the_card_and_the_counters_out_of_band(
+    def test_htmx_returns_the_cards_review_part_and_the_counters_out_of_band(
         self, client: Client, review: Review
     ) -> None:
+        """Accept changes the card's state and buttons, not its diff or proof: the answer is
+        the card's review part, which htmx swaps (issue 20: the accept answer was the whole
+        card and the page's state, 24 queries)."""
         fix = review.fixes[0]
         response = client.post(fix_url("accept", review, fix), **HX)
         assert response.status_code == 200
         html = response.content.decode()
         assert html.lstrip().startswith(
-            f'<article id="fix-{fix.pk}" class="fix-card fix-card--accepted'
+            f'<div id="fix-{fix.pk}-review" class="fix-review" data-status="accepted">'
         )
+        assert f'hx-target="#fix-{fix.pk}-review"' in html  # its Undo swaps it again
         assert "<html" not in html and "report-body" not in html
         assert '<footer id="review-footer" class="review-footer" hx-swap-oob="true">' in html
         assert counters(1, 0, 2) in html
@@ -82,7 +86,7 @@ class TestReject:
         response = client.post(fix_url("reject", review, fix), {"reason": "  "}, **HX)
         assert response.status_code == 409
         html = response.content.decode()
-        assert html.lstrip().startswith(f'<article id="fix-{fix.pk}"')
+        assert html.lstrip().startswith(f'<div id="fix-{fix.pk}-review"')
         assert '<p class="fix-error" role="alert">Give a reason for rejecting this fix.</p>' in html
         assert status_of(fix) == Fix.Status.PROPOSED
 

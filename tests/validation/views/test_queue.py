@@ -57,6 +57,19 @@ class TestList:
         }
         assert "REVISE · 0.70" in html
 
+    def test_a_verdict_that_is_not_approve_names_its_failed_checks(
+        self, client_for: Any, reviewer: Any
+    ) -> None:
+        """At the approval threshold yet not approved: the row says why (issue 20)."""
+        failed = {"claims_supported": False, "no_hallucinations": True, "query_addressed": True}
+        for title, decision in (("Alpha", "REVISE"), ("Beta", "RETRY"), ("Gamma", "APPROVE")):
+            analysis = analysis_with(S.IN_REVIEW, title=title, decision=decision)
+            checks = failed if decision != "APPROVE" else {"claims_supported": True}
+            Attempt.objects.filter(analysis=analysis).update(confidence=0.8, checks=checks)
+        html = client_for(reviewer).get(reverse("queue")).content.decode()
+        assert html.count('<span class="failed-checks">failed: Claims supported</span>') == 2
+        assert "REVISE · 0.80" in html and "RETRY · 0.80" in html and "APPROVE · 0.80" in html
+
     def test_status_filter(self, client_for: Any, reviewer: Any) -> None:
         analysis_with(S.IN_REVIEW, title="Alpha", decision="REVISE")
         analysis_with(S.APPROVED, title="Delta", decision="APPROVE")

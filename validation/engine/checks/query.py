@@ -27,8 +27,9 @@ Terms and matching
 ------------------
 A text's *terms* are its words, lower-cased, without stop-words, lightly stemmed
 (plural ``s``/``es``/``ies``, ``ing``, ``ed``, ``ly`` and a final ``e`` removed, so
-"prices", "priced" and "pricing" are all "pric"), hyphenated and slashed words also by
-their parts ("year-over-year", "price-to-earnings"); numbers without thousands
+"prices", "priced" and "pricing" are all "pric"; irregular forms and their nouns as the
+word they are forms of: "grew", "grown" and "growth" are "grow"), hyphenated and slashed
+words also by their parts ("year-over-year", "price-to-earnings"); numbers without thousands
 separators ("$1,000" -> ``1000``); fiscal years as years ("FY2017", "FY17" ->
 ``2017``). An abbreviation matches the words it abbreviates, either way round: "P/E"
 and "price-to-earnings", "D&A" and "depreciation and amortization", "ROA" and "return
@@ -87,6 +88,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from validation.engine.report import format_confidence
 from validation.engine.types import (
     CheckName,
     EngineSettings,
@@ -192,13 +194,48 @@ class QueryResult:
     unrelated: bool = False
 
 
+# Word forms no suffix rule reaches: irregular verbs, their nouns and comparatives, each
+# read as the word it is a form of ("sales growth" is answered by "sales grew").
+_WORD_FORMS = {
+    form: base
+    for base, forms in {
+        "grow": "grew grown growth growths",
+        "rise": "rose risen rising",
+        "fall": "fell fallen",
+        "sell": "sold sale sales",
+        "buy": "bought",
+        "drive": "drove driven",
+        "pay": "paid",
+        "spend": "spent",
+        "lose": "lost losing loss losses",
+        "lead": "led",
+        "hold": "held",
+        "strong": "stronger strongest strength",
+        "weak": "weaker weakest weakness",
+        "high": "higher highest",
+        "low": "lower lowest",
+        "large": "larger largest",
+        "small": "smaller smallest",
+        "big": "bigger biggest",
+        "great": "greater greatest",
+        "long": "longer longest length",
+        "wide": "wider widest width",
+        "deep": "deeper deepest depth",
+        "profit": "profitable profitability",
+    }.items()
+    for form in forms.split()
+}
+
+
 @lru_cache(maxsize=8192)
 def stem(word: str) -> str:
     """Light, deterministic suffix stripping; good enough to compare a query with a report.
 
     Plural first, then one verb/adverb suffix, then a final ``e``: "earnings" -> "earn",
-    "prices"/"priced"/"pricing" -> "pric", "companies" -> "company".
+    "prices"/"priced"/"pricing" -> "pric", "companies" -> "company". Irregular forms are
+    read as their word first ("grew" and "growth" -> "grow", "sold" and "sales" -> "sell").
     """
+    word = _WORD_FORMS.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
     british = word.endswith(("ise", "ised", "ises", "ising", "isation", "isations"))
@@ -590,7 +627,7 @@ def check_query(
                 "goal_not_met" if status == "FAIL" else "goal_partial",
                 "major" if status == "FAIL" else "info",
                 f'goal "{goal}" is {"not met" if status == "FAIL" else "only partly met"} '
-                f"(score {goal_score:.2f}; missing: {_quoted(goal_missing)})",
+                f"(score {format_confidence(goal_score)}; missing: {_quoted(goal_missing)})",
             )
         )
     return QueryResult(

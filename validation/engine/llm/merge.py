@@ -12,7 +12,10 @@ Rules (issue 9):
 * The decision is recomputed from the merged findings (same confidence formula, same
   table), then made at least as strict as the LLM's own decision, and never less strict
   than what the engine's findings outside ``query_addressed`` allow. So the LLM can lower a
-  decision, and can raise it only by overruling the query check.
+  decision, and can raise it only by overruling the query check. It lowers it to REVISE or
+  RETRY on its judgement, but to FAIL (which ends the analysis) only with an unsupported
+  claim it quoted from the report: without one, its FAIL stops at RETRY (an engine FAIL
+  stays FAIL).
 * :class:`validation.engine.types.LLMChanges` records what changed.
 """
 
@@ -30,7 +33,7 @@ from validation.engine.decision import (
     revision_hints,
     stricter,
 )
-from validation.engine.llm.judge import JudgeAnswer, JudgeClaim, locate
+from validation.engine.llm.answer import JudgeAnswer, JudgeClaim, locate
 from validation.engine.llm.view import ReportPart
 from validation.engine.types import (
     CHECK_NAMES,
@@ -156,6 +159,9 @@ def merge_judgement(
         retry_signal=retry_signal,
     )
     decision = stricter(decision, floor)
+    quoted_claim = any(f.kind == "llm_unsupported_claim" for f in findings[engine_count:])
+    if decision == "FAIL" and floor != "FAIL" and not quoted_claim:
+        decision = "RETRY"
 
     for name in CHECK_NAMES:
         before, after = getattr(verdict.checks, name), getattr(checks, name)

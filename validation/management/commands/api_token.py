@@ -1,4 +1,9 @@
-"""manage.py api_token create USER --scope read|write [--name N] | revoke PREFIX | list [USER]"""
+"""manage.py api_token create USER --scope read|write [--name N] [--create-user] | revoke PREFIX
+| list [USER]
+
+A token belongs to a user: an existing one (a reviewer's account, say), or, with
+``--create-user``, a new user for the program that will use it (no password: it cannot log in
+to the review screens; no role: its token sees only what it submits)."""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from validation.errors import RedlineError
 from validation.models import ApiToken
-from validation.services import api_token_create, api_token_revoke
+from validation.services import api_token_create, api_token_revoke, api_user_create
 
 
 class Command(BaseCommand):
@@ -18,9 +23,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         actions = parser.add_subparsers(dest="action", required=True)
         create = actions.add_parser("create", help="a new token for USER, printed once")
-        create.add_argument("username")
+        create.add_argument("username", help="the user who owns the token")
         create.add_argument("--scope", choices=ApiToken.Scope.values, default="read")
         create.add_argument("--name", default="")
+        create.add_argument(
+            "--create-user",
+            action="store_true",
+            help="create USER first when there is none: a user for a program (a pipeline), "
+            "with no password and no role",
+        )
         revoke = actions.add_parser("revoke", help="revoke the token with this prefix")
         revoke.add_argument("prefix")
         listing = actions.add_parser("list", help="tokens (prefix, scope, last used)")
@@ -29,10 +40,18 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         action = options["action"]
         if action == "create":
-            user = User.objects.filter(username=options["username"]).first()
-            if user is None:
-                raise CommandError(f"There is no user {options['username']!r}.")
+            username = options["username"]
+            user = User.objects.filter(username=username).first()
+            if user is None and not options["create_user"]:
+                raise CommandError(
+                    f"There is no user {username!r}. A token belongs to a user: name an "
+                    "existing one, or add --create-user to create this one (no password, no "
+                    "role: for a program such as a pipeline)."
+                )
             try:
+                if user is None:
+                    user = api_user_create(username=username)
+                    self.stderr.write(f"Created the user {username!r} (no password, no role).")
                 _, raw = api_token_create(user=user, scope=options["scope"], name=options["name"])
             except RedlineError as exc:
                 raise CommandError(str(exc)) from None
