@@ -94,7 +94,7 @@ def test_a_sum_of_two_evidence_numbers_is_derived() -> None:
     result = check("Total options volume was 20,875 contracts.", options)
     match = match_of(result, "20,875")
     assert match.status == "derived"
-    assert match.formula == "call_volume 10899 + put_volume 9976"
+    assert match.formula == "call_volume 10,899 + put_volume 9,976"
     assert result.findings == []
 
 

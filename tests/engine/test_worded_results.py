@@ -125,6 +125,41 @@ def test_a_fabricated_operand_does_not_pass_through_the_result_it_explains() -> 
     assert "1,377 million" in numeric_findings(verdict)
 
 
+def test_a_sum_that_undoes_a_derived_difference_supports_nothing_new() -> None:
+    """Free cash flow is derived as cash from operations less capital spending; the same
+    capital spending added back gives cash from operations again, so a wrong figure for
+    it is judged against the evidence, not "derived" through the difference."""
+    verdict = check(
+        "Free cash flow was $18.8B: cash from operations of $21.2B less capital spending of $2.5B.",
+        ("cashflow", {"cash_from_operations": 21_300_000_000, "capital_spending": 2_500_000_000}),
+    )
+    assert status(verdict, "$18.8B") == "derived"
+    assert status(verdict, "$21.2B") == "close_but_wrong"
+    (fix,) = verdict.fixes
+    assert (fix.find, fix.replace) == ("$21.2B", "$21.3B")
+
+
+def test_an_operand_below_the_results_precision_derives_nothing() -> None:
+    """$48.1 billion less a $212 share price is $48.1 billion at any precision shown: no
+    operation explains a wrong "$48.0 billion" that way."""
+    verdict = check(
+        "Shares trade at $212. Revenue reached $48.0 billion.",
+        ("quote", {"price": 212}),
+        ("income", {"revenue": 48_100_000_000}),
+    )
+    assert status(verdict, "$48.0 billion") == "close_but_wrong"
+
+
+def test_a_derivation_names_its_evidence_numbers_in_the_expressions_units() -> None:
+    verdict = check(
+        "Free cash flow was $18.8B after capital spending of $2.5B.",
+        ("cashflow", {"cash_from_operations": 21_300_000_000, "capital_spending": 2_500_000_000}),
+    )
+    (match,) = [match for match in verdict.numbers.matches if match.text == "$18.8B"]
+    assert match.status == "derived"
+    assert match.formula == "cash_from_operations 21.3 - 2.5"
+
+
 # ------------------------------------------------------------------ wrong results get fixes
 
 

@@ -186,6 +186,8 @@ def cue_of(
     near_start = max(low, min(previous_end, start))
     before = _WORD.findall(body[near_start:start].lower())
     after = _WORD.findall(body[end:high].lower())[:_AFTER_WORDS] if high > end else []
+    if _operator_after(after):
+        after = []  # "$15.5B less capex": an operand; the words after are the other's
     bound, hedged, taken = _bound(before)
     kinds: set[str] = set()
     _read(before[: len(before) - taken], kinds)  # "more than 40%" is a bound, not a change
@@ -224,6 +226,19 @@ def cue_of(
         year,
         direction,
     )
+
+
+def _operator_after(after: list[str]) -> bool:
+    """ "less" or "minus" right after a number is subtraction, the number its first
+    operand ("operating cash flow of $15.5B less capex"), unless a comparison follows
+    ("$5 million less than", "$2 million less in 2019": the number is the difference)."""
+    return len(after) > 1 and after[0] in ("less", "minus") and after[1] not in _COMPARED_WORDS
+
+
+_COMPARED_WORDS = wordset(
+    """than in on for at during over compared versus vs year yoy last this per from
+    respectively"""
+)
 
 
 def _direction(words: list[str]) -> int:

@@ -79,7 +79,7 @@ class Hit:
 
 @dataclass(slots=True)
 class Derivation:
-    """How a claim follows from two numbers ("call_volume 10899 + put_volume 9976")."""
+    """How a claim follows from two numbers ("call_volume 10,899 + put_volume 9,976")."""
 
     value: Decimal
     formula: str

@@ -73,6 +73,10 @@ class Operand:
     paragraph: int = -1  # the report paragraph it stands in
     year: int = 0  # the year it is of, when its words say
     mark: str = ""  # the word before it that gives its part: "from", "to", "of", "by" ...
+    # For a number the fixpoint derived as a sum or difference: the keys of the numbers
+    # it follows from (and theirs). A sum or difference of it and one of them only
+    # undoes its derivation.
+    sources: frozenset[int] = frozenset()
 
     @property
     def in_report(self) -> bool:
@@ -123,7 +127,9 @@ class Target:
         if -tolerance - slack <= difference <= tolerance + slack:
             return True
         # A value cut short at the last digit shown (0.65387 written as 0.6538).
-        return 0 <= difference < 2 * half + slack
+        # (Strictly less, whatever the float rounding of the difference: 15.5 is no
+        # 15.4 cut short.)
+        return 0 <= difference < (2 * half + slack) * (1 - 1e-9)
 
     def distance(self, outcome: Outcome) -> float:
         """How far the outcome is from the stated number, relative to the larger of
@@ -168,7 +174,7 @@ class Miss:
 
 def describe(outcome: Outcome, names: Sequence[str]) -> str:
     """The outcome's expression with operands named where `names` gives a name
-    ("call_volume 10899 + put_volume 9976")."""
+    ("call_volume 10,899 + put_volume 9,976"), each number in the expression's units."""
     again = evaluate(
         outcome.op,
         outcome.operands,
@@ -198,7 +204,7 @@ def evaluate(
         return None
     value, slack, unit_out = measured
     texts = [
-        names[at] if at < len(names) and names[at] else _plain(number)
+        f"{names[at]} {_plain(number)}" if at < len(names) and names[at] else _plain(number)
         for at, number in enumerate(values)
     ]
     if op == PRODUCT:

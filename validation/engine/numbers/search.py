@@ -84,6 +84,7 @@ def operand_of(
     paragraph: int = -1,
     year: int = 0,
     mark: str = "",
+    sources: frozenset[int] = frozenset(),
 ) -> Operand:
     """A supported report number as an operand: exact when the evidence writes it so;
     a rounded restatement keeps its rounding, and the evidence value it stands for.
@@ -126,6 +127,7 @@ def operand_of(
         paragraph=paragraph,
         year=year,
         mark=mark,
+        sources=sources,
     )
 
 
@@ -491,6 +493,9 @@ class _Paired:
         self.year = [operand.year for operand in pool]
         self.explicit = [operand.explicit_scale for operand in pool]
         self.rescaled = [operand.written != operand.value for operand in pool]
+        self.keys = [operand.key for operand in pool]
+        self.sources = [operand.sources for operand in pool]
+        self.derived = any(self.sources)
         self.scaled_target = scaled_target
         self._sorts: dict[bool, _Sorted] = {}
 
@@ -506,6 +511,8 @@ class _Paired:
         beside = op in (ops.DIFF, ops.CHANGE)
         dated = op == ops.CHANGE
         same_units = op in (ops.DIFF, ops.SUM, ops.MEAN)
+        # "$15.5B - $139" is $15.5B at any precision a result shows: no operation.
+        additive = op in (ops.DIFF, ops.SUM)
         scale_free = op in ops.SCALE_FREE
         reread = target.value != target.written or any(self.rescaled)
         for written in (False, True) if reread else (False,):
@@ -515,9 +522,17 @@ class _Paired:
             else:
                 stated, half = target.value, target.half
             low, high = _window(stated, half, target.bound)
+            shown = values.values
             for i, j in values.pairs(op, low, high, ordered):
                 if self.wanted is not None and not (self.wanted[i] or self.wanted[j]):
                     continue
+                if additive:
+                    if 0 < min(abs(shown[i]), abs(shown[j])) < half:
+                        continue  # an operand below the result's precision changes nothing
+                    if self.derived and (
+                        self.keys[j] in self.sources[i] or self.keys[i] in self.sources[j]
+                    ):
+                        continue  # (a - b) + b is a again: no support a has not given
                 if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
                     continue  # every scale is known: no reading without them
                 if not self._allowed(
@@ -652,7 +667,7 @@ _SLACK_SHARE = 0.1
 
 def derivation(outcome: Outcome, index: EvidenceIndex) -> Derivation:
     """How the claim follows: the operation over its operands, evidence numbers named
-    by their labels ("call_volume 10899 + put_volume 9976"), and the one evidence
+    by their labels ("call_volume 10,899 + put_volume 9,976"), and the one evidence
     item behind it all when there is one."""
     described = outcome.expression
     names = [_described(operand, index) for operand in outcome.operands]
@@ -668,11 +683,10 @@ def derivation(outcome: Outcome, index: EvidenceIndex) -> Derivation:
 
 
 def _described(operand: Operand, index: EvidenceIndex) -> str:
-    """An evidence number by its label ("price 103.45"); "" for a number of the report."""
+    """An evidence number's label ("price"); "" for a number of the report, or one
+    whose label is too long to name it by."""
     if operand.in_report:
         return ""
     number = index.number(-1 - operand.key)
     name = number.label.rsplit(".", 1)[-1] if number.label else ""
-    if len(name) > 40 or not name:
-        return number.raw
-    return f"{name} {number.raw}"
+    return name if len(name) <= 40 else ""

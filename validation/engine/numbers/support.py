@@ -62,6 +62,7 @@ class Grounding:
     _cues: dict[int, Cue] = field(default_factory=dict)
     supported: list[bool] = field(default_factory=list)
     full: dict[int, float] = field(default_factory=dict)
+    sources: dict[int, frozenset[int]] = field(default_factory=dict)  # of derived numbers
     pending: list[int] = field(default_factory=list)  # eligible and still unsupported
     # Made once per report (operands) or per round (pools: support changes between).
     _operands: dict[int, Operand] = field(default_factory=dict)
@@ -146,6 +147,7 @@ class Grounding:
                 mark=mark_of(
                     self.body, self.claims[position].mention.start, self._previous_end(position)
                 ),
+                sources=self.sources.get(position, frozenset()),
             )
             self._operands[position] = operand
         return operand
@@ -320,6 +322,12 @@ def ground(
                 claim.derivation = search.derivation(outcome, index)
                 if not outcome.written and outcome.op in _AMOUNTS:
                     grounding.full[position] = outcome.value  # at its operands' scale
+                if outcome.op in _ADDITIVE:
+                    grounding.sources[position] = frozenset(
+                        key
+                        for operand in outcome.operands
+                        for key in (operand.key, *operand.sources)
+                    )
                 found.append(position)
         if not found:
             break
@@ -335,6 +343,7 @@ def ground(
 
 
 _AMOUNTS = ops.SAME_UNITS | {ops.PRODUCT}
+_ADDITIVE = frozenset((ops.DIFF, ops.SUM))  # what a sum or difference undoes
 
 
 def _section_starts(body: str, breaks: Sequence[int]) -> list[int]:
