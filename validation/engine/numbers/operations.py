@@ -146,16 +146,21 @@ class Outcome:
     """One operation over operands: its value (in full units, or as written when
     `written`), the tolerance its operands' rounding allows, and the expression
     the calculator can recompute (in the units of `unit`: 1,918 for 1.918e9 when
-    the operands are written in millions)."""
+    the operands are written in millions), written when asked for (the search
+    weighs many outcomes and shows one)."""
 
     op: str
     value: float
     slack: float
     operands: tuple[Operand, ...]
-    expression: str
     unit: float = 1.0
     written: bool = False
     precise: bool = False
+    years: int = 0  # of a compound growth rate
+
+    @property
+    def expression(self) -> str:
+        return describe(self, ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,14 +180,22 @@ class Miss:
 def describe(outcome: Outcome, names: Sequence[str]) -> str:
     """The outcome's expression with operands named where `names` gives a name
     ("call_volume 10,899 + put_volume 9,976"), each number in the expression's units."""
-    again = evaluate(
-        outcome.op,
-        outcome.operands,
-        written=outcome.written,
-        precise=outcome.precise,
-        names=names,
-    )
-    return again.expression if again is not None else outcome.expression
+    op, operands = outcome.op, outcome.operands
+    if op == CAGR:
+        later, base = operands
+        unit = _unit(operands)
+        return (
+            f"(({_plain(later.value / unit)} / {_plain(base.value / unit)}) "
+            f"** (1 / {outcome.years}) - 1) * 100"
+        )
+    unit, values, _ = _numbers(operands, outcome.written, outcome.precise)
+    texts = [
+        f"{names[at]} {_plain(number)}" if at < len(names) and names[at] else _plain(number)
+        for at, number in enumerate(values)
+    ]
+    if op == PRODUCT:
+        texts[1] = _plain(values[1] * unit / outcome.unit)
+    return _expression(op, texts, values)
 
 
 def evaluate(
@@ -191,34 +204,18 @@ def evaluate(
     *,
     written: bool = False,
     precise: bool = False,
-    names: Sequence[str] = (),
 ) -> Outcome | None:
     """`op` over `operands` (in that order: the base of a change or share last), or
     None when it is undefined (a zero divisor). `written` takes the numbers as
     shown, ignoring their scales (a bare 1,918 in a table read "in millions");
     otherwise in full units. With `precise`, a rounded report number counts at the
-    evidence value it stands for. `names` name operands in the expression."""
+    evidence value it stands for."""
     unit, values, halves = _numbers(operands, written, precise)
     measured = _measure(op, values, halves, unit, operands, written)
     if measured is None:
         return None
     value, slack, unit_out = measured
-    texts = [
-        f"{names[at]} {_plain(number)}" if at < len(names) and names[at] else _plain(number)
-        for at, number in enumerate(values)
-    ]
-    if op == PRODUCT:
-        texts[1] = _plain(values[1] * unit / unit_out)
-    return Outcome(
-        op,
-        value,
-        slack,
-        tuple(operands),
-        _expression(op, texts, values),
-        unit_out,
-        written,
-        precise,
-    )
+    return Outcome(op, value, slack, tuple(operands), unit_out, written, precise)
 
 
 def measure(
@@ -325,11 +322,7 @@ def evaluate_cagr(later: Operand, base: Operand, years: int) -> Outcome | None:
     factor = math.pow(growth, 1 / years)
     value = abs(factor - 1) * 100
     slack = 100 * factor * abs(later.half / later.value + base.half / base.value) / years
-    unit = _unit((later, base))
-    expression = (
-        f"(({_plain(later.value / unit)} / {_plain(base.value / unit)}) ** (1 / {years}) - 1) * 100"
-    )
-    return Outcome(CAGR, value, slack, (later, base), expression)
+    return Outcome(CAGR, value, slack, (later, base), years=years)
 
 
 def _unit(operands: Sequence[Operand]) -> float:

@@ -669,10 +669,7 @@ def derivation(outcome: Outcome, index: EvidenceIndex) -> Derivation:
     """How the claim follows: the operation over its operands, evidence numbers named
     by their labels ("call_volume 10,899 + put_volume 9,976"), and the one evidence
     item behind it all when there is one."""
-    described = outcome.expression
-    names = [_described(operand, index) for operand in outcome.operands]
-    if any(name for name in names):
-        described = ops.describe(outcome, names)
+    described = ops.describe(outcome, [_described(operand, index) for operand in outcome.operands])
     refs = sorted({operand.source or "report" for operand in outcome.operands})
     return Derivation(
         value=Decimal(repr(outcome.value)),
