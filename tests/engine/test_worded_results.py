@@ -212,6 +212,32 @@ def test_a_result_written_as_a_fraction_is_no_percentage() -> None:
     assert "0.54%" in numeric_findings(verdict)
 
 
+def test_a_result_follows_from_the_numbers_of_its_own_sentence_first() -> None:
+    """The growth of a segment the evidence does not show is stated with its own two
+    figures, not with the figures of the bullet before it nor the total two bullets
+    away: it gets no fix from there (its figures carry the finding)."""
+    verdict = check(
+        "- Retail sales grew 3.0%, from $47,156 million to $48,580 million.\n"
+        "- Catalogue sales grew 1.3%, from $6,516 million to $6,599 million.\n"
+        "- Online sales grew 2.3%, from $27,954 million in 2021 to $28,604 million in 2022.",
+        ("filing", IN_MILLIONS + "| Retail sales | 48,580 | 47,156 |"),
+    )
+    assert not [fix for fix in verdict.fixes if fix.find.startswith("2.3%")]
+    assert status(verdict, "$27,954 million") == "orphan"
+
+
+def test_numbers_of_a_later_paragraph_are_not_what_a_result_was_stated_from() -> None:
+    """A growth rate in the opening paragraph is not a slip of a difference of two
+    rates discussed further down: flag it if the evidence lacks it, fix nothing."""
+    verdict = check(
+        "Net sales increased by 1.9% in 2023 compared to the previous year.\n\n"
+        "Over five years, revenue grew around 4% a year and earnings around 6% a year.",
+        ("filing", "Five-year compound growth: revenue 4.0%, earnings 6.2%."),
+    )
+    assert not [fix for fix in verdict.fixes if fix.find.startswith("1.9%")]
+    assert "1.9%" in numeric_findings(verdict)
+
+
 # ------------------------------------------------------------------ restatements
 
 

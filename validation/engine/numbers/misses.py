@@ -294,8 +294,10 @@ def _direction_fits(op: str, operands: Sequence[Operand], direction: int) -> boo
 
 def _placement(grounding: Grounding, position: int, focus: Sequence[Operand]) -> dict[int, float]:
     """How plainly each candidate operand is one the result is stated from: in the
-    result's own sentence (2), paragraph (1) or the one beside it (0.5), and named
-    by it (its evidence label's words in the result's sentence: 1)."""
+    result's own sentence (2), paragraph (1) or the one before it (0.5: a result
+    follows its inputs; a later paragraph goes on to other things), and named by it
+    (its evidence label's words in the result's sentence: 1, for an operand placed
+    so at all: a label alone does not bring a number from far away)."""
     mention = grounding.claims[position].mention
     low, high = grounding.sentence(mention.start, mention.end)
     words = label_tokens(grounding.body[low:high])
@@ -307,9 +309,9 @@ def _placement(grounding: Grounding, position: int, focus: Sequence[Operand]) ->
             score += 2.0
         elif operand.paragraph == paragraph:
             score += 1.0
-        elif abs(operand.paragraph - paragraph) == 1:
+        elif operand.paragraph == paragraph - 1:
             score += 0.5  # "The inputs are A and B." then "Therefore, the total is C."
-        if _label(grounding.claims[operand.key]) & words:
+        if score and _label(grounding.claims[operand.key]) & words:
             score += 1.0
         scores[operand.key] = score
     return scores

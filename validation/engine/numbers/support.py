@@ -154,20 +154,25 @@ class Grounding:
 
     def unsupported_near(self, position: int) -> list[Operand]:
         """Up to `_UNSUPPORTED` unsupported report numbers nearest the claim, within
-        `_UNSUPPORTED_REACH` characters: what a result may follow from."""
+        `_UNSUPPORTED_REACH` characters, those of its own sentence first ("increased by
+        2.3%, from $27,954 million in 2021 to $28,604 million in 2022"): what a result
+        may follow from."""
         claims, starts, supported = self.claims, self.starts, self.supported
-        found: list[Operand] = []
+        mention = claims[position].mention
+        low, high = self.sentence(mention.start, mention.end)
         start = starts[position]
-        for step in range(1, _UNSUPPORTED_SCAN + 1):
-            for other in (position - step, position + step):
-                if len(found) >= _UNSUPPORTED or not 0 <= other < len(claims):
-                    continue
-                mention = claims[other].mention
-                if supported[other] or abs(starts[other] - start) > _UNSUPPORTED_REACH:
-                    continue
-                if not mention.in_range and not small_integer(mention):
-                    found.append(self.operand(other))
-        return found
+        near: list[tuple[bool, int, int]] = []
+        for other in range(
+            max(0, position - _UNSUPPORTED_SCAN), min(len(claims), position + _UNSUPPORTED_SCAN + 1)
+        ):
+            distance = abs(starts[other] - start)
+            if other == position or supported[other] or distance > _UNSUPPORTED_REACH:
+                continue
+            found = claims[other].mention
+            if not found.in_range and not small_integer(found):
+                near.append((not low <= found.start < high, distance, other))
+        near.sort()
+        return [self.operand(other) for _, _, other in near[:_UNSUPPORTED]]
 
     def cue(self, position: int) -> Cue:
         """What the claim's words say it is; a number stated as an alternative of the
