@@ -325,3 +325,79 @@ def test_two_refs_in_one_bracket_are_two_citations() -> None:
     )
     assert [f.kind for f in verdict.findings if f.check == "source_metadata_present"] == []
     assert verdict.fixes == []
+
+
+# ------------------------------------------------------------------ when unsure, no fix
+
+
+def test_a_rounding_slip_in_the_last_digit_is_reported_without_a_fix() -> None:
+    # (167 / 3,991) * 100 is 4.1844...: the writer rounded up, the number is no other one.
+    verdict = check(
+        "D&A margin: (167 / 3,991) * 100 = 4.19%.",
+        ("income", "Depreciation and amortization 167. Net revenue 3,991."),
+    )
+    (finding,) = [f for f in verdict.findings if f.text == "4.19%"]
+    assert (finding.kind, finding.severity) == ("arithmetic", "minor")
+    assert "4.18%" in finding.message
+    assert verdict.fixes == []
+
+
+def test_a_result_off_by_more_than_a_unit_keeps_its_fix() -> None:
+    verdict = check(
+        "D&A margin: (167 / 3,991) * 100 = 4.25%.",
+        ("income", "Depreciation and amortization 167. Net revenue 3,991."),
+    )
+    (fix,) = verdict.fixes
+    assert "4.18%" in fix.replace
+    assert fix.confidence == 0.99
+
+
+def test_a_worded_result_within_a_unit_of_its_operation_is_reported_without_a_fix() -> None:
+    verdict = check(
+        "Sales rose from $2,500 million to $3,091 million, an increase of 23.7%.",
+        ("filing", "Sales were $3,091 million in 2023 and $2,500 million in 2022."),
+    )
+    (finding,) = [f for f in verdict.findings if f.text == "23.7%"]
+    assert finding.severity == "minor"
+    assert verdict.fixes == []
+
+
+def test_a_sum_takes_no_operand_below_the_results_precision() -> None:
+    # 0.798 is a ratio; as an amount beside $9,542 million it is nothing at all, so
+    # "$9,542 million + 0.798" is no reading of the $7,617 million dividends.
+    body = (
+        "Dividend payout ratio = Total cash dividends paid / Net income attributable to "
+        "shareholders\n\n"
+        "Total cash dividends paid = $7,617 million (from the Statements of Equity)\n"
+        "Net income attributable to shareholders = $9,542 million (from the Statements "
+        "of Income)\n\n"
+        "Dividend payout ratio = $7,617 million / $9,542 million = 0.798 or 79.8%"
+    )
+    verdict = check(
+        body,
+        ("income", "($ in millions)\nNet Income Attributable to Shareowners\n$\n9,542 $\n9,771"),
+        ("cash flows", "($ in millions)\nDividends\n(7,616)\n(7,252)\n(7,047)"),
+    )
+    assert [fix.replace for fix in verdict.fixes if "9,542 million (from" in fix.replace] == []
+
+
+def test_a_text_table_rows_label_does_not_pick_one_of_its_columns() -> None:
+    # 2023 and 2022 stand side by side under one label: which one was meant is not known.
+    verdict = check(
+        "Operating revenues for 2023 were $131,868 million.",
+        (
+            "10-K p22",
+            "($ in millions)\n2023\n2022\nConsolidated Operating Revenues\n"
+            "$ 136,835 \n$ 133,613 \n",
+        ),
+    )
+    assert "$131,868 million" in numeric_findings(verdict)
+    assert verdict.fixes == []
+
+
+def test_an_ordinal_of_the_evidence_states_a_count() -> None:
+    verdict = check(
+        "The company has raised its dividend for 65 consecutive years.",
+        ("release", "This marked the 65th consecutive year of dividend increases."),
+    )
+    assert numeric_findings(verdict) == []

@@ -273,6 +273,12 @@ WALLS: list[tuple[str, str]] = [
     ("decimal percents", "4.25% "),
     ("long decimals", "$42.999999999999999999999999999B "),
     ("long decimal percents", "0.123456789012345678901234567891% "),
+    # Issue 18: the words that state a result, each repeated.
+    ("worded decreases", "a decrease of "),
+    ("shares of", "represents 12% of "),
+    ("multiples", "1.2 times "),
+    ("amounts averaged", "averaged $1,100, "),
+    ("percentage points", "0.5 percentage points and "),
 ]
 
 # Constructed reports, by lines.
@@ -412,4 +418,11 @@ ISSUE_BODIES: list[tuple[str, Callable[[], str]]] = [
         lambda: "| a | b |\n|---|---|\n" + "".join(f"| {i} | {i * 3} |\n" for i in range(7_000)),
     ),
     ("from $1 to x 18,000", lambda: "from $1 to " * 18_000),
+    # Issue 18, at the counts it named.
+    ("a decrease of x 13,000", lambda: "a decrease of " * 13_000),
+    ("represents 12% of x 11,000", lambda: "represents 12% of " * 11_000),
+    ("1.2 times x 19,000", lambda: "1.2 times " * 19_000),
+    ("averaged $1,100, x 20,000", lambda: "Backlog averaged " + "$1,100, " * 20_000),
+    ("0.5 pp and x 7,000", lambda: "0.5 percentage points and " * 7_000),
+    ("Source + 190,000 spaces", lambda: "Source" + " " * 190_000),
 ]

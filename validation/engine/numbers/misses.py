@@ -144,9 +144,12 @@ def _readings(
     direction = -1 if mention.negative else cue.direction
     ranked: list[tuple[float, str, tuple[Operand, ...]]] = []
     for op in operations:
+        additive = op in (ops.DIFF, ops.SUM)
         for operands in search.candidates(op, focus, True, False, at=mention.start):
             if not search.fits_units(op, operands, percent_target):
                 continue
+            if additive and any(0 < abs(operand.value) < target.half for operand in operands):
+                continue  # "$9,542 million + 0.798" is $9,542 million: no operation
             if not _direction_fits(op, operands, direction) or not _marks_fit(op, operands):
                 continue
             score = sum(scores[operand.key] for operand in operands) / len(operands)
