@@ -12,6 +12,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.factories import UserFactory
 from tests.validation.views.builders import make_review
@@ -73,6 +74,14 @@ def test_an_accept_reads_the_session_user_and_reviewer_check_in_one_query(
     sql = [query["sql"] for query in queries.captured_queries]
     assert "validation_session" in sql[0] and "auth_user_groups" in sql[0]
     assert not any('FROM "auth_user"' in text for text in sql[1:])
+
+
+def test_an_expired_session_opens_nothing(reviewer: Any) -> None:
+    client = logged_in("dana")
+    key = client.cookies["sessionid"].value
+    Session.objects.filter(session_key=key).update(expire_date=timezone.now())
+
+    assert not on_the_queue(client)
 
 
 def test_a_password_change_ends_the_other_sessions(reviewer: Any) -> None:

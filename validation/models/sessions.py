@@ -15,7 +15,10 @@ a user deletes their sessions.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, cast
+from weakref import WeakKeyDictionary
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
@@ -23,7 +26,7 @@ from django.contrib.auth.models import User
 from django.contrib.sessions.backends import db
 from django.contrib.sessions.base_session import AbstractBaseSession
 from django.core.exceptions import SuspiciousOperation
-from django.db import models
+from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.models import OuterRef
 from django.utils import timezone
 
@@ -58,20 +61,13 @@ class SessionStore(db.SessionStore):
         return Session
 
     def _get_session_from_db(self) -> Session | None:
-        rows = Session.objects.select_related("user").annotate(
-            user_in_reviewer_group=reviewer_group_exists(OuterRef("user_id"))
-        )
         try:
-            session = rows.get(session_key=self.session_key, expire_date__gt=timezone.now())
-        except (Session.DoesNotExist, SuspiciousOperation) as error:  # as Django's store
-            if isinstance(error, SuspiciousOperation):
-                name = type(error).__name__
-                logging.getLogger(f"django.security.{name}").warning(str(error))
+            session, self.user = _read_session(str(self.session_key), timezone.now())
+        except SuspiciousOperation as error:  # as Django's store
+            logging.getLogger(f"django.security.{type(error).__name__}").warning(str(error))
+            session = None
+        if session is None:
             self._session_key = None
-            return None
-        self.user = session.user
-        if self.user is not None:
-            remember_reviewer_groups(self.user, session.user_in_reviewer_group)
         return session
 
     def create_model_instance(self, data: dict[str, Any]) -> Session:
@@ -81,6 +77,77 @@ class SessionStore(db.SessionStore):
 
     async def acreate_model_instance(self, data: dict[str, Any]) -> Session:
         return self.create_model_instance(data)
+
+
+# The session's read, compiled once per database connection: it runs on every request, and
+# the ORM takes longer to build and compile it (with the user's columns and the reviewer
+# check) than the database takes to run it, as with validation.review_read.
+_KEY = "\x00session-key"  # stand-ins in the compiled query: no real key or time is these
+_NOW = datetime(1, 1, 2, tzinfo=UTC)
+_SESSION_COLUMNS = [field.attname for field in Session._meta.concrete_fields]
+_USER_COLUMNS = [field.attname for field in User._meta.concrete_fields]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    params: tuple[Any, ...]
+    key: Any  # the stand-ins as the compiled params hold them
+    now: Any
+    compiler: Any
+    converters: Any
+
+
+_COMPILED: WeakKeyDictionary[Any, _Compiled] = WeakKeyDictionary()
+
+
+def _compiled(db: Any) -> _Compiled:
+    if db not in _COMPILED:
+        rows = (
+            Session.objects.filter(session_key=_KEY, expire_date__gt=_NOW)
+            .annotate(in_reviewer_group=reviewer_group_exists(OuterRef("user_id")))
+            .values_list(
+                *_SESSION_COLUMNS,
+                *(f"user__{name}" for name in _USER_COLUMNS),
+                "in_reviewer_group",
+            )
+        )
+        compiler = rows.query.get_compiler(connection=db)
+        sql, params = compiler.as_sql()
+        expire = Session._meta.get_field("expire_date")
+        _COMPILED[db] = _Compiled(
+            sql=sql,
+            params=tuple(params),
+            key=_KEY,
+            now=expire.get_db_prep_value(_NOW, db),
+            compiler=compiler,
+            converters=compiler.get_converters([column for column, _, _ in compiler.select]),
+        )
+    return _COMPILED[db]
+
+
+def _read_session(key: str, now: datetime) -> tuple[Session | None, User | None]:
+    """The unexpired session `key` and its user, whose reviewer check it remembers."""
+    db = connections[DEFAULT_DB_ALIAS]
+    compiled = _compiled(db)
+    prepped_now = Session._meta.get_field("expire_date").get_db_prep_value(now, db)
+    params = [
+        key if value == compiled.key else prepped_now if value == compiled.now else value
+        for value in compiled.params
+    ]
+    with db.cursor() as cursor:
+        cursor.execute(compiled.sql, params)
+        raw = cursor.fetchone()
+    if raw is None:
+        return None, None
+    (row,) = compiled.compiler.apply_converters([raw], compiled.converters)
+    n = len(_SESSION_COLUMNS)
+    session = Session.from_db(db.alias, _SESSION_COLUMNS, row[:n])
+    if row[n] is None:  # no user, or one that is gone (the join found none)
+        return session, None
+    user = User.from_db(db.alias, _USER_COLUMNS, row[n : n + len(_USER_COLUMNS)])
+    remember_reviewer_groups(user, bool(row[-1]))
+    return session, user
 
 
 def _user_id(value: Any) -> int | None:
