@@ -60,6 +60,10 @@ INSTALLED_APPS = [
     "validation",
 ]
 
+# Database sessions that read their user and the reviewer check in the same query
+# (validation.models.sessions, project.auth).
+SESSION_ENGINE = "validation.models.sessions"
+
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "project.middleware.RefuseNulMiddleware",
@@ -68,7 +72,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "project.auth.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -105,7 +109,7 @@ CONTENT_SECURITY_POLICY = {
 # address is refused for every username (project.lockout: a password spray from one host).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "project.auth.ModelBackend",  # Django's, taking the user the session read (project.auth)
 ]
 AXES_FAILURE_LIMIT = envint("REDLINE_LOGIN_FAILURE_LIMIT", 5)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("REDLINE_LOGIN_COOLOFF_MINUTES", 15))

@@ -7,9 +7,11 @@ may not see does not exist for them (404), so ids reveal nothing.
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AnonymousUser, User
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, Group, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Exists, QuerySet
 from django.http import Http404, HttpRequest
 
 from analyses.models import Analysis
@@ -31,6 +33,17 @@ def is_reviewer(user: User | AnonymousUser) -> bool:
         cached = user.groups.filter(name__in=REVIEWER_GROUPS).exists()
         setattr(user, _CACHE_ATTR, cached)
     return bool(cached)
+
+
+def reviewer_group_exists(user_id: Any) -> Exists:
+    """The group part of :func:`is_reviewer` as SQL, for the user whose id is `user_id` (an
+    ``OuterRef``), so a request reads it with its user instead of asking again."""
+    return Exists(Group.objects.filter(user=user_id, name__in=REVIEWER_GROUPS))
+
+
+def remember_reviewer_groups(user: User, in_group: bool) -> None:
+    """Record what :func:`reviewer_group_exists` read for `user`, as `is_reviewer` caches it."""
+    setattr(user, _CACHE_ATTR, in_group)
 
 
 def analyses_for_user(

@@ -90,6 +90,28 @@ def rest_api_commands() -> list[str]:
     return commands
 
 
+def rest_api_later_commands() -> list[str]:
+    """The REST API section's commands after its first ingest: follow, list, the RETRY path,
+    the exports (continuation lines joined)."""
+    section = _section(README.read_text(encoding="utf-8"), "REST API")
+    commands: list[str] = []
+    pending = ""
+    for line in section.split("# 201 ", 1)[1].splitlines()[1:]:  # after the first ingest
+        stripped = line.strip()
+        if not line.startswith("    ") or not stripped or stripped.startswith("#"):
+            continue
+        if pending.count("'") % 2:  # a quoted JSON body spans lines
+            pending += " " + stripped
+            continue
+        pending += stripped
+        if pending.endswith("\\"):
+            pending = pending[:-1] + " "
+            continue
+        commands.append(pending)
+        pending = ""
+    return commands
+
+
 def _files_named(command: str) -> list[str]:
     words = shlex.split(command, comments=True)
     return [
@@ -239,6 +261,7 @@ def _rest_api_and_metrics_work_under_make_run(copy: Path, env: dict[str, str], p
     script = "set -e\n" + "\n".join(
         command.replace("127.0.0.1:8000", f"127.0.0.1:{port}") for command in commands
     )
+    script += "\nprintf '%s' \"$TOKEN\" > .readme-token"  # for the section's later commands
     result = subprocess.run(
         ["bash", "-c", script], cwd=copy, env=env, capture_output=True, text=True, timeout=120
     )
@@ -267,3 +290,47 @@ def _rest_api_and_metrics_work_under_make_run(copy: Path, env: dict[str, str], p
             break
         assert time.monotonic() < deadline, f"attempts done {done}, counted {counted}"
         time.sleep(2)
+    _later_rest_api_commands_work(copy, env, port, created["id"])
+
+
+def _later_rest_api_commands_work(
+    copy: Path, env: dict[str, str], port: int, analysis_id: int
+) -> None:
+    """The section's later commands, as written but for the port and the id (42 in the
+    README), each curl told to print its status last: each answers 200 (new evidence 202,
+    validated again), or for the RETRY path and one report's export the 409 the README
+    documents for an analysis whose status refuses them (the ingest may be approved or in
+    review by then)."""
+    token = (copy / ".readme-token").read_text()
+    commands = rest_api_later_commands()
+    assert len(commands) >= 6 and commands[-1].startswith(".venv/bin/python manage.py export_")
+    for command in commands:
+        written = command.replace("127.0.0.1:8000", f"127.0.0.1:{port}").replace(
+            "/analyses/42", f"/analyses/{analysis_id}"
+        )
+        if written.startswith("curl "):
+            written = "curl -w '\\n%{http_code}' " + written.removeprefix("curl ")
+        result = subprocess.run(
+            ["bash", "-c", written],
+            cwd=copy,
+            env={**env, "TOKEN": token},
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        said = result.stdout + result.stderr
+        assert result.returncode == 0 and "Traceback" not in said, f"{written}\n{said[-3000:]}"
+        if not written.startswith("curl "):
+            continue
+        body, _, status = result.stdout.rpartition("\n")
+        allowed = (
+            {"200", "201", "202", "409"}
+            if "/evidence" in written or "/export?" in written
+            else {"200"}
+        )
+        assert status in allowed, f"{written}\n{said[-3000:]}"
+        payload = body.split("\n\n", 1)[-1] if " -D - " in written else body  # text mode
+        if "format=markdown" in written and status != "409":
+            assert payload.startswith("#"), f"{written}\n{said[-3000:]}"  # the report itself
+        elif "/exports/" not in written or payload:  # an export may hold no line yet
+            json.loads(payload.splitlines()[0])

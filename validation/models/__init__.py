@@ -1,6 +1,6 @@
 """What happens to a submitted analysis: attempts, findings, fixes, tool and LLM calls,
-the audit trail, the Policy (``validation.models.policy``) and API tokens
-(``validation.models.tokens``)."""
+the audit trail, the Policy (``validation.models.policy``), API tokens
+(``validation.models.tokens``) and the sessions of people (``validation.models.sessions``)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from validation.models.policy import (
     MAX_TOTAL_LOOPS,
     Policy,
 )
+from validation.models.sessions import Session
 from validation.models.tokens import ApiToken, ApiTokenEvent
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Fix",
     "LLMCall",
     "Policy",
+    "Session",
     "ToolCall",
 ]
 
