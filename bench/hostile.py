@@ -121,7 +121,7 @@ def stage_fields(body: str) -> Callable[[], str | None]:
 
 
 def _highlights(body: str) -> list[Any]:
-    from validation.rendering import Highlight
+    from validation.web.rendering import Highlight
 
     step = max(1, len(body) // 200)
     return [
@@ -131,7 +131,7 @@ def _highlights(body: str) -> list[Any]:
 
 
 def stage_render(body: str) -> Callable[[], str | None]:
-    from validation.rendering import render_report, renders_as_markdown
+    from validation.web.rendering import render_report, renders_as_markdown
 
     highlights = _highlights(body)
 
@@ -143,7 +143,7 @@ def stage_render(body: str) -> Callable[[], str | None]:
 
 
 def stage_diff(body: str) -> Callable[[], str | None]:
-    from validation.diffs import line_diff
+    from validation.web.diffs import line_diff
 
     middle = len(body) // 2
     edited = body[:middle] + "CHANGED 42" + body[middle + 1 :]

@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from analyses.models import Analysis
 from tests.browser.conftest import PASSWORD
 from tests.factories import AttemptFactory, RevisionFactory
-from tests.validation.views.builders import make_review, make_review_with_fixes
+from tests.validation.web.builders import make_review, make_review_with_fixes
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = [

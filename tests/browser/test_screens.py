@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.factories import AttemptFactory, AuditEventFactory, RevisionFactory
-from tests.validation.views.builders import make_review
+from tests.validation.web.builders import make_review
 from validation.models import AuditEvent
 
 pytestmark = [

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from analyses.models import Analysis
 from tests.factories import UserFactory
-from tests.validation.views.builders import make_review
+from tests.validation.web.builders import make_review
 from validation.models import AuditEvent, Fix
 from validation.services import api_token_create
 

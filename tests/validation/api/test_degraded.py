@@ -62,7 +62,7 @@ def test_a_database_that_is_down_is_a_json_503_with_retry_after(writer, monkeypa
 
 
 def test_an_unforeseen_error_is_a_json_500(writer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from validation import exports
+    from validation.api import exports
 
     def bug(**kwargs: Any) -> None:
         raise RuntimeError("a bug")

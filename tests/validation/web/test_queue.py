@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from analyses.models import Analysis
 from tests.factories import AnalysisFactory, AttemptFactory, RevisionFactory
-from tests.validation.views.builders import make_review
-from tests.validation.views.conftest import hx
+from tests.validation.web.builders import make_review
+from tests.validation.web.conftest import hx
 from validation.models import Attempt
 
 pytestmark = pytest.mark.django_db

@@ -1,12 +1,12 @@
-"""validation.rendering: untrusted Markdown becomes safe HTML; findings are marked at their
+"""validation.web.rendering: untrusted Markdown becomes safe HTML; findings are marked at their
 spans; fixes and revisions are shown as word diffs."""
 
 from __future__ import annotations
 
 import re
 
-from validation.diffs import fix_context, fix_diff, line_diff, tokenize, word_diff
-from validation.rendering import Highlight, render_markdown, render_report, safe_url
+from validation.web.diffs import fix_context, fix_diff, line_diff, tokenize, word_diff
+from validation.web.rendering import Highlight, render_markdown, render_report, safe_url
 
 XSS = (
     "<script>window.__xss=1</script>\n\n"
@@ -165,7 +165,7 @@ class TestHostileText:
         assert html.count("<h2>") == 800
 
     def test_protected_regions_match_the_link_and_tag_pattern(self) -> None:
-        from validation.rendering import _protected_regions
+        from validation.web.rendering import _protected_regions
 
         pattern = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]*>")
         samples = [

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from analyses.models import Analysis
-from tests.validation.views.builders import Review, make_review
+from tests.validation.web.builders import Review, make_review
 from validation.models import Fix
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """What the review page shows, built from the rows the selectors read: its tabs, the
-rendered report, the fix cards (``validation.fix_cards``) over the review state
-(``validation.review_state``: which buttons a person sees), the Policy page.
+rendered report, the fix cards (``validation.web.fix_cards``) over the review state
+(``validation.web.review_state``: which buttons a person sees), the Policy page.
 
 View models: no writes and no queries of their own beyond the selectors they call.
 """
@@ -16,19 +16,19 @@ from django.utils.safestring import SafeString, mark_safe
 
 from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
-from validation.diffs import DiffLine, line_diff
-from validation.display import esc, finding_class, humanize_key, truncate
 from validation.engine.types import CHECK_LABELS
-from validation.fix_cards import (
+from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
+from validation.web.diffs import DiffLine, line_diff
+from validation.web.display import esc, finding_class, humanize_key, truncate
+from validation.web.fix_cards import (
     FixCard,
     card_html,
     fix_action_urls,
     fix_card,
     fix_counts_of,
 )
-from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
-from validation.rendering import Highlight, render_markdown, render_report
-from validation.review_state import AnyUser, CheckResult, ReviewState, claim_of, state_parts
+from validation.web.rendering import Highlight, render_markdown, render_report
+from validation.web.review_state import AnyUser, CheckResult, ReviewState, claim_of, state_parts
 
 TABS = ("report", "evidence", "revisions", "attempts", "audit")
 

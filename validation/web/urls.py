@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation import dashboard, views
+from validation.web import dashboard, views
 
 urlpatterns = [
     path("", views.queue, name="queue"),

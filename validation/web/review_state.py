@@ -1,6 +1,6 @@
 """The review state: what the header, the footer and the card buttons of the review screen
 need -- statuses, counts, the claim, which actions a person is offered -- built from the
-rows the selectors read (the page around it: ``validation.presenters``).
+rows the selectors read (the page around it: ``validation.web.presenters``).
 
 The services have the last word on every action; these only decide what to offer.
 """
@@ -17,11 +17,11 @@ from django.utils.safestring import SafeString
 from analyses.models import Analysis, Revision
 from validation import selectors
 from validation.engine.types import CHECK_LABELS
-from validation.fix_cards import CardFlags, FixCard, fix_action_urls, review_html, urls_for
 from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Policy
 from validation.review_read import FixUnderReview
 from validation.selectors import FixCounts
+from validation.web.fix_cards import CardFlags, FixCard, fix_action_urls, review_html, urls_for
 
 OPEN_ATTEMPT = (Attempt.Status.QUEUED, Attempt.Status.RUNNING)
 

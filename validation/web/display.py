@@ -1,7 +1,7 @@
 """How Redline writes values for people: confidences, durations, ages, proof numbers, keys.
 
 Plain functions, shared by the template filters (``validation.templatetags.review_tags``)
-and the fix cards rendered in Python (``validation.fix_cards``): one home per rule.
+and the fix cards rendered in Python (``validation.web.fix_cards``): one home per rule.
 """
 
 from __future__ import annotations

@@ -13,8 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from analyses.models import Analysis, Revision
-from tests.validation.views.builders import Review, add_fix
-from tests.validation.views.conftest import HX, counters
+from tests.validation.web.builders import Review, add_fix
+from tests.validation.web.conftest import HX, counters
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db

@@ -26,12 +26,13 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
-from validation import fix_cards, presenters, review_state, selectors, services
+from validation import selectors, services
 from validation.engine.report import format_confidence
 from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
 from validation.review_read import FixUnderReview
+from validation.web import fix_cards, presenters, review_state
 
 REVIEW_TEMPLATE = "validation/review.html"
 QUEUE_TEMPLATE = "validation/queue.html"

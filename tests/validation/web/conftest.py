@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from tests.factories import UserFactory
-from tests.validation.views.builders import Review, make_review
+from tests.validation.web.builders import Review, make_review
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,7 @@ from ninja import Field, NinjaAPI, Query, Schema, Status
 from ninja import Path as PathParam
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
+from ninja.operation import Operation
 from ninja.security import HttpBearer
 from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 from redis import RedisError
@@ -30,7 +31,9 @@ from redis import RedisError
 from analyses.bundles import max_input_bytes, payload_parse
 from analyses.errors import IngestError
 from analyses.models import Analysis
-from validation import api_schema, exports, services
+from validation import services
+from validation.api import exports
+from validation.api import schema as api_schema
 from validation.engine.types import MAX_BODY_CHARS, EvidenceItem
 from validation.errors import DomainError, RedlineError, http_status
 from validation.models import ApiToken
@@ -94,6 +97,9 @@ class RedlineAPI(NinjaAPI):
         schema = super().get_openapi_schema(*args, **kwargs)
         schema["components"].setdefault("schemas", {}).update(api_schema.COMPONENTS)
         return schema
+
+    def get_openapi_operation_id(self, operation: Operation) -> str:
+        return api_schema.operation_id(operation.view_func.__name__)
 
 
 api = RedlineAPI(

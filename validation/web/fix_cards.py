@@ -24,8 +24,10 @@ from django.utils.text import slugify
 
 from analyses.models import Analysis
 from validation import selectors
-from validation.diffs import fix_diff
-from validation.display import (
+from validation.models import Fix, ToolCall
+from validation.selectors import FixCounts
+from validation.web.diffs import fix_diff
+from validation.web.display import (
     ago,
     compact_json,
     confidence,
@@ -36,9 +38,7 @@ from validation.display import (
     short_numbers,
     truncate,
 )
-from validation.models import Fix, ToolCall
-from validation.rendering import safe_url
-from validation.selectors import FixCounts
+from validation.web.rendering import safe_url
 
 
 def fix_counts_of(fixes: Sequence[Fix], threshold: float) -> FixCounts:

@@ -235,13 +235,19 @@ def draft_schema() -> dict[str, Any]:
     }
 
 
+def operation_id(endpoint: str) -> str:
+    """The OpenAPI operationId of an endpoint function: stable, whatever module holds it
+    (clients and the links below name operations by it)."""
+    return f"validation_api_{endpoint}"
+
+
 # What a client does next with the analysis an ingest answers (OpenAPI links).
 ANALYSIS_LINKS = {
     name: {
-        "operationId": f"validation_api_{operation_id}",
+        "operationId": operation_id(endpoint),
         "parameters": {"analysis_id": "$response.body#/id"},
     }
-    for name, operation_id in (
+    for name, endpoint in (
         ("GetAnalysis", "analysis_get"),
         ("AddEvidence", "analysis_evidence"),
         ("NewDraft", "analysis_draft"),

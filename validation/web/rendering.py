@@ -1,5 +1,5 @@
 """Markdown → sanitized HTML with finding highlights for the review screen (the word and
-line diffs are in :mod:`validation.diffs`).
+line diffs are in :mod:`validation.web.diffs`).
 
 Everything returned as ``SafeString`` here was either escaped by us or passed through nh3
 after Markdown rendering; report bodies are untrusted text written by an LLM.

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from analyses.models import Analysis
 from tests.factories import AttemptFactory, AuditEventFactory, RevisionFactory
-from tests.validation.views.builders import XSS_BODY, Review, make_review, make_review_with_fixes
-from tests.validation.views.conftest import counters, hx
+from tests.validation.web.builders import XSS_BODY, Review, make_review, make_review_with_fixes
+from tests.validation.web.conftest import counters, hx
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db
