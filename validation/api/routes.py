@@ -34,6 +34,14 @@ from analyses.models import Analysis
 from validation import services
 from validation.api import exports
 from validation.api import schema as api_schema
+from validation.api.responses import (
+    AnalysisDetailOut,
+    AnalysisOut,
+    AnalysisPage,
+    ApprovedExport,
+    ExportOut,
+    SubmittedOut,
+)
 from validation.engine.types import MAX_BODY_CHARS, EvidenceItem
 from validation.errors import DomainError, RedlineError, http_status
 from validation.models import ApiToken
@@ -95,7 +103,12 @@ class RedlineAPI(NinjaAPI):
 
     def get_openapi_schema(self, *args: Any, **kwargs: Any) -> Any:
         schema = super().get_openapi_schema(*args, **kwargs)
-        schema["components"].setdefault("schemas", {}).update(api_schema.COMPONENTS)
+        components = schema["components"].setdefault("schemas", {})
+        components.update(api_schema.COMPONENTS)
+        # /exports/approved answers JSON lines, so ninja registers no model for them.
+        lines = ApprovedExport.model_json_schema(ref_template="#/components/schemas/{model}")
+        components.update(lines.pop("$defs", {}))
+        components["ApprovedExport"] = lines
         return schema
 
     def get_openapi_operation_id(self, operation: Operation) -> str:
@@ -220,48 +233,6 @@ class DraftIn(Schema):
     body: str = Field(min_length=1, max_length=MAX_BODY_CHARS)
 
     model_config = {"extra": "forbid"}
-
-
-class AnalysisOut(Schema):
-    id: int
-    url: str
-    external_id: str
-    title: str
-    status: str
-    needs_new_input: bool
-    decision: str
-    conviction: str
-    revise_loops: int
-    retry_loops: int
-    created_at: str | None
-    updated_at: str | None
-
-
-class RevisionOut(Schema):
-    number: int
-    reason: str
-    body: str
-    created_at: str | None
-
-
-class AnalysisDetailOut(AnalysisOut):
-    query: str
-    goals: list[Any]
-    fields: dict[str, Any]
-    current_revision: RevisionOut
-    attempts: list[dict[str, Any]]
-
-
-class SubmittedOut(Schema):
-    analysis: AnalysisOut
-    revision: int
-
-
-class AnalysisPage(Schema):
-    items: list[AnalysisOut]
-    next_cursor: int | None = Field(
-        description="Pass as `cursor` for the next page; null on the last page."
-    )
 
 
 def _utc(value: datetime) -> datetime:
@@ -415,7 +386,7 @@ def _submitted(analysis: Analysis, revision_number: int) -> Status[dict[str, Any
 
 @api.get(
     "/analyses/{analysis_id}/export",
-    response={200: dict[str, Any], **ERRORS},
+    response={200: ExportOut, **ERRORS},
     summary="An approved report: body, fields, applied fixes with proof, sign-off",
     # An int key: ninja's own responses are keyed by int, and "200" beside 200 made two "200"
     # keys in the JSON, which no YAML or JSON parser takes (/api/v1/docs rendered nothing).
@@ -441,12 +412,16 @@ def analysis_export(
     "/exports/approved",
     response={200: None, **ERRORS},
     summary="Approved reports as JSON lines, in order of approval (incremental pulls)",
-    description="Each line is one export with its `cursor`. Resume with `cursor=` the last "
-    "one (also in the `X-Next-Cursor` header; absent when nothing is left).",
+    description="Each line is one export with its `cursor` (an `ApprovedExport`). Resume with "
+    "`cursor=` the last one (also in the `X-Next-Cursor` header; absent when nothing is left).",
     openapi_extra=api_schema.operation(
         responses={
             200: {
-                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+                "content": {
+                    "application/x-ndjson": {
+                        "schema": {"$ref": "#/components/schemas/ApprovedExport"}
+                    }
+                },
                 "headers": {
                     "X-Next-Cursor": {
                         "schema": {"type": "string"},

@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.utils.safestring import SafeString, mark_safe
 
@@ -18,6 +19,7 @@ from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
 from validation.engine.types import CHECK_LABELS
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
+from validation.services.llm import llm_settings
 from validation.web.diffs import DiffLine, line_diff
 from validation.web.display import esc, finding_class, humanize_key, truncate
 from validation.web.fix_cards import (
@@ -72,6 +74,7 @@ class ReviewPage(ReviewState):
     diff_b: Revision | None = None
     diff_rows: list[DiffLine] = field(default_factory=list)
     attempt_records: list[tuple[Attempt, int, SafeString]] = field(default_factory=list)
+    llm_endpoint: dict[str, str] = field(default_factory=dict)
 
     @property
     def failed_without_findings(self) -> list[CheckResult]:
@@ -150,6 +153,7 @@ def review_page(
     elif tab == "revisions":
         _load_revision_diff(page, diff_a, diff_b)
     elif tab == "attempts":
+        page.llm_endpoint = llm_endpoint_shown(parts.policy)
         page.attempt_records = [
             (
                 attempt,
@@ -223,6 +227,18 @@ def _load_revision_diff(page: ReviewPage, raw_a: str | None, raw_b: str | None) 
     a = _pick_revision(revisions, raw_a) or default_a
     page.diff_a, page.diff_b = a, b
     page.diff_rows = line_diff(a.body, b.body)
+
+
+def llm_endpoint_shown(policy: Policy) -> dict[str, str]:
+    """``{"model": ..., "host": ...}`` of the LLM endpoint attempts use now, for the Attempts
+    tab; {} when there is none (validation is deterministic) or its settings cannot be read."""
+    try:
+        settings = llm_settings(policy)
+    except ValueError:
+        return {}
+    if settings is None:
+        return {}
+    return {"model": settings.model, "host": urlsplit(settings.base_url).netloc}
 
 
 def pretty_json(value: Any) -> str:

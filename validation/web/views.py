@@ -1,5 +1,5 @@
 """The queue and the review screen. Thin: read through selectors and presenters, write
-through services.
+through services, each action calling its service by name.
 
 Every page works without JavaScript (forms POST and redirect back with a message); with
 htmx the same views return only the fragment that changed, rendered from the same
@@ -8,7 +8,9 @@ template (``"validation/review.html#fix-review-response"``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib import messages
@@ -204,45 +206,60 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 # ---------------------------------------------------------------- fix actions
 
 
-def _fix_action(
-    request: HtmxHttpRequest,
-    pk: int,
-    fix_id: int,
-    act: Callable[[Fix], object],
-    done: str,
-    *,
-    whole_card: bool = False,
-) -> HttpResponse:
-    """Run a fix review action. Its htmx answer is the card's review part (the whole card
-    for an edit, which changes the diff) with the footer, bulk accept and claim out of band,
-    drawn from the action's own read when it got that far."""
-    if not is_reviewer(request.user):
-        _load_analysis(request, pk)  # 404 for an analysis they may not see
-        require_reviewer(request)  # 403 for one they only submitted
-    fix = Fix(pk=fix_id)  # read (and locked) by the service, which checks it is the URL's
-    error, status = "", 200
+@dataclass
+class _Result:
+    """What a review action came to: the success message, or the refusal and its status."""
+
+    done: str = ""
+    error: str = ""
+    status: int = 200
+
+
+@contextmanager
+def _refusal_kept() -> Iterator[_Result]:
+    """Run the service call in the block; a refusal (RedlineError) is kept on the result
+    instead of raised, and a fix that is not the URL's analysis's is a 404."""
+    result = _Result()
     try:
-        act(fix)
+        yield result
     except services.FixNotFound:
         raise Http404("No such fix on this analysis.") from None
     except RedlineError as exc:
-        error, status = str(exc), http_status(exc)
+        result.error, result.status = str(exc), http_status(exc)
+
+
+def _fix_to_review(request: HtmxHttpRequest, pk: int, fix_id: int) -> Fix:
+    """The fix a review action names, unread: the service reads (and locks) it and checks it
+    is the URL's analysis's. 404 for an analysis they may not see, 403 for a non-reviewer."""
+    if not is_reviewer(request.user):
+        _load_analysis(request, pk)  # 404 for an analysis they may not see
+        require_reviewer(request)  # 403 for one they only submitted
+    return Fix(pk=fix_id)
+
+
+def _fix_answer(
+    request: HtmxHttpRequest, pk: int, fix: Fix, result: _Result, *, whole_card: bool = False
+) -> HttpResponse:
+    """A fix review action's answer. For htmx, the card's review part (the whole card for an
+    edit, which changes the diff) with the footer, bulk accept and claim out of band, drawn
+    from the action's own read when it got that far; else a redirect with a message."""
+    fix_id = fix.pk
     if not _is_fragment_request(request):
-        if error:
-            messages.error(request, f"Fix {fix_id}: {error}")
+        if result.error:
+            messages.error(request, f"Fix {fix_id}: {result.error}")
         else:
-            messages.success(request, done)
+            messages.success(request, result.done)
         return HttpResponseRedirect(reverse("analysis_review", args=[pk]) + f"#fix-{fix_id}")
     target: FixUnderReview | None = getattr(fix, "under_review", None)
     if whole_card or target is None:
-        return _fix_card_response(request, pk, fix_id, error=error, status=status)
+        return _fix_card_response(request, pk, fix_id, error=result.error, status=result.status)
     state = review_state.review_state_of(target, user=request.user)
     review_html = review_state.fix_review_html(
-        target, state, csrf_token=get_token(request), error=error
+        target, state, csrf_token=get_token(request), error=result.error
     )
     context = {"page": state, "review_html": review_html}
     response = render(request, f"{REVIEW_TEMPLATE}#fix-review-response", context)
-    response.status_code = status
+    response.status_code = result.status
     return response
 
 
@@ -264,52 +281,43 @@ def _fix_card_response(
 @require_POST
 @login_required
 def fix_accept(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
-    return _fix_action(
-        request,
-        pk,
-        fix_id,
-        lambda fix: services.fix_accept(fix=fix, user=request.user, analysis_id=pk),
-        f"Fix {fix_id} accepted.",
-    )
+    fix = _fix_to_review(request, pk, fix_id)
+    with _refusal_kept() as result:
+        services.fix_accept(fix=fix, user=request.user, analysis_id=pk)
+        result.done = f"Fix {fix_id} accepted."
+    return _fix_answer(request, pk, fix, result)
 
 
 @require_POST
 @login_required
 def fix_reject(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
     reason = request.POST.get("reason", "").strip()
-    return _fix_action(
-        request,
-        pk,
-        fix_id,
-        lambda fix: services.fix_reject(fix=fix, user=request.user, reason=reason, analysis_id=pk),
-        f"Fix {fix_id} rejected.",
-    )
+    fix = _fix_to_review(request, pk, fix_id)
+    with _refusal_kept() as result:
+        services.fix_reject(fix=fix, user=request.user, reason=reason, analysis_id=pk)
+        result.done = f"Fix {fix_id} rejected."
+    return _fix_answer(request, pk, fix, result)
 
 
 @require_POST
 @login_required
 def fix_edit(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
     replace = request.POST.get("replace", "")
-    return _fix_action(
-        request,
-        pk,
-        fix_id,
-        lambda fix: services.fix_edit(fix=fix, user=request.user, replace=replace, analysis_id=pk),
-        f"Fix {fix_id} edited.",
-        whole_card=True,
-    )
+    fix = _fix_to_review(request, pk, fix_id)
+    with _refusal_kept() as result:
+        services.fix_edit(fix=fix, user=request.user, replace=replace, analysis_id=pk)
+        result.done = f"Fix {fix_id} edited."
+    return _fix_answer(request, pk, fix, result, whole_card=True)
 
 
 @require_POST
 @login_required
 def fix_undo(request: HtmxHttpRequest, pk: int, fix_id: int) -> HttpResponse:
-    return _fix_action(
-        request,
-        pk,
-        fix_id,
-        lambda fix: services.fix_undo(fix=fix, user=request.user, analysis_id=pk),
-        f"Review of fix {fix_id} undone.",
-    )
+    fix = _fix_to_review(request, pk, fix_id)
+    with _refusal_kept() as result:
+        services.fix_undo(fix=fix, user=request.user, analysis_id=pk)
+        result.done = f"Review of fix {fix_id} undone."
+    return _fix_answer(request, pk, fix, result)
 
 
 @require_POST
@@ -355,39 +363,37 @@ def _parse_threshold(raw: str | None) -> float:
 # ---------------------------------------------------------------- analysis actions
 
 
-def _analysis_action(
-    request: HtmxHttpRequest,
-    pk: int,
-    act: Callable[[Analysis], str],
-) -> HttpResponse:
-    """Run `act` (returns the success message); answer with the whole review region
-    for htmx, or redirect back for a plain form."""
+def _analysis_to_act_on(request: HtmxHttpRequest, pk: int) -> Analysis:
     analysis = _load_analysis(request, pk)
     require_reviewer(request)
-    status = 200
-    try:
-        messages.success(request, act(analysis))
-    except RedlineError as exc:
-        messages.error(request, str(exc))
-        status = http_status(exc)
+    return analysis
+
+
+def _analysis_answer(request: HtmxHttpRequest, pk: int, result: _Result) -> HttpResponse:
+    """An analysis action's answer: its message, then the whole review region for htmx, or
+    a redirect back for a plain form."""
+    if result.error:
+        messages.error(request, result.error)
+    else:
+        messages.success(request, result.done)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
     analysis = _load_analysis(request, pk)
     response = render(
         request, f"{REVIEW_TEMPLATE}#main-response", _review_context(request, analysis)
     )
-    response.status_code = status
+    response.status_code = result.status
     return response
 
 
 @require_POST
 @login_required
 def fixes_apply(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def act(analysis: Analysis) -> str:
+    analysis = _analysis_to_act_on(request, pk)
+    with _refusal_kept() as result:
         outcome = services.fixes_apply(analysis_id=analysis.pk, user=request.user)
-        return _apply_message(outcome)
-
-    return _analysis_action(request, pk, act)
+        result.done = _apply_message(outcome)
+    return _analysis_answer(request, pk, result)
 
 
 def _apply_message(outcome: services.ApplyOutcome) -> str:
@@ -412,53 +418,51 @@ def _apply_message(outcome: services.ApplyOutcome) -> str:
 def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
     override = request.POST.get("override") in ("1", "on", "true")
-
-    def act(analysis: Analysis) -> str:
+    analysis = _analysis_to_act_on(request, pk)
+    with _refusal_kept() as result:
         services.analysis_sign_off(
             analysis=analysis, user=request.user, comment=comment, override=override
         )
-        return "Signed off: the analysis is approved."
-
-    return _analysis_action(request, pk, act)
+        result.done = "Signed off: the analysis is approved."
+    return _analysis_answer(request, pk, result)
 
 
 @require_POST
 @login_required
 def analysis_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
-
-    def act(analysis: Analysis) -> str:
+    analysis = _analysis_to_act_on(request, pk)
+    with _refusal_kept() as result:
         services.analysis_reject(analysis=analysis, user=request.user, comment=comment)
-        return "The analysis was rejected."
-
-    return _analysis_action(request, pk, act)
+        result.done = "The analysis was rejected."
+    return _analysis_answer(request, pk, result)
 
 
 @require_POST
 @login_required
 def analysis_claim(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def act(analysis: Analysis) -> str:
+    analysis = _analysis_to_act_on(request, pk)
+    with _refusal_kept() as result:
         services.analysis_claim(analysis=analysis, user=request.user)
-        return "You claimed this analysis."
-
-    return _analysis_action(request, pk, act)
+        result.done = "You claimed this analysis."
+    return _analysis_answer(request, pk, result)
 
 
 @require_POST
 @login_required
 def analysis_release(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def act(analysis: Analysis) -> str:
+    analysis = _analysis_to_act_on(request, pk)
+    with _refusal_kept() as result:
         services.analysis_release(analysis=analysis, user=request.user)
-        return "You released your claim."
-
-    return _analysis_action(request, pk, act)
+        result.done = "You released your claim."
+    return _analysis_answer(request, pk, result)
 
 
 @require_POST
 @login_required
 def analysis_revalidate(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    def act(analysis: Analysis) -> str:
+    analysis = _analysis_to_act_on(request, pk)
+    with _refusal_kept() as result:
         services.analysis_revalidate(analysis=analysis, user=request.user)
-        return "Re-validation queued."
-
-    return _analysis_action(request, pk, act)
+        result.done = "Re-validation queued."
+    return _analysis_answer(request, pk, result)

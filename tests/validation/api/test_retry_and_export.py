@@ -158,3 +158,34 @@ def test_export_approved_command_writes_json_and_markdown(  # type: ignore[no-un
     call_command("export_approved", str(tmp_path / "later"), since="2999-01-01T00:00:00Z")
     assert list((tmp_path / "later").iterdir()) == []
     assert Analysis.objects.get(pk=analysis.pk).status == "approved"
+
+
+def test_the_openapi_schema_names_every_field_of_both_exports(
+    pipeline_user, reviewer, reader
+) -> None:  # type: ignore[no-untyped-def]
+    from validation.api.responses import ApprovedExport, ExportOut
+    from validation.api.routes import api
+
+    analysis = _approved(pipeline_user, reviewer)
+    schema = api.get_openapi_schema()
+    components = schema["components"]["schemas"]
+    export = reader.get(f"/analyses/{analysis.pk}/export").json()
+    line = json.loads(reader.get("/exports/approved").content.splitlines()[0])
+
+    assert set(components["ExportOut"]["properties"]) == set(export)
+    assert set(components["FixOut"]["properties"]) == set(export["applied_fixes"][0])
+    assert set(components["ValidationOut"]["properties"]) == set(export["validation"])
+    assert set(components["SignOffOut"]["properties"]) == set(export["sign_off"])
+    assert set(components["EvidenceRefOut"]["properties"]) == set(export["evidence"][0])
+    assert set(components["ApprovedExport"]["properties"]) == set(line)
+    ExportOut.model_validate(export)  # closed: a key the schema does not name fails
+    ApprovedExport.model_validate(line)
+    paths = schema["paths"]
+    export_200 = paths["/api/v1/analyses/{analysis_id}/export"]["get"]["responses"][200]
+    lines_200 = paths["/api/v1/exports/approved"]["get"]["responses"][200]
+    assert export_200["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ExportOut"
+    }
+    assert lines_200["content"]["application/x-ndjson"]["schema"] == {
+        "$ref": "#/components/schemas/ApprovedExport"
+    }
