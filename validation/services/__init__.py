@@ -13,14 +13,14 @@ One module per aggregate, re-exported here:
 - ``outcomes``: record a run's verdict or error; loop control (seed §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
-- ``fixes``: apply the accepted fixes into the next revision.
+- ``apply``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
 - ``tokens``: REST API tokens (least privilege, audited); ``rates``: their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
+from validation.services.apply import ApplyOutcome, fixes_apply
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
-from validation.services.fixes import ApplyOutcome, fixes_apply
 from validation.services.jobs import (
     MAX_RUNS,
     analysis_revalidate,

@@ -16,7 +16,7 @@ from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_r
 from validation import services
 from validation.errors import DatabaseBusy, DomainError
 from validation.models import Fix
-from validation.services import fixes as fixes_module
+from validation.services import apply as apply_module
 
 
 def _accepted(analysis: Any, find: str, replace: str) -> Fix:
@@ -27,8 +27,8 @@ def _lock_calls(monkeypatch: pytest.MonkeyPatch, after_plan: Any = None) -> list
     """Record, in order, the text work and the lock; run `after_plan(n)` (as another
     reviewer would, outside apply's transaction) between plan n and its lock."""
     events: list[str] = []
-    real_apply, real_extract = fixes_module.apply_fixes, fixes_module.extract_fields
-    real_lock, real_plan = fixes_module.lock_analysis, fixes_module._plan_apply
+    real_apply, real_extract = apply_module.apply_fixes, apply_module.extract_fields
+    real_lock, real_plan = apply_module.lock_analysis, apply_module._plan_apply
 
     def plan_apply(analysis_id: int) -> Any:
         plan = real_plan(analysis_id)
@@ -48,10 +48,10 @@ def _lock_calls(monkeypatch: pytest.MonkeyPatch, after_plan: Any = None) -> list
         events.append("lock")
         return real_lock(analysis)
 
-    monkeypatch.setattr(fixes_module, "apply_fixes", apply_fixes)
-    monkeypatch.setattr(fixes_module, "extract_fields", extract_fields)
-    monkeypatch.setattr(fixes_module, "lock_analysis", lock_analysis)
-    monkeypatch.setattr(fixes_module, "_plan_apply", plan_apply)
+    monkeypatch.setattr(apply_module, "apply_fixes", apply_fixes)
+    monkeypatch.setattr(apply_module, "extract_fields", extract_fields)
+    monkeypatch.setattr(apply_module, "lock_analysis", lock_analysis)
+    monkeypatch.setattr(apply_module, "_plan_apply", plan_apply)
     return events
 
 
@@ -133,7 +133,7 @@ sqlite_only = pytest.mark.skipif(
 
 def _busy_database(monkeypatch: pytest.MonkeyPatch) -> sqlite3.Connection:
     """Another writer holding SQLite's write lock; our connection gives up after 50 ms."""
-    monkeypatch.setattr(fixes_module, "BUSY_BACKOFF_SECONDS", 0.01)
+    monkeypatch.setattr(apply_module, "BUSY_BACKOFF_SECONDS", 0.01)
     connection.ensure_connection()
     connection.connection.execute("PRAGMA busy_timeout = 50")
     blocker = sqlite3.connect(
