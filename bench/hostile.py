@@ -213,7 +213,7 @@ def review_pages(cases: list[tuple[str, bytes]]) -> Iterator[Page]:
     from django.contrib.auth.models import Group, User
     from django.test import Client
 
-    from analyses.errors import IngestError
+    from redline_errors import IngestError
     from validation.models import Attempt
     from validation.services import analysis_submit
 

@@ -10,8 +10,8 @@ import pytest
 from django.db import IntegrityError, connection
 
 from analyses.bundles import bundle_digest, bundle_parse
-from analyses.errors import IngestError
 from analyses.models import Analysis, Evidence, Revision
+from redline_errors import IngestError
 from tests.support.bundles import row_counts
 from validation.models import Attempt, AuditEvent
 from validation.services import analysis_submit

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from analyses.models import Analysis
+from redline_errors import LoopLimitReached
 from tests.support.worker import Worker, wait_until
 from validation import services
 from validation.engine.pipeline import validate
 from validation.engine.types import Verdict
-from validation.errors import LoopLimitReached
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.services import analysis_submit
 from validation.tasks import validate_revision

@@ -29,6 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("project", "analyses", "validation")
+TOP_MODULES = ("redline_errors",)  # the Django side's error tree, shared by both apps
 ENGINE = "validation.engine"
 ALLOWED_BACK_EDGES = {("validation.services.jobs", "validation.tasks")}
 MAX_LINES = 500
@@ -42,6 +43,8 @@ def _modules() -> dict[str, Path]:
             if parts[-1] == "__init__":
                 parts.pop()
             modules[".".join(parts)] = path
+    for name in TOP_MODULES:
+        modules[name] = ROOT / f"{name}.py"
     return modules
 
 
@@ -64,7 +67,7 @@ def _imports(path: Path) -> Iterator[str]:
         else:
             continue
         for name in names:
-            if name.split(".")[0] in PACKAGES or name.split(".")[0] == "django":
+            if name.split(".")[0] in (*PACKAGES, *TOP_MODULES, "django"):
                 yield name
 
 
@@ -85,6 +88,10 @@ def _edges(source: str, target: str) -> list[str]:
     ]
 
 
+def test_the_error_tree_imports_nothing_of_ours() -> None:
+    assert GRAPH["redline_errors"] == set()
+
+
 def test_the_graph_sees_imports_inside_functions() -> None:
     assert "validation.tasks" in GRAPH["validation.services.jobs"]
     assert "validation.services" in GRAPH["validation.tasks"]
@@ -96,7 +103,7 @@ def test_analyses_never_imports_validation_beyond_the_engine() -> None:
     assert edges == []
 
 
-@pytest.mark.parametrize("forbidden", ["django", "analyses", "project", "validation"])
+@pytest.mark.parametrize("forbidden", ["django", "analyses", "project", "validation", *TOP_MODULES])
 def test_the_engine_imports_no_django_and_neither_app(forbidden: str) -> None:
     edges = [edge for edge in _edges(ENGINE, forbidden) if not _within(edge.split()[-1], ENGINE)]
 

@@ -14,8 +14,8 @@ from django.contrib.auth.models import Group, Permission, User
 from django.core.management import call_command
 from django.urls import reverse
 
+from redline_errors import NotAllowed
 from tests.factories import UserFactory
-from validation.errors import NotAllowed
 from validation.models import ApiToken, ApiTokenEvent
 from validation.services import api_token_create, api_token_may_manage, api_token_revoke
 

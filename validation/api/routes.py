@@ -2,7 +2,7 @@
 
 Every write body is read raw and parsed by ``analyses.bundles`` (the bundle model and limits
 the CLI and import use), so a bad payload gets the same field-naming messages everywhere.
-Every error is JSON ``{"message", "field"}`` with the status ``validation.errors`` gives it;
+Every error is JSON ``{"message", "field"}`` with the status ``redline_errors`` gives it;
 a dependency that is down (the database, the broker) is a 503 with ``Retry-After``, and
 anything unforeseen a JSON 500, never an HTML page.
 """
@@ -29,8 +29,8 @@ from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 from redis import RedisError
 
 from analyses.bundles import max_input_bytes, payload_parse
-from analyses.errors import IngestError
 from analyses.models import Analysis
+from redline_errors import DomainError, IngestError, RedlineError, http_status
 from validation import services
 from validation.api import exports
 from validation.api import schema as api_schema
@@ -43,7 +43,6 @@ from validation.api.responses import (
     SubmittedOut,
 )
 from validation.engine.types import MAX_BODY_CHARS, EvidenceItem
-from validation.errors import DomainError, RedlineError, http_status
 from validation.models import ApiToken
 from validation.permissions import analyses_for_user
 

@@ -3,7 +3,7 @@
 Views, tasks, the API, the admin and the commands call these functions; none of them holds
 business logic. Every function is keyword-only. Those that write run in one transaction and,
 where they act on an analysis, lock its row first so that two reviewers (or a reviewer and a
-worker) never interleave. A refused action raises a ``validation.errors.DomainError`` and
+worker) never interleave. A refused action raises a ``redline_errors.DomainError`` and
 changes nothing.
 
 One module per aggregate, re-exported here:
@@ -19,6 +19,7 @@ One module per aggregate, re-exported here:
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
+from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
@@ -34,7 +35,6 @@ from validation.services.outcomes import attempt_record_verdict
 from validation.services.rates import api_token_throttle, rate_cache_state
 from validation.services.review import (
     MAX_REPLACE_CHARS,
-    FixNotFound,
     fix_accept,
     fix_edit,
     fix_reject,

@@ -16,15 +16,15 @@ from django.db.models import Max
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
-from validation.engine.fields import extract_fields
-from validation.engine.fixes import ApplyResult, FixToApply, apply_fixes
-from validation.engine.types import ExtractedFields
-from validation.errors import (
+from redline_errors import (
     DatabaseBusy,
     DomainError,
     LoopLimitReached,
     NothingToApply,
 )
+from validation.engine.fields import extract_fields
+from validation.engine.fixes import ApplyResult, FixToApply, apply_fixes
+from validation.engine.types import ExtractedFields
 from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import (

@@ -27,8 +27,8 @@ from django.utils import timezone
 from kombu.exceptions import KombuError
 
 from analyses.models import Analysis, Revision
+from redline_errors import IllegalTransition
 from validation.engine.types import Bundle, EngineSettings, Verdict
-from validation.errors import IllegalTransition
 from validation.metrics import ATTEMPT_SECONDS
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status

@@ -28,9 +28,9 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
+from redline_errors import InvalidInput, RedlineError, http_status
 from validation import selectors, services
 from validation.engine.report import format_confidence
-from validation.errors import InputError, RedlineError, http_status
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
 from validation.review_read import FixUnderReview
@@ -354,9 +354,11 @@ def _parse_threshold(raw: str | None) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise InputError(f"The confidence threshold must be a number, got {raw[:20]!r}.") from None
+        raise InvalidInput(
+            f"The confidence threshold must be a number, got {raw[:20]!r}."
+        ) from None
     if not 0.0 <= value <= 1.0:  # also false for NaN
-        raise InputError(f"The confidence threshold must be between 0 and 1, got {raw[:20]}.")
+        raise InvalidInput(f"The confidence threshold must be between 0 and 1, got {raw[:20]}.")
     return value
 
 

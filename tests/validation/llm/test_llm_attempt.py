@@ -13,10 +13,10 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from redline_errors import IllegalTransition
 from tests.engine.llm.helpers import DATA, judge_json
 from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
 from validation import services
-from validation.errors import IllegalTransition
 from validation.models import Attempt, Fix, LLMCall, Policy, ToolCall
 from validation.services.llm import llm_budget_seconds, llm_settings
 from validation.tasks import SOFT_TIME_LIMIT

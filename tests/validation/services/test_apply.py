@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from analyses.models import Analysis, Revision
+from redline_errors import ClaimedByOther, IllegalTransition, NothingToApply
 from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
 from validation import services
-from validation.errors import ClaimedByOther, IllegalTransition, NothingToApply
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db

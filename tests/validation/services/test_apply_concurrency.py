@@ -13,9 +13,9 @@ import pytest
 from django.db import connection
 
 from analyses.models import Revision
+from redline_errors import DomainError, IllegalTransition
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import DomainError, IllegalTransition
 from validation.models import Attempt, Fix
 
 pytestmark = [

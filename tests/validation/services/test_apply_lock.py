@@ -12,9 +12,9 @@ import pytest
 from django.db import connection
 
 from analyses.models import Revision
+from redline_errors import DatabaseBusy, DomainError
 from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
 from validation import services
-from validation.errors import DatabaseBusy, DomainError
 from validation.models import Fix
 from validation.services import apply as apply_module
 

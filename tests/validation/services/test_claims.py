@@ -9,9 +9,9 @@ import pytest
 from django.utils import timezone
 
 from analyses.models import Analysis
+from redline_errors import ClaimedByOther, IllegalTransition
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import ClaimedByOther, IllegalTransition
 from validation.models import AuditEvent, Policy
 
 pytestmark = pytest.mark.django_db

@@ -6,15 +6,15 @@ from __future__ import annotations
 import pytest
 
 from analyses.models import Analysis
-from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
-from validation import services
-from validation.errors import (
+from redline_errors import (
     DomainError,
     FindNotUnique,
     FixNotReviewable,
     IllegalTransition,
     ReasonRequired,
 )
+from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
+from validation import services
 from validation.models import AuditEvent, Fix, Policy
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from analyses.models import Analysis
+from redline_errors import FixesUndecided, LoopLimitReached, ReasonRequired
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import FixesUndecided, LoopLimitReached, ReasonRequired
 from validation.models import AuditEvent, Fix, Policy, ToolCall
 
 pytestmark = pytest.mark.django_db

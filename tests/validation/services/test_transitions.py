@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from analyses.models import Analysis, Evidence, Revision
+from redline_errors import DomainError, IllegalTransition, ReasonRequired
 from tests.support.review_data import BODY, add_fix, analysis_in_review
 from validation import services
 from validation.engine.types import EvidenceItem
-from validation.errors import DomainError, IllegalTransition, ReasonRequired
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db

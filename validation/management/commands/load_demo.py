@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 import analyses
-from analyses.errors import IngestError
+from redline_errors import IngestError
 from validation.services import analysis_submit
 
 DEMO_DIR = Path(analyses.__file__).resolve().parent / "demo"
