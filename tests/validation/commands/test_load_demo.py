@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
@@ -31,7 +32,7 @@ def _load_demo() -> str:
 
 @pytest.fixture
 def demo_password(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv("REDLINE_DEMO_PASSWORD", "s3cret-demo")
+    monkeypatch.setattr(django_settings, "REDLINE_DEMO_PASSWORD", "s3cret-demo")
     return "s3cret-demo"
 
 
@@ -75,7 +76,7 @@ def test_running_load_demo_again_creates_nothing(demo_password):
 
 def test_a_new_demo_password_is_applied_on_the_next_run(demo_password, monkeypatch):
     _load_demo()
-    monkeypatch.setenv("REDLINE_DEMO_PASSWORD", "another-one")
+    monkeypatch.setattr(django_settings, "REDLINE_DEMO_PASSWORD", "another-one")
 
     _load_demo()
 
@@ -83,7 +84,7 @@ def test_a_new_demo_password_is_applied_on_the_next_run(demo_password, monkeypat
 
 
 def test_without_debug_the_default_password_is_refused(monkeypatch, settings, nothing_written):
-    monkeypatch.delenv("REDLINE_DEMO_PASSWORD", raising=False)
+    monkeypatch.setattr(django_settings, "REDLINE_DEMO_PASSWORD", "")
     settings.DEBUG = False
 
     with nothing_written(), pytest.raises(CommandError, match="set REDLINE_DEMO_PASSWORD"):
@@ -91,7 +92,7 @@ def test_without_debug_the_default_password_is_refused(monkeypatch, settings, no
 
 
 def test_in_the_local_run_the_default_password_is_used(monkeypatch, settings):
-    monkeypatch.delenv("REDLINE_DEMO_PASSWORD", raising=False)
+    monkeypatch.setattr(django_settings, "REDLINE_DEMO_PASSWORD", "")
     settings.DEBUG = True
 
     out = _load_demo()

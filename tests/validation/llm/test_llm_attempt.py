@@ -16,6 +16,7 @@ from django.urls import reverse
 from redline_errors import IllegalTransition
 from tests.engine.llm.helpers import DATA, judge_json
 from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
+from tests.support.llm_env import llm_variables, no_llm_endpoint
 from validation import services
 from validation.models import Attempt, Fix, LLMCall, Policy, ToolCall
 from validation.services.llm import llm_budget_seconds, llm_settings
@@ -55,14 +56,19 @@ def submit_wrong_cash_flow() -> Attempt:
 
 
 def endpoint(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
-    monkeypatch.setenv("REDLINE_LLM_BASE_URL", base_url)
-    monkeypatch.setenv("REDLINE_LLM_MODEL", "scripted")
-    monkeypatch.setenv("REDLINE_LLM_TIMEOUT", "5")
-    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "20")
+    llm_variables(
+        monkeypatch,
+        {
+            "REDLINE_LLM_BASE_URL": base_url,
+            "REDLINE_LLM_MODEL": "scripted",
+            "REDLINE_LLM_TIMEOUT": "5",
+            "REDLINE_LLM_ATTEMPT_BUDGET": "20",
+        },
+    )
 
 
 def test_without_an_endpoint_the_attempt_stays_deterministic(monkeypatch):
-    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+    no_llm_endpoint(monkeypatch)
     attempt = submit_wrong_owner_earnings()
     attempt = services.attempt_run(revision_id=attempt.revision_id)
     assert attempt is not None and attempt.status == "done"
@@ -150,10 +156,10 @@ def test_a_judge_that_never_answers_validly_keeps_the_engines_verdict_never_appr
 
 def test_an_endpoint_that_fails_keeps_the_engines_verdict_and_the_failed_calls(monkeypatch):
     Policy.objects.filter(pk=1).update(llm_timeout_seconds=1)
-    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
+    llm_variables(monkeypatch, {"REDLINE_LLM_ATTEMPT_BUDGET": "3"})
     with ScriptedLLM([], fallback=status(500)) as llm:
         endpoint(monkeypatch, llm.base_url)
-        monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
+        llm_variables(monkeypatch, {"REDLINE_LLM_ATTEMPT_BUDGET": "3"})
         attempt = submit_wrong_cash_flow()
         attempt = services.attempt_run(revision_id=attempt.revision_id)
 
@@ -299,7 +305,7 @@ def test_the_attempts_tab_shows_each_llm_call_and_the_fix_card_its_proof(
 def test_without_an_endpoint_the_attempts_tab_says_the_path_is_deterministic(
     monkeypatch, client, reviewer
 ):
-    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+    no_llm_endpoint(monkeypatch)
     attempt = submit_wrong_owner_earnings()
     services.attempt_run(revision_id=attempt.revision_id)
     client.force_login(reviewer)

@@ -4,7 +4,6 @@ service as the API. Their external_ids make a second run a no-op."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +32,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        password = os.environ.get("REDLINE_DEMO_PASSWORD", "")
+        password = settings.REDLINE_DEMO_PASSWORD
         if not password:
             if not settings.DEBUG:
                 # A superuser with a published password must never appear on a real server.
