@@ -71,8 +71,10 @@ def test_citations_and_failing_severity_take_only_the_engine_values(change):
 
 
 def test_the_policy_choices_are_the_engine_settings_values():
-    assert tuple(Policy.Citations.values) == get_args(Citations)
-    assert tuple(Policy.FailingSeverity.values) == get_args(FailingSeverity)
+    citations = [value for value, _ in Policy._meta.get_field("citations").choices]
+    severities = [value for value, _ in Policy._meta.get_field("failing_severity").choices]
+    assert tuple(citations) == get_args(Citations)
+    assert tuple(severities) == get_args(FailingSeverity)
 
 
 # ---------------------------------------------------------------- Policy.clean
