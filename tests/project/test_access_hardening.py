@@ -172,7 +172,7 @@ def test_the_database_refuses_a_policy_out_of_range(field, value):
     ],
 )
 def test_the_policy_form_refuses_values_out_of_range(client, admin_user, changes, message):
-    from tests.project.test_admin import _policy_form, _url
+    from tests.validation.test_admin import _policy_form, _url
 
     client.force_login(admin_user)
     before = Policy.objects.values().get()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import ValidationError
 
-from tests.project.test_admin import _policy_form
+from tests.validation.test_admin import _policy_form
 from validation.endpoints import llm_url_problem
 from validation.engine.llm import LLMConfigError
 from validation.models import Policy
