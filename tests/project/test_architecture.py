@@ -73,3 +73,43 @@ def test_every_path_the_map_names_exists() -> None:
     missing = sorted({token for token, base in _named_paths() if not _exists(token, base)})
 
     assert missing == []
+
+
+# ---------------------------------------------------------------- the design notes
+
+CITING = ("project", "analyses", "validation", "tests", "bench", "templates")
+
+
+def _django_side_files() -> list[Path]:
+    files = [ROOT / "README.md", ROOT / "ARCHITECTURE.md", ROOT / "redline_errors.py"]
+    for folder in CITING:
+        files += [
+            path
+            for path in (ROOT / folder).rglob("*")
+            if path.suffix in (".py", ".html", ".md")
+            and "engine" not in path.relative_to(ROOT).parts  # the engine's are its own
+            and "migrations" not in path.parts
+        ]
+    return files
+
+
+def test_every_design_note_the_code_cites_is_in_docs() -> None:
+    cited = {
+        name
+        for path in _django_side_files() + list((ROOT / "validation" / "engine").rglob("*.py"))
+        for name in re.findall(r"docs/([\w.-]+\.md)", path.read_text("utf-8"))
+    }
+
+    assert cited, "the code cites the design notes as docs/<name>.md"
+    assert sorted(name for name in cited if not (ROOT / "docs" / name).is_file()) == []
+
+
+def test_outside_the_engine_no_comment_cites_a_seed_section() -> None:
+    citing = sorted(
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in _django_side_files()
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if re.search("seed" + r"('s)? §", line)
+    )
+
+    assert citing == []
