@@ -13,6 +13,7 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,7 @@ def production_env() -> dict[str, str]:
     }
 
 
-def test_check_deploy_passes_with_production_settings(production_env, tmp_path):
+def test_check_deploy_passes_with_production_settings(production_env: Any, tmp_path: Path) -> None:
     result = _run(
         ["manage.py", "check", "--deploy", "--fail-level", "WARNING"], production_env, tmp_path
     )
@@ -58,7 +59,7 @@ def test_check_deploy_passes_with_production_settings(production_env, tmp_path):
     assert "System check identified no issues" in result.stdout
 
 
-def test_check_deploy_does_fail_on_a_weak_secret_key(production_env, tmp_path):
+def test_check_deploy_does_fail_on_a_weak_secret_key(production_env: Any, tmp_path: Path) -> None:
     """The check above means something: a warning does fail it."""
     production_env["REDLINE_SECRET_KEY"] = "short"
 
@@ -70,7 +71,7 @@ def test_check_deploy_does_fail_on_a_weak_secret_key(production_env, tmp_path):
     assert "security.W009" in result.stderr
 
 
-def test_production_settings_are_secure(production_env, tmp_path):
+def test_production_settings_are_secure(production_env: Any, tmp_path: Path) -> None:
     code = (
         "import json, django; django.setup(); from django.conf import settings as s; "
         "print(json.dumps({n: getattr(s, n) for n in ['DEBUG', 'SECURE_SSL_REDIRECT', "
@@ -93,7 +94,9 @@ def test_production_settings_are_secure(production_env, tmp_path):
     }
 
 
-def test_without_a_secret_key_production_refuses_to_start(production_env, tmp_path):
+def test_without_a_secret_key_production_refuses_to_start(
+    production_env: Any, tmp_path: Path
+) -> None:
     del production_env["REDLINE_SECRET_KEY"]
 
     result = _run(["manage.py", "check"], production_env, tmp_path)
@@ -102,20 +105,20 @@ def test_without_a_secret_key_production_refuses_to_start(production_env, tmp_pa
     assert "REDLINE_SECRET_KEY must be set when REDLINE_DEBUG is off" in result.stderr
 
 
-def test_debug_is_off_unless_asked_for(tmp_path):
+def test_debug_is_off_unless_asked_for(tmp_path: Path) -> None:
     result = _run(["manage.py", "check"], {}, tmp_path)
 
     assert result.returncode != 0
     assert "REDLINE_SECRET_KEY must be set" in result.stderr
 
 
-def test_the_local_run_needs_no_secret(tmp_path):
+def test_the_local_run_needs_no_secret(tmp_path: Path) -> None:
     result = _run(["manage.py", "check"], {"REDLINE_DEBUG": "1"}, tmp_path)
 
     assert result.returncode == 0, result.stderr
 
 
-def test_a_malformed_boolean_is_a_clear_error(production_env, tmp_path):
+def test_a_malformed_boolean_is_a_clear_error(production_env: Any, tmp_path: Path) -> None:
     production_env["REDLINE_HTTPS"] = "maybe"
 
     result = _run(["manage.py", "check"], production_env, tmp_path)
@@ -124,7 +127,7 @@ def test_a_malformed_boolean_is_a_clear_error(production_env, tmp_path):
     assert "REDLINE_HTTPS must be a boolean (1/0, true/false), got 'maybe'" in result.stderr
 
 
-def test_manage_py_reads_the_local_env_file_beneath_the_environment(tmp_path):
+def test_manage_py_reads_the_local_env_file_beneath_the_environment(tmp_path: Path) -> None:
     env_file = tmp_path / "local.env"
     env_file.write_text("REDLINE_DEBUG=1\nREDLINE_SECRET_KEY=from-file\nREDLINE_QUEUE=from-file\n")
     show = (
@@ -188,7 +191,7 @@ def _suite_variables() -> set[str]:
     }
 
 
-def test_settings_py_is_the_one_reader_of_the_environment_on_the_django_side():
+def test_settings_py_is_the_one_reader_of_the_environment_on_the_django_side() -> None:
     readers = sorted(
         str(path.relative_to(ROOT))
         for package in ("project", "analyses", "validation")
@@ -211,7 +214,7 @@ def test_settings_py_is_the_one_reader_of_the_environment_on_the_django_side():
         ]
 
 
-def test_the_readme_table_lists_every_variable_settings_read_and_no_other():
+def test_the_readme_table_lists_every_variable_settings_read_and_no_other() -> None:
     settings_names = _names_read(ROOT / "project" / "settings.py")
     gunicorn_names = _names_read(ROOT / "project" / "gunicorn_conf.py")
     table = _readme_table()

@@ -9,6 +9,7 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.db.models import Model
+from django.test import Client
 from django.urls import reverse
 
 from analyses.models import Analysis, Evidence, Revision
@@ -40,21 +41,21 @@ def superuser(db: None) -> User:
 @pytest.fixture
 def one_of_each(db: None) -> dict[type[Model], Model]:
     """One row of every model, linked the way the pipeline links them."""
-    revision = RevisionFactory()
-    attempt = AttemptFactory(revision=revision)
-    fix = FixFactory(attempt=attempt)
+    revision = RevisionFactory.create()
+    attempt = AttemptFactory.create(revision=revision)
+    fix = FixFactory.create(attempt=attempt)
     return {
         Analysis: revision.analysis,
-        Evidence: EvidenceFactory(analysis=revision.analysis),
+        Evidence: EvidenceFactory.create(analysis=revision.analysis),
         Revision: revision,
         Attempt: attempt,
-        Finding: FindingFactory(attempt=attempt),
+        Finding: FindingFactory.create(attempt=attempt),
         Fix: fix,
-        ToolCall: ToolCallFactory(attempt=attempt, fix=fix),
-        LLMCall: LLMCallFactory(attempt=attempt),
-        AuditEvent: AuditEventFactory(analysis=revision.analysis, revision=revision),
+        ToolCall: ToolCallFactory.create(attempt=attempt, fix=fix),
+        LLMCall: LLMCallFactory.create(attempt=attempt),
+        AuditEvent: AuditEventFactory.create(analysis=revision.analysis, revision=revision),
         Policy: Policy.load(),
-        User: UserFactory(username="someone"),
+        User: UserFactory.create(username="someone"),
     }
 
 
@@ -62,13 +63,15 @@ def _url(model: type[Model], view: str, *args: Any) -> str:
     return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_{view}", args=args)
 
 
-def test_every_model_of_both_apps_is_registered():
+def test_every_model_of_both_apps_is_registered() -> None:
     for model in OUR_MODELS:
         assert admin.site.is_registered(model), model
 
 
 @pytest.mark.parametrize("who", ["admin_user", "superuser"])
-def test_every_admin_page_loads_for_an_admin(client, request, one_of_each, who):
+def test_every_admin_page_loads_for_an_admin(
+    client: Client, request: pytest.FixtureRequest, one_of_each: Any, who: Any
+) -> None:
     """Changelist (with search and date drill-down), change and, where allowed, add pages."""
     user = request.getfixturevalue(who)
     client.force_login(user)
@@ -89,7 +92,9 @@ def test_every_admin_page_loads_for_an_admin(client, request, one_of_each, who):
 
 
 @pytest.mark.parametrize("model", VIEW_ONLY, ids=lambda m: m.__name__)
-def test_history_is_view_only_even_for_a_superuser(client, superuser, one_of_each, model):
+def test_history_is_view_only_even_for_a_superuser(
+    client: Client, superuser: User, one_of_each: Any, model: Any
+) -> None:
     client.force_login(superuser)
     obj = one_of_each[model]
 
@@ -103,8 +108,10 @@ def test_history_is_view_only_even_for_a_superuser(client, superuser, one_of_eac
     assert model._default_manager.filter(pk=obj.pk).exists()
 
 
-def test_an_admin_may_fix_an_analysis_title_but_not_its_status(client, admin_user):
-    analysis = AnalysisFactory(title="Draft", status=Analysis.Status.IN_REVIEW)
+def test_an_admin_may_fix_an_analysis_title_but_not_its_status(
+    client: Client, admin_user: User
+) -> None:
+    analysis = AnalysisFactory.create(title="Draft", status=Analysis.Status.IN_REVIEW)
     client.force_login(admin_user)
 
     response = client.post(
@@ -124,8 +131,10 @@ def test_an_admin_may_fix_an_analysis_title_but_not_its_status(client, admin_use
     assert (analysis.title, analysis.status) == ("NVO thesis", Analysis.Status.IN_REVIEW)
 
 
-def test_analyses_are_neither_added_nor_deleted_in_the_admin(client, superuser):
-    analysis = AnalysisFactory()
+def test_analyses_are_neither_added_nor_deleted_in_the_admin(
+    client: Client, superuser: User
+) -> None:
+    analysis = AnalysisFactory.create()
     client.force_login(superuser)
 
     assert client.get(_url(Analysis, "add")).status_code == 403
@@ -133,9 +142,11 @@ def test_analyses_are_neither_added_nor_deleted_in_the_admin(client, superuser):
     assert Analysis.objects.filter(pk=analysis.pk).exists()
 
 
-def test_the_analysis_page_lists_its_evidence_and_revisions(client, admin_user):
-    evidence = EvidenceFactory(source_ref="gurufocus-financials")
-    RevisionFactory(analysis=evidence.analysis, number=1)
+def test_the_analysis_page_lists_its_evidence_and_revisions(
+    client: Client, admin_user: User
+) -> None:
+    evidence = EvidenceFactory.create(source_ref="gurufocus-financials")
+    RevisionFactory.create(analysis=evidence.analysis, number=1)
     client.force_login(admin_user)
 
     page = client.get(_url(Analysis, "change", evidence.analysis.pk))
@@ -169,7 +180,7 @@ def _policy_form(**changes: Any) -> dict[str, Any]:
     return data
 
 
-def test_the_policy_list_goes_straight_to_the_one_policy(client, admin_user):
+def test_the_policy_list_goes_straight_to_the_one_policy(client: Client, admin_user: User) -> None:
     client.force_login(admin_user)
 
     response = client.get(_url(Policy, "changelist"))
@@ -178,7 +189,7 @@ def test_the_policy_list_goes_straight_to_the_one_policy(client, admin_user):
     assert response["Location"] == _url(Policy, "change", 1)
 
 
-def test_an_admin_changes_the_policy(client, admin_user):
+def test_an_admin_changes_the_policy(client: Client, admin_user: User) -> None:
     client.force_login(admin_user)
 
     response = client.post(
@@ -192,7 +203,9 @@ def test_an_admin_changes_the_policy(client, admin_user):
     assert policy.retry_enabled is False
 
 
-def test_an_admin_sets_citation_strictness_and_the_failing_severity(client, admin_user):
+def test_an_admin_sets_citation_strictness_and_the_failing_severity(
+    client: Client, admin_user: User
+) -> None:
     client.force_login(admin_user)
 
     page = client.get(_url(Policy, "change", 1)).content.decode()
@@ -206,7 +219,7 @@ def test_an_admin_sets_citation_strictness_and_the_failing_severity(client, admi
     assert (policy.citations, policy.failing_severity) == ("report", "minor")
 
 
-def test_the_policy_cannot_be_added_twice_or_deleted(client, superuser):
+def test_the_policy_cannot_be_added_twice_or_deleted(client: Client, superuser: User) -> None:
     client.force_login(superuser)
 
     assert client.get(_url(Policy, "add")).status_code == 403
@@ -229,8 +242,8 @@ def test_the_policy_cannot_be_added_twice_or_deleted(client, superuser):
     ],
 )
 def test_an_invalid_policy_shows_the_error_on_the_form_and_changes_nothing(
-    client, admin_user, changes, message
-):
+    client: Client, admin_user: User, changes: Any, message: Any
+) -> None:
     client.force_login(admin_user)
     before = Policy.objects.values().get()
 
@@ -242,7 +255,9 @@ def test_an_invalid_policy_shows_the_error_on_the_form_and_changes_nothing(
     assert Policy.objects.values().get() == before
 
 
-def test_a_staff_reviewer_sees_the_policy_read_only_and_cannot_change_it(client, reviewer):
+def test_a_staff_reviewer_sees_the_policy_read_only_and_cannot_change_it(
+    client: Client, reviewer: User
+) -> None:
     reviewer.is_staff = True
     reviewer.save(update_fields=["is_staff"])
     client.force_login(reviewer)
@@ -257,7 +272,9 @@ def test_a_staff_reviewer_sees_the_policy_read_only_and_cannot_change_it(client,
     assert Policy.objects.values().get() == before
 
 
-def test_a_reviewer_who_is_not_staff_is_sent_to_the_admin_login(client, reviewer):
+def test_a_reviewer_who_is_not_staff_is_sent_to_the_admin_login(
+    client: Client, reviewer: User
+) -> None:
     client.force_login(reviewer)
 
     response = client.post(_url(Policy, "change", 1), _policy_form(approve_threshold="0.95"))
@@ -267,7 +284,7 @@ def test_a_reviewer_who_is_not_staff_is_sent_to_the_admin_login(client, reviewer
     assert Policy.load().approve_threshold == 0.80
 
 
-def test_the_admin_is_branded_and_links_back_to_the_queue(client, admin_user):
+def test_the_admin_is_branded_and_links_back_to_the_queue(client: Client, admin_user: User) -> None:
     client.force_login(admin_user)
 
     page = client.get(reverse("admin:index")).content.decode()

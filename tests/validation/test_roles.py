@@ -1,5 +1,7 @@
 """The groups and the Policy row always exist: after migrate and after every flush."""
 
+from __future__ import annotations
+
 import pytest
 from django.contrib.auth.models import Group
 from django.core.management import call_command
@@ -8,7 +10,7 @@ from validation.models import Policy
 
 
 @pytest.mark.django_db(transaction=True)
-def test_groups_and_policy_are_recreated_after_a_flush():
+def test_groups_and_policy_are_recreated_after_a_flush() -> None:
     Group.objects.all().delete()
     Policy.objects.all().delete()
 

@@ -4,7 +4,7 @@ explains a bad policy before the database has to refuse it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import get_args
+from typing import Any, get_args
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -25,17 +25,17 @@ def _rejected(create: Callable[[], object]) -> None:
 # ---------------------------------------------------------------- Policy at the database
 
 
-def test_the_policy_row_exists_after_migrating():
+def test_the_policy_row_exists_after_migrating() -> None:
     assert Policy.objects.get().pk == 1
     assert Policy.load().approve_threshold == 0.80
 
 
-def test_there_is_only_one_policy_row():
+def test_there_is_only_one_policy_row() -> None:
     # save() forces pk=1, so only a bulk insert can try a second row.
     _rejected(lambda: Policy.objects.bulk_create([Policy(id=2)]))
 
 
-def test_saving_a_new_policy_object_overwrites_the_one_row():
+def test_saving_a_new_policy_object_overwrites_the_one_row() -> None:
     Policy(approve_threshold=0.9).save()
 
     assert Policy.objects.count() == 1
@@ -51,28 +51,28 @@ def test_saving_a_new_policy_object_overwrites_the_one_row():
         {"retry_threshold": -0.1},
     ],
 )
-def test_thresholds_must_be_ordered_within_0_and_1(change):
+def test_thresholds_must_be_ordered_within_0_and_1(change: Any) -> None:
     _rejected(lambda: Policy.objects.filter(pk=1).update(**change))
 
 
-def test_the_total_loop_limit_covers_the_revise_and_retry_limits():
+def test_the_total_loop_limit_covers_the_revise_and_retry_limits() -> None:
     _rejected(lambda: Policy.objects.filter(pk=1).update(max_total_loops=1))
 
 
-def test_citations_and_failing_severity_default_to_the_seed_rules():
+def test_citations_and_failing_severity_default_to_the_seed_rules() -> None:
     policy = Policy.load()
 
     assert (policy.citations, policy.failing_severity) == ("claims", "major")
 
 
 @pytest.mark.parametrize("change", [{"citations": "some"}, {"failing_severity": "info"}])
-def test_citations_and_failing_severity_take_only_the_engine_values(change):
+def test_citations_and_failing_severity_take_only_the_engine_values(change: Any) -> None:
     _rejected(lambda: Policy.objects.filter(pk=1).update(**change))
 
 
-def test_the_policy_choices_are_the_engine_settings_values():
-    citations = [value for value, _ in Policy._meta.get_field("citations").choices]
-    severities = [value for value, _ in Policy._meta.get_field("failing_severity").choices]
+def test_the_policy_choices_are_the_engine_settings_values() -> None:
+    citations = [value for value, _ in Policy._meta.get_field("citations").choices or ()]
+    severities = [value for value, _ in Policy._meta.get_field("failing_severity").choices or ()]
     assert tuple(citations) == get_args(Citations)
     assert tuple(severities) == get_args(FailingSeverity)
 
@@ -99,13 +99,13 @@ def _clean_errors(**values: object) -> dict[str, list[str]]:
         "fix_confidence_threshold",
     ],
 )
-def test_a_threshold_outside_0_and_1_is_explained(name):
+def test_a_threshold_outside_0_and_1_is_explained(name: Any) -> None:
     errors = _clean_errors(**{name: 1.5})
 
     assert "Must be between 0 and 1 (got 1.5)." in errors[name]
 
 
-def test_a_revise_threshold_above_approve_is_explained():
+def test_a_revise_threshold_above_approve_is_explained() -> None:
     errors = _clean_errors(revise_threshold=0.6, approve_threshold=0.5)
 
     assert errors["approve_threshold"] == [
@@ -113,7 +113,7 @@ def test_a_revise_threshold_above_approve_is_explained():
     ]
 
 
-def test_a_retry_threshold_above_revise_is_explained():
+def test_a_retry_threshold_above_revise_is_explained() -> None:
     errors = _clean_errors(retry_threshold=0.55)
 
     assert errors["revise_threshold"] == [
@@ -121,7 +121,7 @@ def test_a_retry_threshold_above_revise_is_explained():
     ]
 
 
-def test_a_total_loop_limit_below_the_revise_limit_is_explained():
+def test_a_total_loop_limit_below_the_revise_limit_is_explained() -> None:
     errors = _clean_errors(max_revise_loops=4, max_total_loops=3)
 
     assert errors["max_total_loops"] == [
@@ -129,15 +129,15 @@ def test_a_total_loop_limit_below_the_revise_limit_is_explained():
     ]
 
 
-def test_the_default_policy_is_valid():
+def test_the_default_policy_is_valid() -> None:
     Policy.load().full_clean()
 
 
 # ---------------------------------------------------------------- Attempt
 
 
-def test_a_revision_has_at_most_one_attempt():
-    attempt = AttemptFactory()
+def test_a_revision_has_at_most_one_attempt() -> None:
+    attempt = AttemptFactory.create()
 
     _rejected(
         lambda: Attempt.objects.create(
@@ -146,9 +146,9 @@ def test_a_revision_has_at_most_one_attempt():
     )
 
 
-def test_attempt_numbers_are_unique_within_an_analysis():
-    attempt = AttemptFactory()
-    second_revision = RevisionFactory(analysis=attempt.analysis, number=2)
+def test_attempt_numbers_are_unique_within_an_analysis() -> None:
+    attempt = AttemptFactory.create()
+    second_revision = RevisionFactory.create(analysis=attempt.analysis, number=2)
 
     _rejected(
         lambda: Attempt.objects.create(
@@ -158,46 +158,46 @@ def test_attempt_numbers_are_unique_within_an_analysis():
 
 
 @pytest.mark.parametrize("confidence", [-0.01, 1.01])
-def test_an_attempt_confidence_lies_between_0_and_1(confidence):
-    _rejected(lambda: AttemptFactory(confidence=confidence))
+def test_an_attempt_confidence_lies_between_0_and_1(confidence: Any) -> None:
+    _rejected(lambda: AttemptFactory.create(confidence=confidence))
 
 
 @pytest.mark.parametrize("confidence", [0.0, 1.0, None])
-def test_an_attempt_confidence_may_be_0_1_or_unknown(confidence):
-    assert AttemptFactory(confidence=confidence).confidence == confidence
+def test_an_attempt_confidence_may_be_0_1_or_unknown(confidence: Any) -> None:
+    assert AttemptFactory.create(confidence=confidence).confidence == confidence
 
 
-def test_a_done_attempt_has_a_decision():
-    _rejected(lambda: AttemptFactory(status=Attempt.Status.DONE, decision=""))
+def test_a_done_attempt_has_a_decision() -> None:
+    _rejected(lambda: AttemptFactory.create(status=Attempt.Status.DONE, decision=""))
 
 
 # ---------------------------------------------------------------- Finding and Fix
 
 
-def test_a_finding_span_does_not_end_before_it_starts():
-    _rejected(lambda: FindingFactory(start=10, end=9))
+def test_a_finding_span_does_not_end_before_it_starts() -> None:
+    _rejected(lambda: FindingFactory.create(start=10, end=9))
 
 
-def test_an_empty_finding_span_is_allowed():
-    assert FindingFactory(start=10, end=10).end == 10
+def test_an_empty_finding_span_is_allowed() -> None:
+    assert FindingFactory.create(start=10, end=10).end == 10
 
 
 @pytest.mark.parametrize("confidence", [-0.1, 1.1])
-def test_a_fix_confidence_lies_between_0_and_1(confidence):
-    _rejected(lambda: FixFactory(confidence=confidence))
+def test_a_fix_confidence_lies_between_0_and_1(confidence: Any) -> None:
+    _rejected(lambda: FixFactory.create(confidence=confidence))
 
 
-def test_a_fix_must_find_something():
-    _rejected(lambda: FixFactory(find=""))
+def test_a_fix_must_find_something() -> None:
+    _rejected(lambda: FixFactory.create(find=""))
 
 
-def test_an_applied_fix_names_the_revision_it_was_applied_in():
-    _rejected(lambda: FixFactory(status="applied", applied_in=None))
+def test_an_applied_fix_names_the_revision_it_was_applied_in() -> None:
+    _rejected(lambda: FixFactory.create(status="applied", applied_in=None))
 
 
-def test_an_applied_fix_with_its_revision_is_fine():
-    fix = FixFactory()
-    applied_in = RevisionFactory(analysis=fix.revision.analysis, number=2)
+def test_an_applied_fix_with_its_revision_is_fine() -> None:
+    fix = FixFactory.create()
+    applied_in = RevisionFactory.create(analysis=fix.revision.analysis, number=2)
 
     fix.status, fix.applied_in = "applied", applied_in
     fix.save()

@@ -113,7 +113,7 @@ def make_review(
     with_fixes: bool = True,
     title: str = "NVO — investment thesis",
 ) -> Review:
-    analysis = AnalysisFactory(
+    analysis = AnalysisFactory.create(
         title=title,
         status=status,
         submitter=submitter,
@@ -122,13 +122,13 @@ def make_review(
         revise_loops=0,
     )
     evidence = [
-        EvidenceFactory(
+        EvidenceFactory.create(
             analysis=analysis,
             source_ref="gurufocus-nvo-2024",
             url="https://www.gurufocus.com/stock/NVO/summary",
             content_json={"operating_cash_flow": 15.5, "capex": 0.7, "roic": 0.225},
         ),
-        EvidenceFactory(
+        EvidenceFactory.create(
             analysis=analysis,
             source_ref="quote",
             kind=Evidence.Kind.TEXT,
@@ -136,8 +136,8 @@ def make_review(
             content_text="NVO quote: price 134.22 <b>not bold</b>",
         ),
     ]
-    revision = RevisionFactory(analysis=analysis, number=1, body=body)
-    attempt = AttemptFactory(
+    revision = RevisionFactory.create(analysis=analysis, number=1, body=body)
+    attempt = AttemptFactory.create(
         revision=revision,
         status=Attempt.Status.DONE,
         decision=Attempt.Decision.REVISE,
@@ -172,7 +172,7 @@ def add_fix(
 ) -> Fix:
     body = review.revision.body
     start = body.index(find) if offset is None else offset
-    finding = FindingFactory(
+    finding = FindingFactory.create(
         attempt=review.attempt,
         check_name="no_hallucinations" if kind != "close_but_wrong" else "claims_supported",
         kind=kind,
@@ -182,7 +182,7 @@ def add_fix(
         end=start + len(find),
         text=find,
     )
-    fix = FixFactory(
+    fix = FixFactory.create(
         attempt=review.attempt,
         revision=review.revision,
         finding=finding,
@@ -197,7 +197,9 @@ def add_fix(
         evidence=[excerpt] if excerpt else [],
     )
     for tool, tool_input, output in tools or []:
-        ToolCallFactory(attempt=review.attempt, fix=fix, tool=tool, input=tool_input, output=output)
+        ToolCallFactory.create(
+            attempt=review.attempt, fix=fix, tool=tool, input=tool_input, output=output
+        )
     review.fixes.append(fix)
     review.findings.append(finding)
     return fix

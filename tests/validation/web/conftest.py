@@ -19,7 +19,7 @@ def fast_password_hasher(settings: Any) -> None:
 @pytest.fixture
 def submitter(db: Any) -> Any:
     """A pipeline user with no role: sees the analyses they submitted, read-only."""
-    return UserFactory(username="pipe")
+    return UserFactory.create(username="pipe")
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def client_for(db: Any) -> Callable[..., Client]:
     return make
 
 
-HX = {"HTTP_HX_REQUEST": "true"}
+HX: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
 
 def counters(accepted: int, rejected: int, to_review: int) -> str:
@@ -50,7 +50,7 @@ def counters(accepted: int, rejected: int, to_review: int) -> str:
     )
 
 
-def hx(target: str | None = None) -> dict[str, str]:
+def hx(target: str | None = None) -> dict[str, Any]:
     headers = dict(HX)
     if target:
         headers["HTTP_HX_TARGET"] = target

@@ -16,7 +16,7 @@ from validation.models import Fix
 pytestmark = pytest.mark.django_db
 
 # (url name, method, takes a fix id, POST data)
-ANALYSIS_GETS = [
+ANALYSIS_GETS: list[tuple[str, dict[str, Any]]] = [
     ("analysis_review", {}),
     ("analysis_status", {}),
     ("analysis_queue_row", {}),

@@ -38,7 +38,8 @@ def messages_of(response: Any) -> list[str]:
 
 @pytest.fixture
 def client(client_for: Any, reviewer: Any) -> Client:
-    return client_for(reviewer)
+    reviewing: Client = client_for(reviewer)
+    return reviewing
 
 
 class TestAccept:
@@ -291,6 +292,7 @@ class TestSignOffAndReject:
         assert "Signed off: the analysis is approved." in html and "✓ signed off" in html
         assert Analysis.objects.get(pk=review.analysis.pk).status == Analysis.Status.APPROVED
         event = AuditEvent.objects.get(analysis=review.analysis, action=AuditEvent.Action.APPROVED)
+        assert event.actor is not None
         assert (event.actor.username, event.comment) == ("dana", "Checked by hand.")
 
     def test_sign_off_with_accepted_fixes_pending_is_refused(

@@ -22,10 +22,10 @@ S = Analysis.Status
 
 
 def analysis_with(status: str, *, title: str, decision: str = "", **fields: Any) -> Analysis:
-    analysis = AnalysisFactory(title=title, status=status, **fields)
-    revision = RevisionFactory(analysis=analysis, number=1)
+    analysis = AnalysisFactory.create(title=title, status=status, **fields)
+    revision = RevisionFactory.create(analysis=analysis, number=1)
     done = bool(decision)
-    AttemptFactory(
+    AttemptFactory.create(
         revision=revision,
         status=Attempt.Status.DONE if done else Attempt.Status.QUEUED,
         decision=decision,
@@ -128,7 +128,7 @@ class TestList:
 
     def test_pagination_by_25(self, client_for: Any, reviewer: Any) -> None:
         for i in range(30):
-            AnalysisFactory(title=f"Report {i:02d}", status=S.IN_REVIEW)
+            AnalysisFactory.create(title=f"Report {i:02d}", status=S.IN_REVIEW)
         client = client_for(reviewer)
         first = client.get(reverse("queue"))
         assert len(first.context["page_obj"].object_list) == 25

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.django_db
 def page(client: Any, review: Review, **params: str) -> str:
     response = client.get(reverse("analysis_review", args=[review.analysis.pk]), params)
     assert response.status_code == 200
-    return response.content.decode()
+    html: str = response.content.decode()
+    return html
 
 
 def no_script(html: str) -> None:
@@ -105,6 +106,7 @@ class TestReportTab:
         self, client_for: Any, reviewer: Any, review: Review
     ) -> None:
         finding = review.fixes[0].finding
+        assert finding is not None
         finding.text = "something else"
         finding.save()
         html = page(client_for(reviewer), review)
@@ -198,10 +200,10 @@ class TestOtherTabs:
         self, client_for: Any, reviewer: Any, review: Review
     ) -> None:
         body2 = review.revision.body.replace("= $15.8B", "= $14.8B").replace("<", "&lt;")
-        revision = RevisionFactory(
+        revision = RevisionFactory.create(
             analysis=review.analysis, number=2, body=body2 + "\n<script>window.__xss=1</script>\n"
         )
-        AttemptFactory(revision=revision, status=Attempt.Status.QUEUED)
+        AttemptFactory.create(revision=revision, status=Attempt.Status.QUEUED)
         html = page(client_for(reviewer), review, tab="revisions", a="1", b="2")
         assert "Revisions (2)" in html
         assert "<del>$15.8B</del><ins>$14.8B</ins>" in html
@@ -225,8 +227,8 @@ class TestOtherTabs:
     def test_attempts_tab_shows_errors(
         self, client_for: Any, reviewer: Any, review: Review
     ) -> None:
-        revision = RevisionFactory(analysis=review.analysis, number=2, body="x")
-        AttemptFactory(
+        revision = RevisionFactory.create(analysis=review.analysis, number=2, body="x")
+        AttemptFactory.create(
             revision=revision, status=Attempt.Status.ERRORED, error="LLM timeout after 30 s"
         )
         html = page(client_for(reviewer), review, tab="attempts")
@@ -235,7 +237,7 @@ class TestOtherTabs:
     def test_audit_tab_lists_who_did_what(
         self, client_for: Any, reviewer: Any, review: Review
     ) -> None:
-        AuditEventFactory(
+        AuditEventFactory.create(
             analysis=review.analysis,
             actor=reviewer,
             action=AuditEvent.Action.FIX_REJECTED,
