@@ -21,7 +21,7 @@ PORT ?= 8000
 ## run: set up (a local .env on first run), migrate, load demo data, start a worker and
 ## serve http://127.0.0.1:$(PORT)
 run: install
-	$(BIN)/python -m project.localenv
+	$(BIN)/python -m project.localenv "$$REDLINE_ENV_FILE"
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 	BIN=$(BIN) PORT=$(PORT) ./bin/run-local
@@ -47,7 +47,7 @@ run-llm: install
 	@echo "  25 on a busy machine (later runs start in seconds). Each demo validation then takes"
 	@echo "  1 to 4 minutes (4 analyses: about 7 minutes); make run stays deterministic and fast."
 	BIN=$(BIN) ./bin/install-local-llm
-	$(BIN)/python -m project.localenv
+	$(BIN)/python -m project.localenv "$$REDLINE_ENV_FILE"
 	REDLINE_VAR_DIR=$(LLM_VAR) $(BIN)/python manage.py migrate --noinput
 	REDLINE_VAR_DIR=$(LLM_VAR) $(BIN)/python manage.py load_demo
 	REDLINE_VAR_DIR=$(LLM_VAR) BIN=$(BIN) PORT=$(PORT) LLM_PORT=$(LLM_PORT) ./bin/run-local --llm

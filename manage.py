@@ -7,7 +7,7 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     from project import localenv
 
-    localenv.load()  # the .env `make run` writes, so documented commands work in a new shell
+    localenv.use()  # the .env `make run` writes, so documented commands work in a new shell
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from pydantic import BaseModel, ValidationError
 
-from analyses.errors import IngestError, MalformedBundle
+from redline_errors import IngestError, MalformedBundle
 from validation.engine.fields import extract_fields
 from validation.engine.intake import (
     BundleError,

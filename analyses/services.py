@@ -23,9 +23,9 @@ from analyses.bundles import (
     bundle_title,
     structured_fields,
 )
-from analyses.errors import ExternalIdConflict
 from analyses.models import Analysis, Evidence, Revision
 from analyses.selectors import analysis_get_by_external_id
+from redline_errors import ExternalIdConflict
 from validation.engine.types import Bundle
 
 

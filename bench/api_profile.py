@@ -26,6 +26,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +126,7 @@ def main() -> None:
     from validation.models import Attempt, Policy
     from validation.services import jobs
 
-    jobs.send_validation = lambda revision_id: None  # type: ignore[assignment]  # no broker
+    jobs.send_validation = lambda revision_id: None  # no broker
     policy = Policy.load()
     policy.allow_validator_only_approval, policy.citations = True, "none"
     policy.save()
@@ -142,7 +143,7 @@ def main() -> None:
     ids = [ingest(bodies[0])]  # warm-up (imports, schema, first connection)
     ingests = Measured(args.cprofile)
     for body in bodies[1:]:
-        ids.append(ingests.record(lambda body=body: ingest(body)))
+        ids.append(ingests.record(partial(ingest, body)))
     print(
         f"ingest ({len(ingests.times)} requests, test client): {ingests.timing()}, "
         f"queries {ingests.query_counts()}"
@@ -163,7 +164,7 @@ def main() -> None:
         finally:
             engine_ms.append((time.perf_counter() - start) * 1000)
 
-    pipeline.validate = timed_validate  # type: ignore[assignment]
+    pipeline.validate = timed_validate
     revisions = list(
         Attempt.objects.filter(analysis_id__in=ids)
         .order_by("id")
@@ -173,9 +174,7 @@ def main() -> None:
     engine_ms.clear()
     attempts = Measured(args.cprofile)
     for revision_id in revisions[1:]:
-        attempts.record(
-            lambda revision_id=revision_id: services.attempt_run(revision_id=revision_id)
-        )
+        attempts.record(partial(services.attempt_run, revision_id=revision_id))
     engine = statistics.median(engine_ms)
     total = attempts.median_ms()
     decisions = dict(

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parent.parent
 EVALDATA = ROOT.parent / "shared" / "evaldata"
@@ -54,7 +55,8 @@ def table(title: str, sets: dict[str, dict[str, object]]) -> str:
     for name, metrics in sorted(sets.items()):
         cells = [_cell(metrics.get(key)) for key, _ in COLUMNS]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
-        for variant, rate in sorted(dict(metrics.get("variants") or {}).items()):
+        variant_rates = cast("dict[str, dict[str, Any]]", metrics.get("variants") or {})
+        for variant, rate in sorted(variant_rates.items()):
             kind = "positive" if rate.get("positive") else "negative"
             variants.append(
                 f"- {name} `{variant}` ({kind}, n={rate.get('n')}): "

@@ -33,6 +33,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -117,11 +118,15 @@ def stage_check(body: str) -> Callable[[], str | None]:
 def stage_fields(body: str) -> Callable[[], str | None]:
     from validation.engine.fields import extract_fields
 
-    return lambda: extract_fields(body) and None
+    def run() -> str | None:
+        extract_fields(body)
+        return None
+
+    return run
 
 
 def _highlights(body: str) -> list[Any]:
-    from validation.rendering import Highlight
+    from validation.web.rendering import Highlight
 
     step = max(1, len(body) // 200)
     return [
@@ -131,7 +136,7 @@ def _highlights(body: str) -> list[Any]:
 
 
 def stage_render(body: str) -> Callable[[], str | None]:
-    from validation.rendering import render_report, renders_as_markdown
+    from validation.web.rendering import render_report, renders_as_markdown
 
     highlights = _highlights(body)
 
@@ -143,7 +148,7 @@ def stage_render(body: str) -> Callable[[], str | None]:
 
 
 def stage_diff(body: str) -> Callable[[], str | None]:
-    from validation.diffs import line_diff
+    from validation.web.diffs import line_diff
 
     middle = len(body) // 2
     edited = body[:middle] + "CHANGED 42" + body[middle + 1 :]
@@ -166,9 +171,9 @@ STAGES: dict[str, Callable[[str], Callable[[], str | None]]] = {
 def patterns() -> list[tuple[str, Callable[[int], str]]]:
     out: list[tuple[str, Callable[[int], str]]] = []
     for name, pattern in WALLS:
-        out.append((f"wall of {name}", lambda size, p=pattern: wall_body(p, size)))
+        out.append((f"wall of {name}", partial(wall_body, pattern)))
     for name, make in LINES:
-        out.append((name, lambda size, m=make: lines_body(m, size)))
+        out.append((name, partial(lines_body, make)))
     return out
 
 
@@ -213,7 +218,7 @@ def review_pages(cases: list[tuple[str, bytes]]) -> Iterator[Page]:
     from django.contrib.auth.models import Group, User
     from django.test import Client
 
-    from analyses.errors import IngestError
+    from redline_errors import IngestError
     from validation.models import Attempt
     from validation.services import analysis_submit
 
@@ -257,16 +262,18 @@ def print_review_pages(cases: list[tuple[str, bytes]]) -> None:
     slowest = max(pages, key=lambda p: p.seconds)
     largest = max(pages, key=lambda p: p.size)
     accepted = len({p.case for p in pages})
-    over = sorted({p.case for p in pages if p.seconds >= PAGE_SECONDS or p.size >= PAGE_BYTES})
-    errored = sorted({p.case for p in pages if p.status != "done"})
+    too_big = sorted({p.case for p in pages if p.seconds >= PAGE_SECONDS or p.size >= PAGE_BYTES})
+    errored_cases = sorted({p.case for p in pages if p.status != "done"})
     median = statistics.median(p.seconds for p in pages)
     print(
         f"\n  {accepted} accepted cases, {len(pages)} pages: slowest {slowest.seconds:.2f} s "
         f"({slowest.case}, {slowest.tab}), largest {largest.size / 1e6:.2f} MB "
         f"({largest.case}, {largest.tab}), median {median:.3f} s"
     )
-    print(f"  over {PAGE_SECONDS:.0f} s or {PAGE_BYTES / 1e6:.0f} MB: {', '.join(over) or 'none'}")
-    print(f"  attempts errored: {', '.join(errored) or 'none'}")
+    print(
+        f"  over {PAGE_SECONDS:.0f} s or {PAGE_BYTES / 1e6:.0f} MB: {', '.join(too_big) or 'none'}"
+    )
+    print(f"  attempts errored: {', '.join(errored_cases) or 'none'}")
 
 
 # ---------------------------------------------------------------- main
@@ -342,8 +349,8 @@ def main() -> None:
         )
 
     print("\nThe inputs issue 12 reported, at their sizes:")
-    for name, make in ISSUE_BODIES:
-        body = make()
+    for name, make_issue_body in ISSUE_BODIES:
+        body = make_issue_body()
         cells = []
         for stage in stages:
             m = measure(STAGES[stage](body), 1, args.timeout)

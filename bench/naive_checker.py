@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from typing import cast
 
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
@@ -17,7 +18,7 @@ NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 def verdict(bundle: dict[str, object]) -> dict[str, object]:
     evidence = " ".join(
         item["content"] if isinstance(item["content"], str) else json.dumps(item["content"])
-        for item in bundle.get("evidence", [])  # type: ignore[union-attr]
+        for item in cast("list[dict[str, object]]", bundle.get("evidence", []))
     )
     body = str(bundle.get("body", ""))
     findings = [

@@ -149,7 +149,7 @@ def main() -> None:
     reviewer.groups.add(Group.objects.get(name="reviewer"))
     client = Client()
     client.force_login(reviewer)
-    hx = {"HTTP_HX_REQUEST": "true"}
+    hx: dict[str, Any] = {"HTTP_HX_REQUEST": "true"}
 
     results: dict[int, dict[str, float]] = {}
     for fix_count in (10, 100):

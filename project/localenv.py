@@ -2,27 +2,38 @@
 in a new shell (`manage.py import_bundles ...`) without exporting anything.
 
 `make run` writes `.env` (development settings and a generated secret key) when it is
-missing; `manage.py` reads it. Variables already in the environment win. Production reads
-no file: with neither the file nor the environment, settings refuse to start without
-REDLINE_SECRET_KEY, as before.
+missing (``python -m project.localenv [PATH]``); `manage.py` asks for it (``use()``), and
+``project/settings.py`` then reads its variables beneath the environment's: variables already
+in the environment win. Production reads no file: with neither the file nor the environment,
+settings refuse to start without REDLINE_SECRET_KEY, as before. This module reads no
+environment variable itself (settings.py resolves REDLINE_ENV_FILE).
 """
 
 from __future__ import annotations
 
-import os
 import secrets
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
-# REDLINE_ENV_FILE points elsewhere (tests of production settings point it at no file).
-ENV_FILE = Path(
-    os.environ.get("REDLINE_ENV_FILE") or Path(__file__).resolve().parent.parent / ".env"
-)
+ENV_FILE = Path(__file__).resolve().parent.parent / ".env"
 
 HEADER = (
     "# Written by `make run` for the local development run; never used in production.\n"
     "# manage.py reads it; variables set in the environment take precedence.\n"
 )
+
+_wanted = False
+
+
+def use() -> None:
+    """Ask settings to read the local env file (manage.py does, before settings load)."""
+    global _wanted
+    _wanted = True
+
+
+def wanted() -> bool:
+    return _wanted
 
 
 def read(path: Path = ENV_FILE) -> dict[str, str]:
@@ -39,10 +50,9 @@ def read(path: Path = ENV_FILE) -> dict[str, str]:
     return values
 
 
-def load(path: Path = ENV_FILE) -> None:
-    """Put the file's variables into os.environ, where they are not set already."""
-    for name, value in read(path).items():
-        os.environ.setdefault(name, value)
+def beneath(environ: Mapping[str, str], path: Path = ENV_FILE) -> dict[str, str]:
+    """`environ` with the file's variables beneath it: a variable set in `environ` wins."""
+    return {**read(path), **environ}
 
 
 def ensure(path: Path = ENV_FILE) -> bool:
@@ -57,6 +67,7 @@ def ensure(path: Path = ENV_FILE) -> bool:
     return True
 
 
-if __name__ == "__main__":  # python -m project.localenv: what `make run` calls
-    if ensure():
-        sys.stdout.write(f"Wrote {ENV_FILE.name} (local development settings, a new secret key).\n")
+if __name__ == "__main__":  # python -m project.localenv [PATH]: what `make run` calls
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1] else ENV_FILE
+    if ensure(target):
+        sys.stdout.write(f"Wrote {target.name} (local development settings, a new secret key).\n")

@@ -1,5 +1,10 @@
-"""Redline settings. Every knob is an environment variable; README lists them all."""
+"""Redline settings. Every knob is an environment variable; README lists them all.
 
+This is the one module of the Django side that reads the environment (gunicorn's own knobs
+aside, in gunicorn_conf.py): everything else reads these settings.
+"""
+
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -8,12 +13,25 @@ import django_stubs_ext
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from project.env import envbool, envint, envlist, envstr
+from project import localenv
+from project.env import Environment
 
 # Generic admin and queryset classes (admin.ModelAdmin[Analysis]) at runtime, as the types say.
 django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+# Under manage.py the local .env file `make run` writes lies beneath the environment
+# (project.localenv); REDLINE_ENV_FILE points elsewhere (tests of production settings point it
+# at no file). Production reads no file.
+_environ: dict[str, str] = dict(os.environ)
+if localenv.wanted():
+    _environ = localenv.beneath(
+        _environ, Path(_environ.get("REDLINE_ENV_FILE") or localenv.ENV_FILE)
+    )
+_env = Environment(_environ)
+envstr, envbool, envint, envlist = _env.envstr, _env.envbool, _env.envint, _env.envlist
+
 VAR_DIR = Path(envstr("REDLINE_VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = envbool("REDLINE_DEBUG", False)
@@ -200,10 +218,39 @@ STORAGES = {
 # forwarded is never let in by address: behind a proxy on the same host, loopback is everyone).
 REDLINE_METRICS_ALLOW = envlist("REDLINE_METRICS_ALLOW")
 REDLINE_METRICS_TOKEN = envstr("REDLINE_METRICS_TOKEN")
+# Multiprocess metrics (validation.metrics): every web and worker process of a host writes
+# its metrics to files there (gunicorn_conf.py empties it when gunicorn starts).
+PROMETHEUS_MULTIPROC_DIR = envstr("PROMETHEUS_MULTIPROC_DIR")
+
+# The LLM path's endpoint (validation.services.llm; the Policy overrides all but the key): the
+# REDLINE_LLM_* variables that are set, handed as they are to the engine's reader, which
+# checks them and names a bad one.
+REDLINE_LLM_VARIABLES = (
+    "REDLINE_LLM_BASE_URL",
+    "REDLINE_LLM_MODEL",
+    "REDLINE_LLM_API_KEY",
+    "REDLINE_LLM_TIMEOUT",
+    "REDLINE_LLM_MAX_TOKENS",
+    "REDLINE_LLM_TEMPERATURE",
+    "REDLINE_LLM_EVIDENCE_TOKENS",
+    "REDLINE_LLM_REPORT_TOKENS",
+    "REDLINE_LLM_CONTEXT_TOKENS",
+    "REDLINE_LLM_ATTEMPT_BUDGET",
+    "REDLINE_LLM_RESPONSE_FORMAT",
+    "REDLINE_LLM_FIXER",
+    "REDLINE_LLM_FIXER_TOOL_CHOICE",
+    "REDLINE_LLM_RETRY_ENABLED",
+    "REDLINE_LLM_RETRY_MAX_ATTEMPTS",
+    "REDLINE_LLM_RETRY_DELAY",
+)
+REDLINE_LLM_ENV = {name: envstr(name) for name in REDLINE_LLM_VARIABLES if name in _environ}
 
 # Hosts the Policy's LLM base URL may name although they are link-local or a cloud metadata
 # address (validation.endpoints): an inference server on a link-local network, say.
 REDLINE_LLM_ALLOWED_HOSTS = envlist("REDLINE_LLM_ALLOWED_HOSTS")
+
+# The demo users' password (load_demo); required when debug is off.
+REDLINE_DEMO_PASSWORD = envstr("REDLINE_DEMO_PASSWORD")
 
 # Ingest limits.
 REDLINE_MAX_BODY_BYTES = envint("REDLINE_MAX_BODY_BYTES", 200_000)

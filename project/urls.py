@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from project import ops
-from validation.api import api
+from validation.api.routes import api
 
 urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
@@ -13,5 +13,5 @@ urlpatterns = [
     path("healthz", ops.healthz, name="healthz"),
     path("readyz", ops.readyz, name="readyz"),
     path("metrics", ops.metrics, name="metrics"),
-    path("", include("validation.urls")),
+    path("", include("validation.web.urls")),
 ]

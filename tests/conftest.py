@@ -1,8 +1,11 @@
+from __future__ import annotations
+
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from hypothesis import settings as hypothesis_settings
 
 # CI explores the same examples every run, so a red build is reproducible; locally, each run
@@ -17,7 +20,9 @@ REQUIRED_MARKERS = ("integration", "browser", "llm_local")
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
     """In CI (REDLINE_REQUIRE_FULL_SUITE=1) a skipped browser, integration or local-model test
     is a failure."""
     outcome = yield
@@ -49,35 +54,35 @@ def local_llm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture
-def reviewer(db):  # type: ignore[no-untyped-def]
+def reviewer(db: None) -> User:
     from tests.factories import UserFactory
 
-    return UserFactory(username="dana", groups=["reviewer"])
+    return UserFactory.create(username="dana", groups=["reviewer"])
 
 
 @pytest.fixture
-def other_reviewer(db):  # type: ignore[no-untyped-def]
+def other_reviewer(db: None) -> User:
     from tests.factories import UserFactory
 
-    return UserFactory(username="sam", groups=["reviewer"])
+    return UserFactory.create(username="sam", groups=["reviewer"])
 
 
 @pytest.fixture
-def admin_user(db):  # type: ignore[no-untyped-def]
+def admin_user(db: None) -> User:
     from tests.factories import UserFactory
 
-    user = UserFactory(username="ada", groups=["admin"])
+    user = UserFactory.create(username="ada", groups=["admin"])
     user.is_staff = True
     user.save(update_fields=["is_staff"])
     return user
 
 
 @pytest.fixture
-def outsider(db):  # type: ignore[no-untyped-def]
+def outsider(db: None) -> User:
     """A logged-in user with no role: sees nothing that is not theirs."""
     from tests.factories import UserFactory
 
-    return UserFactory(username="olga")
+    return UserFactory.create(username="olga")
 
 
 @pytest.fixture

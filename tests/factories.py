@@ -1,12 +1,16 @@
-"""factory_boy factories for the data model."""
+"""factory_boy factories for the data model. Call ``XFactory.create(...)`` (typed: it returns
+the model) rather than ``XFactory(...)``, which factory_boy leaves untyped."""
+
+from __future__ import annotations
 
 import factory
 from django.contrib.auth.models import Group, User
 
 from analyses.models import Analysis, Evidence, Revision
+from validation.models import Attempt, AuditEvent, Finding, Fix, LLMCall, ToolCall
 
 
-class UserFactory(factory.django.DjangoModelFactory):
+class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = User
         django_get_or_create = ("username",)
@@ -14,20 +18,27 @@ class UserFactory(factory.django.DjangoModelFactory):
 
     username = factory.Sequence(lambda n: f"user{n}")
 
-    @factory.post_generation
-    def password(self, create, extracted, **kwargs):  # type: ignore[no-untyped-def]
-        self.set_password(extracted or "pw-for-tests-only")
-        if create:
-            self.save(update_fields=["password"])
-
-    @factory.post_generation
-    def groups(self, create, extracted, **kwargs):  # type: ignore[no-untyped-def]
-        if create and extracted:
-            for name in extracted:
-                self.groups.add(Group.objects.get(name=name))
+    password = factory.PostGeneration(
+        lambda user, create, extracted, **kwargs: _password(user, create, extracted)
+    )
+    groups = factory.PostGeneration(
+        lambda user, create, extracted, **kwargs: _groups(user, create, extracted)
+    )
 
 
-class AnalysisFactory(factory.django.DjangoModelFactory):
+def _password(user: User, create: bool, extracted: str | None) -> None:
+    user.set_password(extracted or "pw-for-tests-only")
+    if create:
+        user.save(update_fields=["password"])
+
+
+def _groups(user: User, create: bool, extracted: list[str] | None) -> None:
+    if create and extracted:
+        for name in extracted:
+            user.groups.add(Group.objects.get(name=name))
+
+
+class AnalysisFactory(factory.django.DjangoModelFactory[Analysis]):
     class Meta:
         model = Analysis
 
@@ -36,7 +47,7 @@ class AnalysisFactory(factory.django.DjangoModelFactory):
     status = Analysis.Status.IN_REVIEW
 
 
-class EvidenceFactory(factory.django.DjangoModelFactory):
+class EvidenceFactory(factory.django.DjangoModelFactory[Evidence]):
     class Meta:
         model = Evidence
 
@@ -46,7 +57,7 @@ class EvidenceFactory(factory.django.DjangoModelFactory):
     content_json = factory.LazyFunction(lambda: {"operating_cash_flow": 15.5, "capex": 0.7})
 
 
-class RevisionFactory(factory.django.DjangoModelFactory):
+class RevisionFactory(factory.django.DjangoModelFactory[Revision]):
     class Meta:
         model = Revision
 
@@ -58,7 +69,7 @@ class RevisionFactory(factory.django.DjangoModelFactory):
 # ---------------------------------------------------------------- validation models
 
 
-class AttemptFactory(factory.django.DjangoModelFactory):
+class AttemptFactory(factory.django.DjangoModelFactory[Attempt]):
     class Meta:
         model = "validation.Attempt"
 
@@ -67,7 +78,7 @@ class AttemptFactory(factory.django.DjangoModelFactory):
     number = factory.SelfAttribute("revision.number")
 
 
-class FindingFactory(factory.django.DjangoModelFactory):
+class FindingFactory(factory.django.DjangoModelFactory[Finding]):
     class Meta:
         model = "validation.Finding"
 
@@ -81,7 +92,7 @@ class FindingFactory(factory.django.DjangoModelFactory):
     text = "$15.8B"
 
 
-class FixFactory(factory.django.DjangoModelFactory):
+class FixFactory(factory.django.DjangoModelFactory[Fix]):
     class Meta:
         model = "validation.Fix"
 
@@ -95,7 +106,7 @@ class FixFactory(factory.django.DjangoModelFactory):
     confidence = 0.95
 
 
-class ToolCallFactory(factory.django.DjangoModelFactory):
+class ToolCallFactory(factory.django.DjangoModelFactory[ToolCall]):
     class Meta:
         model = "validation.ToolCall"
 
@@ -105,7 +116,7 @@ class ToolCallFactory(factory.django.DjangoModelFactory):
     output = "14.8"
 
 
-class LLMCallFactory(factory.django.DjangoModelFactory):
+class LLMCallFactory(factory.django.DjangoModelFactory[LLMCall]):
     class Meta:
         model = "validation.LLMCall"
 
@@ -116,7 +127,7 @@ class LLMCallFactory(factory.django.DjangoModelFactory):
     response = '{"decision": "REVISE"}'
 
 
-class AuditEventFactory(factory.django.DjangoModelFactory):
+class AuditEventFactory(factory.django.DjangoModelFactory[AuditEvent]):
     class Meta:
         model = "validation.AuditEvent"
 

@@ -23,6 +23,7 @@ from validation.models import (
     Policy,
     ToolCall,
 )
+from validation.models.policy import ENGINE_SETTINGS
 
 
 def _all_fields(model: type[Model]) -> tuple[str, ...]:
@@ -149,6 +150,13 @@ class AuditEventAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[AuditEvent]):
     readonly_fields = _all_fields(AuditEvent)
 
 
+def _with_every_engine_setting(fieldsets: Any) -> Any:
+    """`fieldsets`, plus an engine setting newly on the Policy that none of them places yet."""
+    placed = {name for _, options in fieldsets for name in options["fields"]}
+    unplaced = tuple(name for name in ENGINE_SETTINGS if name not in placed)
+    return (*fieldsets, ("Other engine settings", {"fields": unplaced})) if unplaced else fieldsets
+
+
 @admin.register(Policy)
 class PolicyAdmin(admin.ModelAdmin[Policy]):
     """A singleton: the list is the one row. Changing it needs `validation.change_policy`
@@ -217,6 +225,7 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
             },
         ),
     )
+    fieldsets = _with_every_engine_setting(fieldsets)
     readonly_fields = ("updated_at",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:

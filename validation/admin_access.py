@@ -23,7 +23,7 @@ from django.forms import ModelChoiceField, ModelForm
 from django.http import HttpRequest
 
 from analyses.admin import ViewOnlyAdminMixin
-from validation.errors import NotAllowed
+from redline_errors import NotAllowed
 from validation.models import ApiToken, ApiTokenEvent
 from validation.services import api_token_create, api_token_revoke, api_token_subjects
 

@@ -1,4 +1,5 @@
-"""Loop state (seed §7): how many REVISE and RETRY loops an analysis has used and has left.
+"""Loop state (docs/validation-phase-spec.md §7): how many REVISE and RETRY loops an
+analysis has used and has left.
 
 A loop is a new revision made to answer the validator: applying accepted fixes uses a
 REVISE loop, a new draft or new evidence uses a RETRY loop. The first validation uses none.

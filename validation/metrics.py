@@ -10,9 +10,9 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
+from django.conf import settings
 from django.db.models import Count, Min
 from django.utils import timezone
 from prometheus_client import (
@@ -116,7 +116,7 @@ class DatabaseCollector(Collector):
 def render() -> bytes:
     """The text exposition of every metric: this process's (or, in multiprocess mode, every
     process's on this host) and the database's."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if settings.PROMETHEUS_MULTIPROC_DIR:
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
     else:
@@ -129,5 +129,5 @@ def render() -> bytes:
 
 def mark_process_dead(pid: int) -> None:
     """Call when a gunicorn or Celery child exits, so its live gauges are dropped."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if settings.PROMETHEUS_MULTIPROC_DIR:
         multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]

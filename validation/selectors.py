@@ -2,7 +2,7 @@
 
 Every relation a template touches is loaded here, up front, so a page runs a fixed number
 of queries however many fixes, findings or tool calls an attempt has. What the templates
-show is built from these rows in ``validation.presenters``.
+show is built from these rows in ``validation.web.presenters``.
 """
 
 from __future__ import annotations

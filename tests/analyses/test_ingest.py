@@ -7,11 +7,13 @@ import json
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection
+from pytest_django import Settings
 
 from analyses.bundles import bundle_digest, bundle_parse
-from analyses.errors import IngestError
 from analyses.models import Analysis, Evidence, Revision
+from redline_errors import IngestError
 from tests.support.bundles import row_counts
 from validation.models import Attempt, AuditEvent
 from validation.services import analysis_submit
@@ -22,7 +24,9 @@ pytestmark = pytest.mark.django_db
 # ---------------------------------------------------------------- a valid bundle
 
 
-def test_a_valid_bundle_creates_the_analysis_its_evidence_and_revision_1(bundle, reviewer):
+def test_a_valid_bundle_creates_the_analysis_its_evidence_and_revision_1(
+    bundle: Any, reviewer: User
+) -> None:
     result = analysis_submit(data=bundle, submitter=reviewer)
 
     assert result.created is True
@@ -40,7 +44,7 @@ def test_a_valid_bundle_creates_the_analysis_its_evidence_and_revision_1(bundle,
     assert revision.body == bundle["body"]
 
 
-def test_json_evidence_is_stored_as_json_and_text_evidence_as_text(bundle):
+def test_json_evidence_is_stored_as_json_and_text_evidence_as_text(bundle: Any) -> None:
     analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     tool, report = analysis.evidence.order_by("id")
@@ -58,7 +62,9 @@ def test_json_evidence_is_stored_as_json_and_text_evidence_as_text(bundle):
     assert report.url == ""
 
 
-def test_structured_fields_are_sorted_into_decision_conviction_numeric_and_extra(bundle):
+def test_structured_fields_are_sorted_into_decision_conviction_numeric_and_extra(
+    bundle: Any,
+) -> None:
     analysis = analysis_submit(data=bundle, submitter=None).analysis
 
     assert analysis.decision == "WATCH"  # normalised to upper case
@@ -72,7 +78,7 @@ def test_structured_fields_are_sorted_into_decision_conviction_numeric_and_extra
     assert analysis.extra_fields == {"currency": "USD", "analysts": ["buffett-agent"]}
 
 
-def test_decision_and_conviction_missing_from_fields_are_read_from_the_body(bundle):
+def test_decision_and_conviction_missing_from_fields_are_read_from_the_body(bundle: Any) -> None:
     del bundle["fields"]["decision"], bundle["fields"]["conviction"]
 
     analysis = analysis_submit(data=bundle, submitter=None).analysis
@@ -80,7 +86,7 @@ def test_decision_and_conviction_missing_from_fields_are_read_from_the_body(bund
     assert (analysis.decision, analysis.conviction) == ("WATCH", "MODERATE")
 
 
-def test_numeric_fields_missing_from_the_bundle_are_read_from_the_body(bundle):
+def test_numeric_fields_missing_from_the_bundle_are_read_from_the_body(bundle: Any) -> None:
     bundle["body"] += "\nIntrinsic value per share: $160.00. Current price: $134.22.\n"
 
     analysis = analysis_submit(data=bundle, submitter=None).analysis
@@ -89,13 +95,13 @@ def test_numeric_fields_missing_from_the_bundle_are_read_from_the_body(bundle):
     assert analysis.numeric_fields["current_price"] == "134.22"
 
 
-def test_fields_sent_in_the_bundle_win_over_the_body(bundle):
+def test_fields_sent_in_the_bundle_win_over_the_body(bundle: Any) -> None:
     bundle["fields"]["decision"] = "AVOID"
 
     assert analysis_submit(data=bundle, submitter=None).analysis.decision == "AVOID"
 
 
-def test_a_bundle_without_fields_or_a_final_decision_leaves_them_blank(bundle):
+def test_a_bundle_without_fields_or_a_final_decision_leaves_them_blank(bundle: Any) -> None:
     bundle["fields"] = {}
     bundle["body"] = "# Note\n\nOperating cash flow was $15.5B [gurufocus].\n"
 
@@ -104,7 +110,9 @@ def test_a_bundle_without_fields_or_a_final_decision_leaves_them_blank(bundle):
     assert (analysis.decision, analysis.conviction) == ("", "")
 
 
-def test_ingest_queues_one_attempt_for_revision_1_and_records_an_audit_event(bundle, reviewer):
+def test_ingest_queues_one_attempt_for_revision_1_and_records_an_audit_event(
+    bundle: Any, reviewer: User
+) -> None:
     analysis = analysis_submit(data=bundle, submitter=reviewer).analysis
 
     attempt = Attempt.objects.get(analysis=analysis)
@@ -119,15 +127,15 @@ def test_ingest_queues_one_attempt_for_revision_1_and_records_an_audit_event(bun
 
 
 def test_the_validation_task_is_sent_only_when_the_transaction_commits(
-    bundle, django_capture_on_commit_callbacks
-):
+    bundle: Any, django_capture_on_commit_callbacks: Any
+) -> None:
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         analysis_submit(data=bundle, submitter=None)
 
     assert len(callbacks) == 1
 
 
-def test_json_bytes_and_json_text_are_accepted(bundle):
+def test_json_bytes_and_json_text_are_accepted(bundle: Any) -> None:
     from_bytes = analysis_submit(data=json.dumps(bundle).encode(), submitter=None)
     bundle["external_id"] = "another"
     from_text = analysis_submit(data=json.dumps(bundle), submitter=None)
@@ -136,26 +144,26 @@ def test_json_bytes_and_json_text_are_accepted(bundle):
     assert from_bytes.analysis.bundle_sha256 == from_text.analysis.bundle_sha256
 
 
-def test_a_utf8_byte_order_mark_is_ignored(bundle):
+def test_a_utf8_byte_order_mark_is_ignored(bundle: Any) -> None:
     result = analysis_submit(data=b"\xef\xbb\xbf" + json.dumps(bundle).encode(), submitter=None)
 
     assert result.created
 
 
-def test_without_a_title_the_first_heading_of_the_body_is_the_title(bundle):
+def test_without_a_title_the_first_heading_of_the_body_is_the_title(bundle: Any) -> None:
     bundle["title"] = ""
 
     assert analysis_submit(data=bundle, submitter=None).analysis.title == "NVO quick screen"
 
 
-def test_without_title_or_heading_the_query_is_the_title(bundle):
+def test_without_title_or_heading_the_query_is_the_title(bundle: Any) -> None:
     bundle["title"] = ""
     bundle["body"] = "Owner earnings were $14.8B [gurufocus]."
 
     assert analysis_submit(data=bundle, submitter=None).analysis.title == bundle["query"]
 
 
-def test_a_minimal_bundle_needs_only_query_and_body():
+def test_a_minimal_bundle_needs_only_query_and_body() -> None:
     result = analysis_submit(data={"query": "What is 2 + 2?", "body": "4."}, submitter=None)
 
     assert result.created
@@ -167,8 +175,8 @@ def test_a_minimal_bundle_needs_only_query_and_body():
 
 
 def test_re_ingesting_the_same_external_id_and_content_returns_the_existing_analysis(
-    bundle, reviewer
-):
+    bundle: Any, reviewer: User
+) -> None:
     first = analysis_submit(data=bundle, submitter=reviewer)
     before = row_counts()
 
@@ -180,8 +188,8 @@ def test_re_ingesting_the_same_external_id_and_content_returns_the_existing_anal
 
 
 def test_the_same_external_id_with_different_content_is_an_error_and_writes_nothing(
-    bundle, reviewer, nothing_written
-):
+    bundle: Any, reviewer: User, nothing_written: Any
+) -> None:
     original = analysis_submit(data=bundle, submitter=reviewer).analysis
     bundle["body"] += "\nOne more sentence.\n"
 
@@ -194,7 +202,9 @@ def test_the_same_external_id_with_different_content_is_an_error_and_writes_noth
     assert f"analysis {original.pk}" in str(caught.value)
 
 
-def test_external_ids_belong_to_their_submitter(bundle, reviewer, other_reviewer):
+def test_external_ids_belong_to_their_submitter(
+    bundle: Any, reviewer: User, other_reviewer: User
+) -> None:
     mine = analysis_submit(data=bundle, submitter=reviewer)
     theirs = analysis_submit(data=bundle, submitter=other_reviewer)
 
@@ -202,7 +212,7 @@ def test_external_ids_belong_to_their_submitter(bundle, reviewer, other_reviewer
     assert mine.analysis.pk != theirs.analysis.pk
 
 
-def test_without_a_submitter_the_external_id_is_still_idempotent(bundle):
+def test_without_a_submitter_the_external_id_is_still_idempotent(bundle: Any) -> None:
     first = analysis_submit(data=bundle, submitter=None)
     again = analysis_submit(data=bundle, submitter=None)
 
@@ -211,7 +221,7 @@ def test_without_a_submitter_the_external_id_is_still_idempotent(bundle):
 
 
 @pytest.mark.parametrize("external_id", [None, ""])
-def test_bundles_without_an_external_id_are_always_new(bundle, external_id):
+def test_bundles_without_an_external_id_are_always_new(bundle: Any, external_id: Any) -> None:
     bundle["external_id"] = external_id
 
     first = analysis_submit(data=bundle, submitter=None)
@@ -221,7 +231,9 @@ def test_bundles_without_an_external_id_are_always_new(bundle, external_id):
     assert first.analysis.pk != second.analysis.pk
 
 
-def test_a_concurrent_ingest_that_wins_the_race_is_returned_not_duplicated(bundle, reviewer):
+def test_a_concurrent_ingest_that_wins_the_race_is_returned_not_duplicated(
+    bundle: Any, reviewer: User
+) -> Any:
     """Another ingest of the same external_id commits first. With a submitter, ingest does not
     look before it inserts (there is no window between a lookup and the insert): the unique
     constraint refuses our insert, everything of ours is rolled back, and ingest returns the
@@ -232,7 +244,7 @@ def test_a_concurrent_ingest_that_wins_the_race_is_returned_not_duplicated(bundl
     )
     refused: list[str] = []
 
-    def watch(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+    def watch(execute: Any, sql: Any, params: Any, many: Any, context: Any) -> Any:
         try:
             return execute(sql, params, many, context)
         except IntegrityError:
@@ -388,8 +400,8 @@ INVALID = [
     ("change", "message"), [case[1:] for case in INVALID], ids=[case[0] for case in INVALID]
 )
 def test_each_invalid_bundle_is_rejected_with_a_message_naming_the_field(
-    bundle, reviewer, nothing_written, change, message
-):
+    bundle: Any, reviewer: User, nothing_written: Any, change: Any, message: Any
+) -> None:
     data = change(bundle)
 
     with nothing_written(), pytest.raises(IngestError) as caught:
@@ -398,7 +410,7 @@ def test_each_invalid_bundle_is_rejected_with_a_message_naming_the_field(
     assert message in caught.value.errors[0] or message in str(caught.value)
 
 
-def test_all_problems_of_a_bundle_are_reported_together(bundle, nothing_written):
+def test_all_problems_of_a_bundle_are_reported_together(bundle: Any, nothing_written: Any) -> None:
     del bundle["query"]
     bundle["evidence"][0]["url"] = "nope"
     del bundle["evidence"][1]["source_ref"]
@@ -413,7 +425,9 @@ def test_all_problems_of_a_bundle_are_reported_together(bundle, nothing_written)
     ]
 
 
-def test_an_oversized_body_is_rejected_in_bytes_not_characters(bundle, settings, nothing_written):
+def test_an_oversized_body_is_rejected_in_bytes_not_characters(
+    bundle: Any, settings: Settings, nothing_written: Any
+) -> None:
     settings.REDLINE_MAX_BODY_BYTES = 1000
     bundle["body"] = "é" * 501  # 501 characters, 1002 bytes
 
@@ -425,14 +439,16 @@ def test_an_oversized_body_is_rejected_in_bytes_not_characters(bundle, settings,
     )
 
 
-def test_a_body_at_the_limit_is_accepted(bundle, settings):
+def test_a_body_at_the_limit_is_accepted(bundle: Any, settings: Settings) -> None:
     settings.REDLINE_MAX_BODY_BYTES = 1000
     bundle["body"] = "é" * 500
 
     assert analysis_submit(data=bundle, submitter=None).created
 
 
-def test_oversized_evidence_is_rejected(bundle, settings, nothing_written):
+def test_oversized_evidence_is_rejected(
+    bundle: Any, settings: Settings, nothing_written: Any
+) -> None:
     settings.REDLINE_MAX_EVIDENCE_BYTES = 100
     bundle["evidence"][1]["content"] = "x" * 60
 
@@ -444,7 +460,9 @@ def test_oversized_evidence_is_rejected(bundle, settings, nothing_written):
     )
 
 
-def test_oversized_input_bytes_are_rejected_before_parsing(settings, nothing_written):
+def test_oversized_input_bytes_are_rejected_before_parsing(
+    settings: Settings, nothing_written: Any
+) -> None:
     settings.REDLINE_MAX_BODY_BYTES = 10
     settings.REDLINE_MAX_EVIDENCE_BYTES = 10
     data = b"[" * 1_000_100
@@ -455,7 +473,7 @@ def test_oversized_input_bytes_are_rejected_before_parsing(settings, nothing_wri
     assert str(caught.value).startswith("bundle: exceeds the 1000020-byte input limit")
 
 
-def test_non_utf8_bytes_in_the_body_name_the_body(bundle, nothing_written):
+def test_non_utf8_bytes_in_the_body_name_the_body(bundle: Any, nothing_written: Any) -> None:
     data = json.dumps(bundle).encode().replace(b"NVO quick screen\\n", b"NVO \xff screen\\n", 1)
 
     with nothing_written(), pytest.raises(IngestError) as caught:
@@ -464,14 +482,14 @@ def test_non_utf8_bytes_in_the_body_name_the_body(bundle, nothing_written):
     assert str(caught.value) == "body is not valid UTF-8 (byte 0xff)"
 
 
-def test_non_utf8_bytes_outside_any_string_give_their_offset(nothing_written):
+def test_non_utf8_bytes_outside_any_string_give_their_offset(nothing_written: Any) -> None:
     with nothing_written(), pytest.raises(IngestError) as caught:
         analysis_submit(data=b'{"query": "q", \xfe "body": "b"}', submitter=None)
 
     assert str(caught.value) == "bundle is not valid UTF-8 (byte 0xfe at offset 15)"
 
 
-def test_malformed_json_gives_line_and_column(nothing_written):
+def test_malformed_json_gives_line_and_column(nothing_written: Any) -> None:
     text = '{\n  "query": "q",\n  "body" "no colon"\n}'
 
     with nothing_written(), pytest.raises(IngestError) as caught:
@@ -480,7 +498,7 @@ def test_malformed_json_gives_line_and_column(nothing_written):
     assert str(caught.value) == "malformed JSON at line 3 column 10: Expecting ':' delimiter"
 
 
-def test_nan_is_not_json(nothing_written):
+def test_nan_is_not_json(nothing_written: Any) -> None:
     with nothing_written(), pytest.raises(IngestError) as caught:
         analysis_submit(data='{"query": "q", "body": "b", "fields": {"x": NaN}}', submitter=None)
 
@@ -496,14 +514,14 @@ def test_nan_is_not_json(nothing_written):
         ("", "malformed JSON at line 1 column 1: Expecting value"),
     ],
 )
-def test_a_bundle_must_be_a_json_object(data, message, nothing_written):
+def test_a_bundle_must_be_a_json_object(data: Any, message: Any, nothing_written: Any) -> None:
     with nothing_written(), pytest.raises(IngestError) as caught:
         analysis_submit(data=data, submitter=None)
 
     assert str(caught.value) == message
 
 
-def test_a_duplicate_source_ref_writes_no_evidence(bundle, nothing_written):
+def test_a_duplicate_source_ref_writes_no_evidence(bundle: Any, nothing_written: Any) -> None:
     bundle["evidence"].append(dict(bundle["evidence"][0]))
 
     with nothing_written(), pytest.raises(IngestError):
@@ -512,17 +530,17 @@ def test_a_duplicate_source_ref_writes_no_evidence(bundle, nothing_written):
     assert Evidence.objects.count() == 0
 
 
-def test_an_ingest_error_lists_each_problem_and_joins_them_in_its_message():
+def test_an_ingest_error_lists_each_problem_and_joins_them_in_its_message() -> None:
     error = IngestError(["query: field required", "body: field required"])
 
     assert error.errors == ["query: field required", "body: field required"]
     assert str(error) == "query: field required; body: field required"
 
 
-def test_a_write_that_fails_half_way_rolls_back_everything(bundle, reviewer):
+def test_a_write_that_fails_half_way_rolls_back_everything(bundle: Any, reviewer: User) -> Any:
     """Ingest is one transaction: if the evidence insert fails, the analysis goes too."""
 
-    def fail_evidence_insert(execute, sql, params, many, context):  # type: ignore[no-untyped-def]
+    def fail_evidence_insert(execute: Any, sql: Any, params: Any, many: Any, context: Any) -> Any:
         if "INSERT INTO" in sql and "analyses_evidence" in sql:
             raise IntegrityError("simulated failure")
         return execute(sql, params, many, context)
@@ -534,7 +552,9 @@ def test_a_write_that_fails_half_way_rolls_back_everything(bundle, reviewer):
     assert row_counts() == before
 
 
-def test_evidence_nested_too_deeply_is_rejected_naming_the_item(bundle, nothing_written):
+def test_evidence_nested_too_deeply_is_rejected_naming_the_item(
+    bundle: Any, nothing_written: Any
+) -> None:
     content: Any = 1.5
     for _ in range(500):
         content = {"level": content}

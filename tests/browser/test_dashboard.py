@@ -33,7 +33,7 @@ def _bundles(count: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.skipif(not EVALDATA.exists(), reason="shared/evaldata is not beside the repo")
-def test_dashboard_draws_real_data(  # type: ignore[no-untyped-def]
+def test_dashboard_draws_real_data(
     live_server: Any,
     page: Page,
     login: Callable[[Any], None],

@@ -20,6 +20,7 @@ from playwright.sync_api import Page, expect
 
 from tests.engine.llm.helpers import judge_json, placeholder_answer
 from tests.engine.llm.server import ScriptedLLM, reply
+from tests.support.llm_env import llm_variables
 from tests.support.worker import wait_until
 from tests.validation.llm.test_llm_attempt import submit_wrong_cash_flow
 from validation.models import Attempt, Fix, LLMCall, Policy
@@ -34,11 +35,17 @@ WAIT_MS = 60_000
 
 
 def llm_environment(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
-    """The worker inherits this environment when it starts."""
-    monkeypatch.setenv("REDLINE_LLM_BASE_URL", base_url)
-    monkeypatch.setenv("REDLINE_LLM_MODEL", "scripted")
-    monkeypatch.setenv("REDLINE_LLM_TIMEOUT", "10")
-    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "40")
+    """This process's settings, and the environment the worker inherits when it starts."""
+    llm_variables(
+        monkeypatch,
+        {
+            "REDLINE_LLM_BASE_URL": base_url,
+            "REDLINE_LLM_MODEL": "scripted",
+            "REDLINE_LLM_TIMEOUT": "10",
+            "REDLINE_LLM_ATTEMPT_BUDGET": "40",
+        },
+        for_workers=True,
+    )
 
 
 def finished(attempt_id: int) -> Callable[[], Attempt | None]:
@@ -120,7 +127,7 @@ def test_a_placeholder_judge_answer_is_re_asked_and_leaves_the_fix_applicable(
     script = [reply(placeholder_answer()), reply(revise)]
     with ScriptedLLM(script, fallback=reply(revise)) as llm:
         llm_environment(monkeypatch, llm.base_url)
-        monkeypatch.setenv("REDLINE_LLM_FIXER", "0")
+        llm_variables(monkeypatch, {"REDLINE_LLM_FIXER": "0"}, for_workers=True)
         attempt = submit_wrong_cash_flow()
         worker = start_worker()
         done = wait_until(

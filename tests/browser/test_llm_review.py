@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.engine.llm.server import ScriptedLLM, reply, tool_calls
+from tests.support.llm_env import llm_variables
 from tests.support.worker import wait_until
 from tests.validation.llm.test_llm_attempt import (
     CALC,
@@ -44,11 +45,17 @@ def test_a_worker_runs_the_llm_path_and_the_review_page_shows_its_fix_and_proof(
     )
     script = [reply(JUDGED), tool_calls(SEARCH), tool_calls(CALC), reply(answer)]
     with ScriptedLLM(script) as llm:
-        # The worker inherits this environment when it starts.
-        monkeypatch.setenv("REDLINE_LLM_BASE_URL", llm.base_url)
-        monkeypatch.setenv("REDLINE_LLM_MODEL", "scripted")
-        monkeypatch.setenv("REDLINE_LLM_TIMEOUT", "10")
-        monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "40")
+        # This process's settings, and the environment the worker inherits when it starts.
+        llm_variables(
+            monkeypatch,
+            {
+                "REDLINE_LLM_BASE_URL": llm.base_url,
+                "REDLINE_LLM_MODEL": "scripted",
+                "REDLINE_LLM_TIMEOUT": "10",
+                "REDLINE_LLM_ATTEMPT_BUDGET": "40",
+            },
+            for_workers=True,
+        )
         attempt = submit_wrong_owner_earnings()
         worker = start_worker()
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.support.llm_env import llm_variables
 from tests.support.worker import wait_until
 from tests.validation.llm.test_llm_attempt import submit_wrong_owner_earnings
 from validation.models import Attempt, Finding, Fix, LLMCall, ToolCall
@@ -41,10 +42,12 @@ def test_a_worker_asks_the_real_model_and_the_review_page_shows_what_came_of_it(
     shoot: Callable[[str], Path],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # The worker inherits this environment when it starts.
-    for name, value in local_llm.env().items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "80")
+    # This process's settings, and the environment the worker inherits when it starts.
+    llm_variables(
+        monkeypatch,
+        {**local_llm.env(), "REDLINE_LLM_ATTEMPT_BUDGET": "80"},
+        for_workers=True,
+    )
     attempt = submit_wrong_owner_earnings()
     worker = start_worker()
 

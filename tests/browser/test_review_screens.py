@@ -8,6 +8,7 @@ Screenshots in REDLINE_SCREENSHOT_DIR (default test-artifacts/screenshots)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from analyses.models import Analysis
 from tests.browser.conftest import PASSWORD
 from tests.factories import AttemptFactory, RevisionFactory
-from tests.validation.views.builders import make_review, make_review_with_fixes
+from tests.validation.web.builders import make_review, make_review_with_fixes
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = [
@@ -96,7 +97,7 @@ def test_no_page_or_action_breaks_the_content_security_policy(
         long_review = make_review_with_fixes(12, title=f"Segments at {width}")
         page = at_width(width)
         console: list[str] = []
-        page.on("console", lambda message, seen=console: seen.append(message.text))
+        page.on("console", partial(_keep_console_text, console))
         seen: dict[str, list[str]] = {}
         log_in(page, base, reviewer)
 
@@ -229,8 +230,8 @@ def test_the_action_bar_never_covers_what_ends_the_page_or_what_is_scrolled_to(
 ) -> None:
     diffed = make_review_with_fixes(30, title="Segments, revised")
     body2 = diffed.revision.body.replace(".5M", ".7M") + "\nA last line.\n"
-    revision2 = RevisionFactory(analysis=diffed.analysis, number=2, body=body2)
-    AttemptFactory(revision=revision2, status="done", decision="REVISE", confidence=0.7)
+    revision2 = RevisionFactory.create(analysis=diffed.analysis, number=2, body=body2)
+    AttemptFactory.create(revision=revision2, status="done", decision="REVISE", confidence=0.7)
     review = make_review_with_fixes(12, title="Segments")
     page = at_width(width)
     log_in(page, live_server.url, reviewer)
@@ -323,3 +324,7 @@ def test_save_and_accept_is_audited_as_an_edit_and_an_acceptance(
     actions = AuditEvent.objects.filter(fix=fix).order_by("id").values_list("action", flat=True)
     assert list(actions) == ["fix_edited", "fix_accepted"]
     screenshot(page, screenshot_dir, "audit-save-and-accept")
+
+
+def _keep_console_text(seen: list[str], message: Any) -> None:
+    seen.append(message.text)

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.factories import AttemptFactory, AuditEventFactory, RevisionFactory
-from tests.validation.views.builders import make_review
+from tests.validation.web.builders import make_review
 from validation.models import AuditEvent
 
 pytestmark = [
@@ -29,9 +29,13 @@ def test_tabs_and_queue(
 ) -> None:
     review = make_review()
     body2 = review.revision.body.replace("= $15.8B", "= $14.8B").replace("22.0%", "22.5%")
-    revision2 = RevisionFactory(analysis=review.analysis, number=2, body=body2, author=reviewer)
-    AttemptFactory(revision=revision2, status="errored", error="LLM judge timed out after 30 s")
-    AuditEventFactory(
+    revision2 = RevisionFactory.create(
+        analysis=review.analysis, number=2, body=body2, author=reviewer
+    )
+    AttemptFactory.create(
+        revision=revision2, status="errored", error="LLM judge timed out after 30 s"
+    )
+    AuditEventFactory.create(
         analysis=review.analysis,
         actor=reviewer,
         action=AuditEvent.Action.FIX_REJECTED,

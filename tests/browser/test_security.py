@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from analyses.models import Evidence
-from tests.validation.views.builders import XSS_BODY, make_review
+from tests.validation.web.builders import XSS_BODY, make_review
 from validation.models import Fix
 
 pytestmark = [

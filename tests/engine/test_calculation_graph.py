@@ -4,6 +4,8 @@ calculations in, and the rules each number of a calculation must obey."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 
 from validation.engine.pipeline import validate
@@ -22,7 +24,7 @@ TABLE = (
 EVIDENCE = [{"source_ref": "table", "kind": "table", "content": TABLE}]
 
 
-def check(body: str, evidence: list[dict[str, object]] | None = None) -> Verdict:
+def check(body: str, evidence: Sequence[Mapping[str, object]] | None = None) -> Verdict:
     bundle = Bundle(
         query="What changed in the statement?",
         body=body,

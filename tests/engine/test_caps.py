@@ -4,6 +4,7 @@ one finding of their kind; what a fix points at is kept; the verdict is judged o
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import cast
 
 from validation.engine.caps import (
     MAX_FIND_CHARS,
@@ -106,7 +107,7 @@ def test_a_check_over_its_cap_gives_each_kind_an_equal_share() -> None:
 
 
 def test_the_summary_is_as_severe_as_the_most_severe_finding_it_counts() -> None:
-    severities: list[Severity] = ["minor"] * 5 + ["critical"] + ["minor"] * 5
+    severities = cast("list[Severity]", ["minor"] * 5 + ["critical"] + ["minor"] * 5)
     findings = [finding(n, severity=s) for n, s in enumerate(severities)]
 
     capped = cap_findings(findings, [], per_kind=3)

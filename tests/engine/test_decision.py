@@ -154,7 +154,7 @@ def test_the_failing_severity_comes_from_the_settings(
 
 def test_info_never_fails_a_check_and_the_setting_refuses_it() -> None:
     with pytest.raises(ValueError, match="failing_severity"):
-        EngineSettings(failing_severity="info")  # type: ignore[arg-type]
+        EngineSettings(failing_severity="info")
 
 
 def test_minor_findings_alone_approve_but_cost_confidence() -> None:
@@ -190,7 +190,7 @@ def test_adding_a_finding_never_makes_a_failing_check_pass_or_the_decision_laxer
     severity: Severity,
     failing_severity: Severity,
 ) -> None:
-    settings = EngineSettings(failing_severity=failing_severity)  # type: ignore[arg-type]
+    settings = EngineSettings(failing_severity=failing_severity)
     before = [_finding(check=c, severity=s) for c, s in existing]
     after = [*before, _finding(check=check, severity=severity)]
     strictness = {"APPROVE": 0, "REVISE": 1, "RETRY": 2, "FAIL": 3}

@@ -145,7 +145,7 @@ def test_subtraction_is_not_a_negative_sign() -> None:
 @pytest.mark.parametrize("text", ["10\u201312%", "10-12%", "10 \u2013 12%"])
 def test_a_percentage_range_gives_both_ends_the_unit(text: str) -> None:
     low, high = extract(f"Growth of {text} is expected")
-    assert (low.written, high.written) == (10, 12)
+    assert (low.written, high.written) == (Decimal(10), Decimal(12))
     assert low.unit == high.unit == "%"
     assert low.in_range and high.in_range
 
@@ -158,7 +158,7 @@ def test_a_currency_range_with_a_shared_scale() -> None:
 
 def test_to_ranges_keep_both_ends() -> None:
     low, high = extract("a target of $5 to $7")
-    assert (low.written, high.written) == (5, 7)
+    assert (low.written, high.written) == (Decimal(5), Decimal(7))
     assert low.in_range
 
 

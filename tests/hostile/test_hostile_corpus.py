@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analyses.errors import IngestError
 from analyses.models import Analysis
+from redline_errors import IngestError
 from tests.hostile.corpus import Case, corpus
 from tests.support.bundles import row_counts
 from validation.engine.cli import main

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from analyses.errors import IngestError
+from redline_errors import IngestError
 from tests.hostile.corpus import corpus
 from tests.support.worker import wait_until
 from validation.models import Attempt

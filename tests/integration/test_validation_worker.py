@@ -14,13 +14,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis
+from redline_errors import LoopLimitReached
 from tests.support.worker import Worker, wait_until
 from validation import services
 from validation.engine.pipeline import validate
 from validation.engine.types import Verdict
-from validation.errors import LoopLimitReached
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.services import analysis_submit
 from validation.tasks import validate_revision
@@ -85,7 +86,9 @@ def _succeeded(worker: Worker) -> int:
     return len(re.findall(pattern, worker.log()))
 
 
-def test_an_ingested_analysis_is_validated_once_by_a_worker(start_workers: Callable[..., Worker]):
+def test_an_ingested_analysis_is_validated_once_by_a_worker(
+    start_workers: Callable[..., Worker],
+) -> None:
     worker = start_workers()
 
     analysis = _ingest()
@@ -106,7 +109,7 @@ def test_an_ingested_analysis_is_validated_once_by_a_worker(start_workers: Calla
 
 def test_duplicate_messages_create_no_second_attempt_and_no_duplicate_findings(
     start_workers: Callable[..., Worker],
-):
+) -> None:
     worker = start_workers()
     analysis = _ingest()
     revision = analysis.revisions.get()
@@ -128,7 +131,7 @@ def test_duplicate_messages_create_no_second_attempt_and_no_duplicate_findings(
 
 def test_a_worker_killed_mid_task_is_recovered_by_the_next_one_exactly_once(
     start_workers: Callable[..., Worker],
-):
+) -> None:
     lease = 6  # seconds; the task's hard limit is 90% of it, and the delay below fits
     first = start_workers(lease_seconds=lease, sweep_seconds=1, debug_delay_seconds=4)
     analysis = _ingest()
@@ -156,8 +159,8 @@ def test_a_worker_killed_mid_task_is_recovered_by_the_next_one_exactly_once(
 
 
 def test_at_the_revise_limit_the_analysis_stays_in_review_for_a_persons_last_word(
-    start_workers: Callable[..., Worker], reviewer
-):
+    start_workers: Callable[..., Worker], reviewer: User
+) -> None:
     # Issue 11 changed this on purpose: past a limit the analysis no longer fails; it stays
     # in review, no new revision can be made, and a person signs off or rejects.
     Policy.objects.filter(pk=1).update(max_revise_loops=1)
@@ -190,8 +193,8 @@ def test_at_the_revise_limit_the_analysis_stays_in_review_for_a_persons_last_wor
 
 
 def test_at_the_retry_limit_the_analysis_stays_in_review_without_asking_for_input(
-    start_workers: Callable[..., Worker], reviewer
-):
+    start_workers: Callable[..., Worker], reviewer: User
+) -> None:
     worker = start_workers()
     # Numeric claims and no evidence at all: the approach is wrong, not the wording (RETRY).
     analysis = _ingest(evidence=[])

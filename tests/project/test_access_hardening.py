@@ -8,7 +8,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, User
 from django.db import IntegrityError, transaction
+from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from tests.factories import UserFactory
 from validation.models import Policy
@@ -19,19 +21,21 @@ PASSWORD = "correct horse battery staple"
 
 
 def _user(username: str, **flags: Any) -> User:
-    user = UserFactory(username=username)
+    user = UserFactory.create(username=username)
     user.set_password(PASSWORD)
     for name, value in flags.items():
         setattr(user, name, value)
     user.save()
-    return user  # type: ignore[no-any-return]
+    return user
 
 
 # ---------------------------------------------------------------- login throttling
 
 
 @pytest.mark.parametrize("login_url", ["/accounts/login/", "/admin/login/"])
-def test_after_five_wrong_passwords_even_the_right_one_is_refused(client, settings, login_url):
+def test_after_five_wrong_passwords_even_the_right_one_is_refused(
+    client: Client, settings: Settings, login_url: Any
+) -> None:
     _user("mallory-target", is_staff=True)
     for _ in range(settings.AXES_FAILURE_LIMIT):
         response = client.post(login_url, {"username": "mallory-target", "password": "wrong"})
@@ -44,7 +48,9 @@ def test_after_five_wrong_passwords_even_the_right_one_is_refused(client, settin
     assert "_auth_user_id" not in client.session
 
 
-def test_a_few_wrong_passwords_then_the_right_one_logs_in_and_resets_the_count(client):
+def test_a_few_wrong_passwords_then_the_right_one_logs_in_and_resets_the_count(
+    client: Client,
+) -> None:
     _user("forgetful")
     for _ in range(3):
         client.post("/accounts/login/", {"username": "forgetful", "password": "wrong"})
@@ -55,7 +61,9 @@ def test_a_few_wrong_passwords_then_the_right_one_logs_in_and_resets_the_count(c
     assert "_auth_user_id" in client.session
 
 
-def test_failures_are_counted_in_the_database_so_every_process_sees_them(client, settings):
+def test_failures_are_counted_in_the_database_so_every_process_sees_them(
+    client: Client, settings: Settings
+) -> None:
     from axes.models import AccessAttempt
 
     _user("victim")
@@ -91,7 +99,9 @@ def _user_form(user: User, **changes: Any) -> dict[str, Any]:
     return data
 
 
-def test_an_admin_group_member_cannot_make_anyone_superuser(client, admin_member):
+def test_an_admin_group_member_cannot_make_anyone_superuser(
+    client: Client, admin_member: User
+) -> None:
     target = _user("bob")
     client.force_login(admin_member)
 
@@ -103,7 +113,9 @@ def test_an_admin_group_member_cannot_make_anyone_superuser(client, admin_member
         assert who.is_superuser is False
 
 
-def test_an_admin_group_member_cannot_see_edit_or_delete_a_superuser(client, admin_member):
+def test_an_admin_group_member_cannot_see_edit_or_delete_a_superuser(
+    client: Client, admin_member: User
+) -> None:
     root = _user("root", is_staff=True, is_superuser=True)
     client.force_login(admin_member)
 
@@ -129,7 +141,7 @@ def test_an_admin_group_member_cannot_see_edit_or_delete_a_superuser(client, adm
     assert ">root<" not in listing
 
 
-def test_a_superuser_may_grant_superuser(client):
+def test_a_superuser_may_grant_superuser(client: Client) -> None:
     root = _user("root", is_staff=True, is_superuser=True)
     target = _user("carol")
     client.force_login(root)
@@ -158,7 +170,7 @@ def test_a_superuser_may_grant_superuser(client):
         ("claim_minutes", 0),
     ],
 )
-def test_the_database_refuses_a_policy_out_of_range(field, value):
+def test_the_database_refuses_a_policy_out_of_range(field: Any, value: Any) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         Policy.objects.filter(pk=1).update(**{field: value})
 
@@ -171,8 +183,10 @@ def test_the_database_refuses_a_policy_out_of_range(field, value):
         ({"max_retry_loops": "50"}, "less than or equal to 10"),
     ],
 )
-def test_the_policy_form_refuses_values_out_of_range(client, admin_user, changes, message):
-    from tests.project.test_admin import _policy_form, _url
+def test_the_policy_form_refuses_values_out_of_range(
+    client: Client, admin_user: User, changes: Any, message: Any
+) -> None:
+    from tests.validation.test_admin import _policy_form, _url
 
     client.force_login(admin_user)
     before = Policy.objects.values().get()
@@ -187,7 +201,9 @@ def test_the_policy_form_refuses_values_out_of_range(client, admin_user, changes
 # ---------------------------------------------------------------- Content-Security-Policy
 
 
-def test_every_page_carries_a_strict_content_security_policy(client, reviewer):
+def test_every_page_carries_a_strict_content_security_policy(
+    client: Client, reviewer: User
+) -> None:
     login = client.get("/accounts/login/")
     client.force_login(reviewer)
     queue = client.get("/")

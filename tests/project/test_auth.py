@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, resolve, reverse
 from django.urls.resolvers import RegexPattern, RoutePattern
 
@@ -55,9 +58,9 @@ def _sample_regex(regex: str) -> str:
 
 def _pattern_sample(pattern: RoutePattern | RegexPattern | object) -> str:
     if isinstance(pattern, RoutePattern):
-        return _sample_route(str(pattern._route))
+        return _sample_route(str(pattern._route))  # type: ignore[attr-defined]  # private
     if isinstance(pattern, RegexPattern):
-        return _sample_regex(str(pattern._regex))
+        return _sample_regex(str(pattern._regex))  # type: ignore[attr-defined]  # private
     raise AssertionError(f"unknown URL pattern type {type(pattern).__name__}")
 
 
@@ -73,7 +76,7 @@ def all_url_paths(
             yield path
 
 
-def test_the_url_walk_covers_the_whole_project():
+def test_the_url_walk_covers_the_whole_project() -> None:
     paths = list(all_url_paths())
 
     assert "/accounts/login/" in paths
@@ -86,13 +89,15 @@ def test_the_url_walk_covers_the_whole_project():
 
 
 @pytest.mark.parametrize("path", sorted(p for p in all_url_paths() if _machine(p)))
-def test_machine_endpoints_answer_for_themselves_never_a_login_redirect(client, path):
+def test_machine_endpoints_answer_for_themselves_never_a_login_redirect(
+    client: Client, path: Any
+) -> None:
     for response in (client.get(path), client.post(path, {})):
         assert response.status_code != 302, f"{path} redirected"
 
 
 @pytest.mark.parametrize("path", sorted(set(all_url_paths()) - PUBLIC))
-def test_an_anonymous_visitor_is_sent_to_the_login_page(client, path):
+def test_an_anonymous_visitor_is_sent_to_the_login_page(client: Client, path: Any) -> None:
     if _machine(path):
         return
     response = client.get(path)
@@ -104,7 +109,7 @@ def test_an_anonymous_visitor_is_sent_to_the_login_page(client, path):
 
 
 @pytest.mark.parametrize("path", sorted(set(all_url_paths()) - PUBLIC))
-def test_an_anonymous_post_is_sent_to_the_login_page_too(client, path):
+def test_an_anonymous_post_is_sent_to_the_login_page_too(client: Client, path: Any) -> None:
     if _machine(path):
         return
     response = client.post(path, {"approve_threshold": "0.1"})
@@ -114,7 +119,7 @@ def test_an_anonymous_post_is_sent_to_the_login_page_too(client, path):
         assert response["Location"].startswith(("/accounts/login/?next=", "/admin/login/?next="))
 
 
-def test_the_login_page_is_public_and_has_a_form(client):
+def test_the_login_page_is_public_and_has_a_form(client: Client) -> None:
     page = client.get("/accounts/login/")
 
     assert page.status_code == 200
@@ -123,7 +128,7 @@ def test_the_login_page_is_public_and_has_a_form(client):
     assert "csrfmiddlewaretoken" in html
 
 
-def test_a_reviewer_logs_in_and_lands_on_the_queue(client, reviewer):
+def test_a_reviewer_logs_in_and_lands_on_the_queue(client: Client, reviewer: User) -> None:
     response = client.post(
         "/accounts/login/", {"username": "dana", "password": "pw-for-tests-only"}
     )
@@ -133,7 +138,9 @@ def test_a_reviewer_logs_in_and_lands_on_the_queue(client, reviewer):
     assert client.get(reverse("queue")).status_code == 200
 
 
-def test_after_login_the_visitor_returns_to_the_page_asked_for(client, reviewer):
+def test_after_login_the_visitor_returns_to_the_page_asked_for(
+    client: Client, reviewer: User
+) -> None:
     asked = client.get("/admin/")
     assert asked.status_code == 302
 
@@ -145,7 +152,7 @@ def test_after_login_the_visitor_returns_to_the_page_asked_for(client, reviewer)
     assert response["Location"] == "/?status=in_review"
 
 
-def test_a_wrong_password_shows_an_error_and_logs_nobody_in(client, reviewer):
+def test_a_wrong_password_shows_an_error_and_logs_nobody_in(client: Client, reviewer: User) -> None:
     page = client.post("/accounts/login/", {"username": "dana", "password": "wrong"})
 
     assert page.status_code == 200
@@ -153,7 +160,7 @@ def test_a_wrong_password_shows_an_error_and_logs_nobody_in(client, reviewer):
     assert client.get(reverse("queue")).status_code == 302
 
 
-def test_the_login_page_does_not_redirect_to_another_site(client, reviewer):
+def test_the_login_page_does_not_redirect_to_another_site(client: Client, reviewer: User) -> None:
     response = client.post(
         "/accounts/login/",
         {"username": "dana", "password": "pw-for-tests-only", "next": "https://evil.example/"},
@@ -162,7 +169,7 @@ def test_the_login_page_does_not_redirect_to_another_site(client, reviewer):
     assert response["Location"] == reverse("queue")
 
 
-def test_logging_out_needs_a_post_and_ends_the_session(client, reviewer):
+def test_logging_out_needs_a_post_and_ends_the_session(client: Client, reviewer: User) -> None:
     client.force_login(reviewer)
 
     assert client.get("/accounts/logout/").status_code == 405
@@ -176,7 +183,7 @@ def test_logging_out_needs_a_post_and_ends_the_session(client, reviewer):
 @pytest.mark.parametrize(
     "path", ["/api/v1/analyses/", "/api/", "/metrics", "/healthz", "/readyz", "/healthz/"]
 )
-def test_machine_endpoints_are_never_sent_to_the_login_page(client, path):
+def test_machine_endpoints_are_never_sent_to_the_login_page(client: Client, path: Any) -> None:
     """The API, metrics and health checks answer programs (401 or 200 themselves); the login
     gate leaves them alone."""
     response = client.get(path)
@@ -184,5 +191,5 @@ def test_machine_endpoints_are_never_sent_to_the_login_page(client, path):
     assert response.status_code in (200, 401, 403, 404)  # /metrics: 403 without its token
 
 
-def test_a_path_that_only_starts_like_the_api_is_still_gated(client):
+def test_a_path_that_only_starts_like_the_api_is_still_gated(client: Client) -> None:
     assert client.get("/apiary/").status_code == 302

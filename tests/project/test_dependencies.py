@@ -9,6 +9,13 @@ Every import counts, including those inside functions. The rules (ARCHITECTURE.m
 - Within ``project``, ``analyses`` and ``validation`` no module depends on itself through
   others, except by the one named back edge: ``validation.services.jobs`` sends the
   ``validation.tasks`` task whose body calls the services.
+- ``validation.web`` (pages) and ``validation.api`` (the REST API) are the two front doors:
+  nothing imports them but the URL root, the template tags (web) and the export command (api),
+  and neither imports the other.
+- No package depends on itself through other packages: an app's subpackages
+  (``validation.services``, ``validation.web`` …) and the modules directly in an app are the
+  nodes, with the one named back edge allowed (the engine's own packages are left to the
+  engine's rules).
 - No module outside the engine and the migrations is over 500 lines.
 """
 
@@ -22,6 +29,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("project", "analyses", "validation")
+TOP_MODULES = ("redline_errors",)  # the Django side's error tree, shared by both apps
 ENGINE = "validation.engine"
 ALLOWED_BACK_EDGES = {("validation.services.jobs", "validation.tasks")}
 MAX_LINES = 500
@@ -35,6 +43,8 @@ def _modules() -> dict[str, Path]:
             if parts[-1] == "__init__":
                 parts.pop()
             modules[".".join(parts)] = path
+    for name in TOP_MODULES:
+        modules[name] = ROOT / f"{name}.py"
     return modules
 
 
@@ -57,7 +67,7 @@ def _imports(path: Path) -> Iterator[str]:
         else:
             continue
         for name in names:
-            if name.split(".")[0] in PACKAGES or name.split(".")[0] == "django":
+            if name.split(".")[0] in (*PACKAGES, *TOP_MODULES, "django"):
                 yield name
 
 
@@ -78,6 +88,10 @@ def _edges(source: str, target: str) -> list[str]:
     ]
 
 
+def test_the_error_tree_imports_nothing_of_ours() -> None:
+    assert GRAPH["redline_errors"] == set()
+
+
 def test_the_graph_sees_imports_inside_functions() -> None:
     assert "validation.tasks" in GRAPH["validation.services.jobs"]
     assert "validation.services" in GRAPH["validation.tasks"]
@@ -89,7 +103,7 @@ def test_analyses_never_imports_validation_beyond_the_engine() -> None:
     assert edges == []
 
 
-@pytest.mark.parametrize("forbidden", ["django", "analyses", "project", "validation"])
+@pytest.mark.parametrize("forbidden", ["django", "analyses", "project", "validation", *TOP_MODULES])
 def test_the_engine_imports_no_django_and_neither_app(forbidden: str) -> None:
     edges = [edge for edge in _edges(ENGINE, forbidden) if not _within(edge.split()[-1], ENGINE)]
 
@@ -157,6 +171,67 @@ def test_no_import_cycles_but_the_named_task_service_edge() -> None:
 def test_the_named_back_edge_is_the_only_one_needed() -> None:
     """Dropping the allowance would report the tasks <-> services cycle: it is real."""
     assert all(target in GRAPH[source] for source, target in ALLOWED_BACK_EDGES)
+
+
+FRONT_DOORS = {
+    "validation.web": ("project.urls", "validation.templatetags"),
+    "validation.api": ("project.urls", "validation.management.commands.export_approved"),
+}
+
+
+@pytest.mark.parametrize("door", sorted(FRONT_DOORS))
+def test_only_the_url_root_and_named_modules_import_web_and_api(door: str) -> None:
+    edges = [
+        f"{module} imports {imported}"
+        for module, imports in sorted(GRAPH.items())
+        for imported in sorted(imports)
+        if _within(imported, door)
+        and not _within(module, door)
+        and not any(_within(module, allowed) for allowed in FRONT_DOORS[door])
+    ]
+
+    assert edges == []
+
+
+def _node_of(module: str) -> str:
+    """Where a module sits for the package rule: its app's subpackage (``validation.services``
+    for ``validation.services.review``), or itself when it sits directly in an app."""
+    return ".".join(module.split(".")[:2])
+
+
+def _package_cycles() -> list[tuple[str, str]]:
+    """Pairs of subpackages (or app-level modules) that reach each other, outside the engine."""
+    edges: dict[str, set[str]] = {}
+    for module, imports in GRAPH.items():
+        if _within(module, ENGINE):
+            continue
+        for target in imports:
+            if target not in MODULES or _within(target, ENGINE):
+                continue
+            if (module, target) in ALLOWED_BACK_EDGES:
+                continue
+            source, dest = _node_of(module), _node_of(target)
+            if source != dest:
+                edges.setdefault(source, set()).add(dest)
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [start]
+        while todo:
+            for nxt in edges.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reachable = {node: reach(node) for node in edges}
+    return sorted(
+        (a, b) for a in reachable for b in reachable[a] if a < b and a in reachable.get(b, ())
+    )
+
+
+def test_no_cycles_between_packages() -> None:
+    assert _package_cycles() == []
 
 
 def test_no_module_outside_the_engine_and_migrations_is_over_500_lines() -> None:

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 
+from redline_errors import NotAllowed
 from tests.factories import UserFactory
-from validation.errors import NotAllowed
 from validation.models import ApiToken, ApiTokenEvent
 from validation.services import api_token_create, api_token_may_manage, api_token_revoke
 
@@ -27,11 +28,11 @@ TOKEN_LIST = "/admin/validation/apitoken/"
 
 @pytest.fixture
 def staff_admin() -> User:
-    user = UserFactory(username="ada-admin")
+    user = UserFactory.create(username="ada-admin")
     user.is_staff = True
     user.save()
     user.groups.add(Group.objects.get(name="admin"))
-    return user  # type: ignore[no-any-return]
+    return user
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def root() -> User:
 @pytest.fixture
 def pipeline() -> User:
     """A pipeline account with no role: no permission the staff admin lacks."""
-    return UserFactory(username="pipeline")  # type: ignore[no-any-return]
+    return UserFactory.create(username="pipeline")
 
 
 def _add_token(client: Any, user: User, scope: str = "write") -> Any:
@@ -52,7 +53,9 @@ def _add_token(client: Any, user: User, scope: str = "write") -> Any:
 # ---------------------------------------------------------------- tokens
 
 
-def test_a_staff_admin_cannot_mint_a_token_for_the_superuser(client, staff_admin, root):
+def test_a_staff_admin_cannot_mint_a_token_for_the_superuser(
+    client: Client, staff_admin: User, root: Any
+) -> None:
     client.force_login(staff_admin)
 
     form = client.get(TOKEN_ADD).content.decode()
@@ -65,7 +68,7 @@ def test_a_staff_admin_cannot_mint_a_token_for_the_superuser(client, staff_admin
     assert not ApiTokenEvent.objects.exists()
 
 
-def test_the_service_refuses_it_too_and_writes_nothing(staff_admin, root):
+def test_the_service_refuses_it_too_and_writes_nothing(staff_admin: User, root: Any) -> None:
     with pytest.raises(NotAllowed, match="superuser's tokens are managed by superusers only"):
         api_token_create(user=root, scope="write", actor=staff_admin)
 
@@ -74,11 +77,11 @@ def test_the_service_refuses_it_too_and_writes_nothing(staff_admin, root):
 
 
 def test_a_token_only_for_a_user_whose_permissions_are_a_subset_of_the_actors(
-    staff_admin, pipeline
-):
-    stronger = UserFactory(username="mallory")
+    staff_admin: User, pipeline: Any
+) -> None:
+    stronger = UserFactory.create(username="mallory")
     stronger.user_permissions.add(Permission.objects.get(codename="change_user"))
-    reviewer = UserFactory(username="rita", groups=["reviewer"])
+    reviewer = UserFactory.create(username="rita", groups=["reviewer"])
 
     assert api_token_may_manage(actor=staff_admin, subject=pipeline)
     assert api_token_may_manage(actor=staff_admin, subject=reviewer)  # reviewer ⊂ admin
@@ -89,8 +92,8 @@ def test_a_token_only_for_a_user_whose_permissions_are_a_subset_of_the_actors(
 
 
 def test_a_staff_admin_mints_a_token_for_a_pipeline_user_and_it_is_recorded(
-    client, staff_admin, pipeline
-):
+    client: Client, staff_admin: User, pipeline: Any
+) -> None:
     client.force_login(staff_admin)
 
     response = _add_token(client, pipeline)
@@ -109,8 +112,8 @@ def test_a_staff_admin_mints_a_token_for_a_pipeline_user_and_it_is_recorded(
 
 
 def test_revoking_is_recorded_once_and_a_superusers_tokens_are_out_of_reach(
-    client, staff_admin, pipeline, root
-):
+    client: Client, staff_admin: User, pipeline: Any, root: Any
+) -> None:
     mine, _ = api_token_create(user=pipeline, scope="read", actor=staff_admin)
     roots, _ = api_token_create(user=root, scope="write", actor=root)
     client.force_login(staff_admin)
@@ -131,7 +134,7 @@ def test_revoking_is_recorded_once_and_a_superusers_tokens_are_out_of_reach(
         api_token_revoke(token=roots, actor=staff_admin)
 
 
-def test_tokens_are_revoked_never_deleted(client, staff_admin, pipeline):
+def test_tokens_are_revoked_never_deleted(client: Client, staff_admin: User, pipeline: Any) -> None:
     token, _ = api_token_create(user=pipeline, scope="read", actor=staff_admin)
     client.force_login(staff_admin)
 
@@ -141,7 +144,7 @@ def test_tokens_are_revoked_never_deleted(client, staff_admin, pipeline):
     assert ApiToken.objects.filter(pk=token.pk).exists()
 
 
-def test_a_superuser_may_mint_for_anyone_and_the_command_line_is_recorded_too(root):
+def test_a_superuser_may_mint_for_anyone_and_the_command_line_is_recorded_too(root: Any) -> None:
     token, _ = api_token_create(user=root, scope="write", actor=root, via="admin")
     out = StringIO()
     call_command("api_token", "create", "root", "--scope", "read", stdout=out, stderr=StringIO())
@@ -157,7 +160,7 @@ def test_a_superuser_may_mint_for_anyone_and_the_command_line_is_recorded_too(ro
     assert events[1].actor is None and events[1].actor_name.startswith("shell:")
 
 
-def test_token_events_are_view_only(client, root, pipeline):
+def test_token_events_are_view_only(client: Client, root: Any, pipeline: Any) -> None:
     api_token_create(user=pipeline, scope="read", actor=root)
     event = ApiTokenEvent.objects.get()
     client.force_login(root)
@@ -173,7 +176,9 @@ def test_token_events_are_view_only(client, root, pipeline):
 # ---------------------------------------------------------------- users, groups, permissions
 
 
-def test_a_staff_admin_cannot_give_their_group_every_permission(client, staff_admin):
+def test_a_staff_admin_cannot_give_their_group_every_permission(
+    client: Client, staff_admin: User
+) -> None:
     admin_group = Group.objects.get(name="admin")
     before = set(admin_group.permissions.values_list("pk", flat=True))
     client.force_login(staff_admin)
@@ -187,7 +192,7 @@ def test_a_staff_admin_cannot_give_their_group_every_permission(client, staff_ad
     assert set(admin_group.permissions.values_list("pk", flat=True)) == before
 
 
-def test_a_staff_admin_cannot_make_a_group_or_join_one(client, staff_admin):
+def test_a_staff_admin_cannot_make_a_group_or_join_one(client: Client, staff_admin: User) -> None:
     client.force_login(staff_admin)
     every_permission = list(Permission.objects.values_list("pk", flat=True))
 
@@ -209,7 +214,7 @@ def test_a_staff_admin_cannot_make_a_group_or_join_one(client, staff_admin):
     assert not User.objects.filter(username="sock").exists()
 
 
-def test_the_admin_group_holds_no_permission_to_manage_users_or_groups():
+def test_the_admin_group_holds_no_permission_to_manage_users_or_groups() -> None:
     admin_group = Group.objects.get(name="admin")
     auth = set(
         admin_group.permissions.filter(content_type__app_label="auth").values_list(
@@ -219,7 +224,9 @@ def test_the_admin_group_holds_no_permission_to_manage_users_or_groups():
     assert auth == {"view_user", "view_group", "view_permission"}
 
 
-def test_a_staff_admin_still_sees_users_and_groups_but_not_superusers(client, staff_admin, root):
+def test_a_staff_admin_still_sees_users_and_groups_but_not_superusers(
+    client: Client, staff_admin: User, root: Any
+) -> None:
     client.force_login(staff_admin)
 
     users = client.get(reverse("admin:auth_user_changelist"))
@@ -230,7 +237,7 @@ def test_a_staff_admin_still_sees_users_and_groups_but_not_superusers(client, st
     assert ">root<" not in users.content.decode()
 
 
-def test_a_superuser_manages_groups(client, root):
+def test_a_superuser_manages_groups(client: Client, root: Any) -> None:
     client.force_login(root)
 
     response = client.post(reverse("admin:auth_group_add"), {"name": "auditors"})
@@ -240,8 +247,8 @@ def test_a_superuser_manages_groups(client, root):
 
 
 def test_a_staff_admin_sees_only_the_token_events_of_users_they_may_manage(
-    client, staff_admin, pipeline, root
-):
+    client: Client, staff_admin: User, pipeline: Any, root: Any
+) -> None:
     api_token_create(user=pipeline, scope="read", actor=staff_admin)
     roots, _ = api_token_create(user=root, scope="write", actor=root)
     client.force_login(staff_admin)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-
-import pytest
 
 from project import localenv
 
@@ -24,18 +21,13 @@ def test_ensure_writes_development_settings_and_a_new_key_once(tmp_path: Path) -
     assert localenv.read(other)["REDLINE_SECRET_KEY"] != first["REDLINE_SECRET_KEY"]
 
 
-def test_load_never_overrides_the_environment(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_file_lies_beneath_the_environment(tmp_path: Path) -> None:
     path = tmp_path / ".env"
     path.write_text("# comment\n\nREDLINE_LOCALENV_A=1\nREDLINE_LOCALENV_B=from-file\n")
-    monkeypatch.setenv("REDLINE_LOCALENV_B", "from-environment")
-    # Set, then deleted: monkeypatch restores (removes) what load() adds.
-    monkeypatch.setenv("REDLINE_LOCALENV_A", "")
-    monkeypatch.delenv("REDLINE_LOCALENV_A")
-    localenv.load(path)
-    assert os.environ["REDLINE_LOCALENV_A"] == "1"
-    assert os.environ["REDLINE_LOCALENV_B"] == "from-environment"
+
+    merged = localenv.beneath({"REDLINE_LOCALENV_B": "from-environment"}, path)
+
+    assert merged == {"REDLINE_LOCALENV_A": "1", "REDLINE_LOCALENV_B": "from-environment"}
 
 
 def test_a_missing_file_loads_nothing(tmp_path: Path) -> None:

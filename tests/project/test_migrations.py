@@ -11,7 +11,7 @@ from django.db.migrations.loader import MigrationLoader
 
 
 @pytest.mark.django_db
-def test_every_model_change_has_its_migration():
+def test_every_model_change_has_its_migration() -> None:
     out = StringIO()
     try:
         call_command("makemigrations", "--check", "--dry-run", stdout=out, stderr=out)
@@ -20,7 +20,7 @@ def test_every_model_change_has_its_migration():
     assert "No changes detected" in out.getvalue()
 
 
-def test_migrations_form_one_line_per_app():
+def test_migrations_form_one_line_per_app() -> None:
     """Each app's migrations are numbered in one line: no two leaves to merge."""
     loader = MigrationLoader(None, ignore_no_migrations=True)
     leaves = loader.graph.leaf_nodes()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
+from pytest_django import Settings
 
 from tests.support.net import closed_port, redis_cache_at
 from tests.support.review_data import add_fix, analysis_in_review
@@ -30,11 +33,11 @@ def test_a_broker_that_is_down_degrades_the_host_but_it_still_serves(client: Cli
     from project.celery import app
 
     saved = app.conf.broker_write_url
-    app.conf.broker_write_url = f"redis://127.0.0.1:{closed_port()}/0"  # nothing listens there
+    app.conf.broker_write_url = f"redis://127.0.0.1:{closed_port()}/0"  # type: ignore[misc]
     try:
         response = client.get("/readyz")
     finally:
-        app.conf.broker_write_url = saved
+        app.conf.broker_write_url = saved  # type: ignore[misc]  # the stubs say read-only
     assert response.status_code == 200
     assert response.json() == {
         "status": "degraded",
@@ -42,7 +45,7 @@ def test_a_broker_that_is_down_degrades_the_host_but_it_still_serves(client: Cli
     }
 
 
-def test_a_rate_cache_that_is_down_degrades_the_host(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_rate_cache_that_is_down_degrades_the_host(client: Client, settings: Settings) -> None:
     settings.CACHES = redis_cache_at(closed_port())
     response = client.get("/readyz")
     assert response.status_code == 200
@@ -50,7 +53,9 @@ def test_a_rate_cache_that_is_down_degrades_the_host(client: Client, settings) -
     assert response.json()["checks"]["rate_cache"] == "down"
 
 
-def test_readyz_is_503_when_the_database_is_down(client: Client, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_readyz_is_503_when_the_database_is_down(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The real outage (PostgreSQL stopped) is tests/integration/test_outages.py.
     from project import ops
 
@@ -63,14 +68,14 @@ def test_readyz_is_503_when_the_database_is_down(client: Client, monkeypatch) ->
 
 @pytest.mark.parametrize("path", ["/healthz", "/readyz"])
 def test_health_endpoints_answer_plain_http_when_https_is_on(
-    client: Client, settings, path
-) -> None:  # type: ignore[no-untyped-def]
+    client: Client, settings: Settings, path: Any
+) -> None:
     settings.SECURE_SSL_REDIRECT = True
     assert client.get(path).status_code == 200  # a load balancer's probe, not a 301
     assert client.get("/accounts/login/").status_code == 301
 
 
-def test_metrics_from_an_allowed_address(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_metrics_from_an_allowed_address(client: Client, settings: Settings) -> None:
     settings.REDLINE_METRICS_ALLOW = ["127.0.0.1/32"]
     analysis = analysis_in_review(decision="REVISE")
     add_fix(analysis, "$15.8B", "$14.8B")
@@ -85,7 +90,9 @@ def test_metrics_from_an_allowed_address(client: Client, settings) -> None:  # t
     assert "redline_llm_calls" in text
 
 
-def test_metrics_refuse_other_addresses_without_the_token(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_metrics_refuse_other_addresses_without_the_token(
+    client: Client, settings: Settings
+) -> None:
     settings.REDLINE_METRICS_TOKEN = "s3cret"
     assert client.get("/metrics", REMOTE_ADDR="10.1.2.3").status_code == 403
     wrong = client.get("/metrics", REMOTE_ADDR="10.1.2.3", headers={"Authorization": "Bearer x"})
@@ -104,7 +111,9 @@ def test_metrics_are_closed_by_default_even_to_loopback(client: Client) -> None:
     assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 403
 
 
-def test_a_forwarded_request_is_never_let_in_by_its_address(client: Client, settings) -> None:  # type: ignore[no-untyped-def]
+def test_a_forwarded_request_is_never_let_in_by_its_address(
+    client: Client, settings: Settings
+) -> None:
     settings.REDLINE_METRICS_ALLOW = ["127.0.0.1/32"]
     settings.REDLINE_METRICS_TOKEN = "s3cret"
     for header in ("X-Forwarded-For", "Forwarded", "X-Real-IP"):

@@ -11,11 +11,14 @@ from typing import Any
 
 import pytest
 from django.conf import settings as django_settings
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
+from pytest_django import Settings
 
 from analyses.models import Analysis
 from tests.factories import UserFactory
-from tests.validation.views.builders import make_review
+from tests.validation.web.builders import make_review
 from validation.models import AuditEvent, Fix
 from validation.services import api_token_create
 
@@ -34,7 +37,7 @@ def fast_password_hasher(settings: Any) -> None:
 
 
 @pytest.mark.parametrize("query", ["q=%00", "status=in_review%00", "page=%00", "%00=1"])
-def test_a_nul_in_a_pages_query_string_is_400(client, reviewer, query) -> None:  # type: ignore[no-untyped-def]
+def test_a_nul_in_a_pages_query_string_is_400(client: Client, reviewer: User, query: Any) -> None:
     client.force_login(reviewer)
     response = client.get(f"/?{query}")
     assert response.status_code == 400
@@ -42,14 +45,16 @@ def test_a_nul_in_a_pages_query_string_is_400(client, reviewer, query) -> None: 
 
 
 @pytest.mark.parametrize("query", ["decision=%00", "external_id=a%00b", "status=%00"])
-def test_a_nul_in_an_api_query_string_is_a_json_400(client, reviewer, query) -> None:  # type: ignore[no-untyped-def]
+def test_a_nul_in_an_api_query_string_is_a_json_400(
+    client: Client, reviewer: User, query: Any
+) -> None:
     token = api_token_create(user=reviewer, scope="read")[1]
     response = client.get(f"/api/v1/analyses?{query}", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 400
     assert response.json()["message"].endswith(": contains a NUL character")
 
 
-def test_a_nul_in_a_header_is_400(client, reviewer) -> None:  # type: ignore[no-untyped-def]
+def test_a_nul_in_a_header_is_400(client: Client, reviewer: User) -> None:
     client.force_login(reviewer)
     assert client.get("/", headers={"X-Note": "a\x00b"}).status_code == 400
 
@@ -63,8 +68,8 @@ def test_a_nul_in_a_header_is_400(client, reviewer) -> None:  # type: ignore[no-
         ("analysis_reject", "comment", False),
     ],
 )
-def test_a_nul_in_a_review_form_is_400_and_changes_nothing(  # type: ignore[no-untyped-def]
-    client, reviewer, action, field, fix
+def test_a_nul_in_a_review_form_is_400_and_changes_nothing(
+    client: Client, reviewer: User, action: Any, field: Any, fix: Any
 ) -> None:
     review = make_review()
     client.force_login(reviewer)
@@ -108,8 +113,8 @@ def _wsgi(path: str, body: bytes, token: str, *, terminated: bool = True) -> tup
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_chunked_body_is_read(bundle) -> None:  # type: ignore[no-untyped-def]
-    token = api_token_create(user=UserFactory(username="chunky"), scope="write")[1]
+def test_a_chunked_body_is_read(bundle: Any) -> None:
+    token = api_token_create(user=UserFactory.create(username="chunky"), scope="write")[1]
 
     status, answer = _wsgi("/api/v1/analyses", json.dumps(bundle).encode(), token)
 
@@ -118,8 +123,10 @@ def test_a_chunked_body_is_read(bundle) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_chunked_body_over_the_limit_is_413_and_never_read_whole(settings) -> None:  # type: ignore[no-untyped-def]
-    token = api_token_create(user=UserFactory(username="chunky"), scope="write")[1]
+def test_a_chunked_body_over_the_limit_is_413_and_never_read_whole(
+    settings: Settings,
+) -> None:
+    token = api_token_create(user=UserFactory.create(username="chunky"), scope="write")[1]
     settings.REDLINE_MAX_BODY_BYTES = 100
     settings.REDLINE_MAX_EVIDENCE_BYTES = 100
     # The bundle limit (input_bytes) is 1,000,200 here, Django's cap 2,000,200: between the
@@ -145,12 +152,12 @@ def test_a_chunked_body_a_server_did_not_terminate_is_411() -> None:
 
 
 def _user(username: str) -> None:
-    user = UserFactory(username=username)
+    user = UserFactory.create(username=username)
     user.set_password(PASSWORD)
     user.save()
 
 
-def test_one_address_trying_many_usernames_is_locked_out(client) -> None:  # type: ignore[no-untyped-def]
+def test_one_address_trying_many_usernames_is_locked_out(client: Client) -> None:
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
     _user("victim")
     # Fewer failures per username than the per-username limit, but many usernames.
@@ -163,7 +170,7 @@ def test_one_address_trying_many_usernames_is_locked_out(client) -> None:  # typ
     assert "_auth_user_id" not in client.session
 
 
-def test_another_address_is_not_locked_out_by_it(client) -> None:  # type: ignore[no-untyped-def]
+def test_another_address_is_not_locked_out_by_it(client: Client) -> None:
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
     _user("victim")
     for n in range(limit):
@@ -178,7 +185,7 @@ def test_another_address_is_not_locked_out_by_it(client) -> None:  # type: ignor
     assert response.status_code == 302
 
 
-def test_a_success_does_not_reset_the_addresss_count(client) -> None:  # type: ignore[no-untyped-def]
+def test_a_success_does_not_reset_the_addresss_count(client: Client) -> None:
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
     _user("mine")
     for n in range(limit - 1):

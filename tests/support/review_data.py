@@ -51,14 +51,14 @@ def analysis_in_review(
         "numeric_fields": {"intrinsic_value": "152.4", "roic": "0.225"},
     }
     values.update(fields)
-    analysis = AnalysisFactory(status=status, **values)
-    EvidenceFactory(
+    analysis = AnalysisFactory.create(status=status, **values)
+    EvidenceFactory.create(
         analysis=analysis,
         source_ref="gurufocus",
         content_json={"revenue": 10_400_000_000, "operating_cash_flow": 15.5, "capex": 0.7},
     )
-    revision = RevisionFactory(analysis=analysis, number=1, body=body)
-    AttemptFactory(
+    revision = RevisionFactory.create(analysis=analysis, number=1, body=body)
+    AttemptFactory.create(
         revision=revision,
         status=attempt_status,
         decision=decision if attempt_status == Attempt.Status.DONE else "",
@@ -74,14 +74,14 @@ def current_revision(analysis: Analysis) -> Revision:
 def add_revision(analysis: Analysis, body: str, **attempt: Any) -> Revision:
     """The next revision with a done attempt, as if it had been validated."""
     number = current_revision(analysis).number + 1
-    revision = RevisionFactory(analysis=analysis, number=number, body=body)
+    revision = RevisionFactory.create(analysis=analysis, number=number, body=body)
     values: dict[str, Any] = {
         "status": Attempt.Status.DONE,
         "decision": "REVISE",
         "confidence": 0.6,
     }
     values.update(attempt)
-    AttemptFactory(revision=revision, **values)
+    AttemptFactory.create(revision=revision, **values)
     return revision
 
 
@@ -96,7 +96,7 @@ def add_fix(
 ) -> Fix:
     revision = revision or current_revision(analysis)
     attempt = Attempt.objects.get(revision=revision)
-    return FixFactory(
+    return FixFactory.create(
         attempt=attempt,
         revision=revision,
         find=find,

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import quote
 
 from django.conf import settings
@@ -186,7 +186,7 @@ def start_worker(
 
 
 def wait_until(
-    predicate: Callable[[], T],
+    predicate: Callable[[], T | None],
     *,
     timeout: float = 60.0,
     what: str,
@@ -233,7 +233,7 @@ def purge_queue(queue: str) -> None:
     from project.celery import app
 
     with suppress(Exception), app.connection_for_write() as conn:
-        channel = conn.default_channel
+        channel: Any = conn.default_channel  # a transport channel: the stubs type the abstract one
         channel.queue_purge(queue)
         channel.queue_delete(queue)
     # The filesystem broker keeps one exchange table per queue name on disk.

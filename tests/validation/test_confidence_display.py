@@ -11,8 +11,8 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.support.review_data import analysis_in_review, verdict
+from validation.api.exports import analysis_export, export_markdown
 from validation.engine.report import format_confidence, render_attempt_markdown
-from validation.exports import analysis_export, export_markdown
 from validation.models import Attempt
 from validation.services import analysis_sign_off
 

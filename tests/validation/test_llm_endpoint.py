@@ -8,9 +8,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.test import Client
+from pytest_django import Settings
 
-from tests.project.test_admin import _policy_form
+from tests.validation.test_admin import _policy_form
 from validation.endpoints import llm_url_problem
 from validation.engine.llm import LLMConfigError
 from validation.models import Policy
@@ -51,7 +54,7 @@ def test_a_listed_host_is_allowed_whatever_it_is() -> None:
     assert llm_url_problem("http://169.254.10.5:8000/v1", ["169.254.10.5"], resolve=False) == ""
 
 
-def test_a_name_is_checked_by_the_addresses_it_resolves_to(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_name_is_checked_by_the_addresses_it_resolves_to(monkeypatch: pytest.MonkeyPatch) -> None:
     import socket
 
     # A name its owner points at the metadata service (this machine has no DNS to ask).
@@ -68,7 +71,9 @@ def test_a_name_is_checked_by_the_addresses_it_resolves_to(monkeypatch) -> None:
 
 
 @pytest.mark.django_db
-def test_the_admin_refuses_a_metadata_url_and_keeps_the_policy(client, admin_user) -> None:  # type: ignore[no-untyped-def]
+def test_the_admin_refuses_a_metadata_url_and_keeps_the_policy(
+    client: Client, admin_user: User
+) -> None:
     client.force_login(admin_user)
 
     response = client.post(
@@ -82,7 +87,9 @@ def test_the_admin_refuses_a_metadata_url_and_keeps_the_policy(client, admin_use
 
 
 @pytest.mark.django_db
-def test_the_setting_lets_an_admin_name_a_link_local_host(client, admin_user, settings) -> None:  # type: ignore[no-untyped-def]
+def test_the_setting_lets_an_admin_name_a_link_local_host(
+    client: Client, admin_user: User, settings: Settings
+) -> None:
     settings.REDLINE_LLM_ALLOWED_HOSTS = ["169.254.10.5"]
     client.force_login(admin_user)
 

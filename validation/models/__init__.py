@@ -75,7 +75,10 @@ class Attempt(models.Model):
     numbers = models.JSONField(default=dict, blank=True)
     goal_scores = models.JSONField(default=list, blank=True)
     goal_decision = models.CharField(max_length=40, blank=True)
-    markdown = models.TextField(blank=True, help_text="The seed §7 record of this attempt.")
+    markdown = models.TextField(
+        blank=True,
+        help_text="The validation record of this attempt (docs/validation-phase-spec.md §9).",
+    )
     timings = models.JSONField(default=dict, blank=True)
     llm_call_count = models.PositiveIntegerField(default=0)
     llm = models.JSONField(

@@ -1,4 +1,7 @@
-"""The Policy: the admin-tunable settings of validation and review (one row)."""
+"""The Policy: the admin-tunable settings of validation and review (one row).
+
+Its engine settings (``engine_field``) take their default, range and choices from the engine's
+``EngineSettings`` (``validation.models.engine_fields``); the rest are the Policy's own."""
 
 from __future__ import annotations
 
@@ -9,7 +12,13 @@ from django.db import models
 from django.db.models import F, Q
 
 from validation.endpoints import llm_url_problem
-from validation.engine.types import CHECK_LABELS, CHECK_NAMES
+from validation.engine.types import CHECK_LABELS, CHECK_NAMES, EngineSettings
+from validation.models.engine_fields import (
+    Between,
+    engine_constraints,
+    engine_field,
+    engine_setting_names,
+)
 
 _UNIT = [MinValueValidator(0.0), MaxValueValidator(1.0)]
 # Sane ranges for the Policy's counts and delays; the database holds the same bounds
@@ -27,9 +36,9 @@ CHECK_CHOICES = [(name, CHECK_LABELS[name].capitalize()) for name in CHECK_NAMES
 class Policy(models.Model):
     """The admin-tuned settings. A single row (pk=1), edited in Django admin."""
 
-    approve_threshold = models.FloatField(default=0.80, validators=_UNIT)
-    revise_threshold = models.FloatField(default=0.50, validators=_UNIT)
-    retry_threshold = models.FloatField(default=0.30, validators=_UNIT)
+    approve_threshold = engine_field("approve_threshold")
+    revise_threshold = engine_field("revise_threshold")
+    retry_threshold = engine_field("retry_threshold")
 
     max_revise_loops = models.PositiveSmallIntegerField(
         default=2, validators=[MaxValueValidator(MAX_LOOPS)]
@@ -114,38 +123,30 @@ class Policy(models.Model):
         "Blank: REDLINE_LLM_EVIDENCE_TOKENS (3000).",
     )
 
-    relative_tolerance = models.FloatField(
-        default=0.05,
-        validators=_UNIT,
+    relative_tolerance = engine_field(
+        "relative_tolerance",
         help_text="A number this close (relative) to an evidence number, but not equal at the "
         "precision shown, is close-but-wrong rather than orphan.",
     )
 
-    class Citations(models.TextChoices):
-        NONE = "none", "None: reports need not cite their sources"
-        REPORT = "report", "Report: the report cites its sources somewhere"
-        CLAIMS = "claims", "Claims: every numeric claim carries a source reference"
-
-    class FailingSeverity(models.TextChoices):
-        CRITICAL = "critical", "Critical"
-        MAJOR = "major", "Major"
-        MINOR = "minor", "Minor"
-
-    citations = models.CharField(
-        max_length=10,
-        choices=Citations.choices,
-        default=Citations.CLAIMS,
+    citations = engine_field(
+        "citations",
+        labels={
+            "none": "None: reports need not cite their sources",
+            "report": "Report: the report cites its sources somewhere",
+            "claims": "Claims: every numeric claim carries a source reference",
+        },
         help_text="How strictly a report must cite its evidence (source metadata check).",
     )
-    failing_severity = models.CharField(
-        max_length=10,
-        choices=FailingSeverity.choices,
-        default=FailingSeverity.MAJOR,
+    failing_severity = engine_field(
+        "failing_severity",
         help_text="A check fails on a finding at least this severe; less severe findings "
         "are shown and only lower the confidence.",
     )
     fix_confidence_threshold = models.FloatField(
-        default=0.90, validators=_UNIT, help_text="Default for bulk-accept on the review screen."
+        default=0.90,
+        validators=[Between(0, 1)],
+        help_text="Default for bulk-accept on the review screen.",
     )
     require_reject_reason = models.BooleanField(default=True)
     allow_validator_only_approval = models.BooleanField(
@@ -166,19 +167,9 @@ class Policy(models.Model):
         constraints = [
             models.CheckConstraint(condition=Q(id=1), name="validation_policy_singleton"),
             models.CheckConstraint(
-                condition=Q(retry_threshold__gte=0)
-                & Q(revise_threshold__gte=F("retry_threshold"))
-                & Q(approve_threshold__gte=F("revise_threshold"))
-                & Q(approve_threshold__lte=1),
+                condition=Q(revise_threshold__gte=F("retry_threshold"))
+                & Q(approve_threshold__gte=F("revise_threshold")),
                 name="validation_policy_thresholds_ordered",
-            ),
-            models.CheckConstraint(
-                condition=Q(citations__in=["none", "report", "claims"]),
-                name="validation_policy_citations_valid",
-            ),
-            models.CheckConstraint(
-                condition=Q(failing_severity__in=["critical", "major", "minor"]),
-                name="validation_policy_failing_severity_valid",
             ),
             models.CheckConstraint(
                 condition=Q(max_total_loops__gte=F("max_revise_loops"))
@@ -193,8 +184,6 @@ class Policy(models.Model):
                 & Q(retry_max_attempts__lte=10)
                 & Q(retry_delay_seconds__gte=0)
                 & Q(retry_delay_seconds__lte=MAX_RETRY_DELAY_SECONDS)
-                & Q(relative_tolerance__gte=0)
-                & Q(relative_tolerance__lte=1)
                 & Q(fix_confidence_threshold__gte=0)
                 & Q(fix_confidence_threshold__lte=1)
                 & Q(claim_minutes__gte=1)
@@ -211,27 +200,20 @@ class Policy(models.Model):
         super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     def clean(self) -> None:
+        """What no one field's validators can check: the thresholds' order, the loop limits
+        against each other, the LLM base URL against the allowed hosts."""
         errors: dict[str, str] = {}
-        for name in (
-            "approve_threshold",
-            "revise_threshold",
-            "retry_threshold",
-            "relative_tolerance",
-            "fix_confidence_threshold",
-        ):
-            value = getattr(self, name)
-            if value is not None and not 0.0 <= value <= 1.0:
-                errors[name] = f"Must be between 0 and 1 (got {value})."
-        if not errors:
-            if self.revise_threshold < self.retry_threshold:
+        approve, revise, retry = self.approve_threshold, self.revise_threshold, self.retry_threshold
+        if None not in (approve, revise, retry):
+            if revise < retry:
                 errors["revise_threshold"] = (
-                    f"The REVISE threshold ({self.revise_threshold}) must not be below the "
-                    f"RETRY threshold ({self.retry_threshold})."
+                    f"The REVISE threshold ({revise}) must not be below the "
+                    f"RETRY threshold ({retry})."
                 )
-            if self.approve_threshold < self.revise_threshold:
+            if approve < revise:
                 errors["approve_threshold"] = (
-                    f"The APPROVE threshold ({self.approve_threshold}) must not be below the "
-                    f"REVISE threshold ({self.revise_threshold})."
+                    f"The APPROVE threshold ({approve}) must not be below the "
+                    f"REVISE threshold ({revise})."
                 )
         if self.max_total_loops < max(self.max_revise_loops, self.max_retry_loops):
             errors["max_total_loops"] = (
@@ -244,7 +226,20 @@ class Policy(models.Model):
         if errors:
             raise ValidationError(errors)
 
+    def engine_settings(self) -> EngineSettings:
+        """The engine settings this Policy carries; EngineSettings' defaults for the rest."""
+        return EngineSettings(**{name: getattr(self, name) for name in ENGINE_SETTINGS})
+
     @classmethod
     def load(cls) -> Policy:
         policy, _ = cls.objects.get_or_create(pk=1)
         return policy
+
+
+# The engine settings the Policy carries, and the database's check of each one's range or
+# choices, both derived from its fields (a constraint needs the finished class to be derived).
+ENGINE_SETTINGS = tuple(engine_setting_names(Policy))
+Policy._meta.constraints = [
+    *Policy._meta.constraints,
+    *engine_constraints("validation_policy", list(ENGINE_SETTINGS)),
+]

@@ -3,24 +3,25 @@
 Views, tasks, the API, the admin and the commands call these functions; none of them holds
 business logic. Every function is keyword-only. Those that write run in one transaction and,
 where they act on an analysis, lock its row first so that two reviewers (or a reviewer and a
-worker) never interleave. A refused action raises a ``validation.errors.DomainError`` and
+worker) never interleave. A refused action raises a ``redline_errors.DomainError`` and
 changes nothing.
 
 One module per aggregate, re-exported here:
 
 - ``submissions``: a new analysis from a bundle, a new draft, new evidence.
 - ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
-- ``outcomes``: record a run's verdict or error; loop control (seed §7).
+- ``outcomes``: record a run's verdict or error; loop control (docs/validation-phase-spec.md §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
-- ``fixes``: apply the accepted fixes into the next revision.
+- ``apply``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
 - ``tokens``: REST API tokens (least privilege, audited); ``rates``: their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
 
+from redline_errors import FixNotFound
+from validation.services.apply import ApplyOutcome, fixes_apply
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
-from validation.services.fixes import ApplyOutcome, fixes_apply
 from validation.services.jobs import (
     MAX_RUNS,
     analysis_revalidate,
@@ -34,7 +35,6 @@ from validation.services.outcomes import attempt_record_verdict
 from validation.services.rates import api_token_throttle, rate_cache_state
 from validation.services.review import (
     MAX_REPLACE_CHARS,
-    FixNotFound,
     fix_accept,
     fix_edit,
     fix_reject,

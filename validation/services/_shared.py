@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from django.db.models import Max
 
 from analyses.models import Analysis, Revision
-from validation.errors import DomainError, IllegalTransition
+from redline_errors import DomainError, IllegalTransition
 from validation.models import Attempt, AuditEvent, Fix
 
 Status = Analysis.Status

@@ -13,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from analyses.models import Analysis
-from validation.errors import ClaimedByOther
+from redline_errors import ClaimedByOther
 from validation.models import AuditEvent, Policy
 from validation.services._shared import (
     OPEN,

@@ -27,8 +27,8 @@ from django.utils import timezone
 from kombu.exceptions import KombuError
 
 from analyses.models import Analysis, Revision
+from redline_errors import IllegalTransition
 from validation.engine.types import Bundle, EngineSettings, Verdict
-from validation.errors import IllegalTransition
 from validation.metrics import ATTEMPT_SECONDS
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import IN_REVIEW, Status, audit, lock_analysis, require_status
@@ -325,14 +325,7 @@ def _attempt_release(*, revision_id: int, run_token: str) -> None:
 
 def engine_settings(policy: Policy) -> EngineSettings:
     """The part of the admin Policy the engine needs."""
-    return EngineSettings(
-        approve_threshold=policy.approve_threshold,
-        revise_threshold=policy.revise_threshold,
-        retry_threshold=policy.retry_threshold,
-        relative_tolerance=policy.relative_tolerance,
-        citations=policy.citations,
-        failing_severity=policy.failing_severity,
-    )
+    return policy.engine_settings()
 
 
 def attempt_bundle(attempt: Attempt) -> Bundle:

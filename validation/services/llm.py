@@ -1,18 +1,18 @@
 """The optional LLM path of a validation attempt (issue 9), on the Django side.
 
-``llm_settings(policy)`` is the endpoint: ``REDLINE_LLM_*`` from the environment, overridden by
-the admin Policy (everything but the key); None when no base URL is configured anywhere or the
-Policy turns the path off, and then everything stays deterministic. ``llm_run`` runs the path
-after the deterministic engine within a budget that ends before the worker task's soft time
-limit, so a slow endpoint never makes the sweeper re-run the attempt. ``llm_rows`` writes what
-it did: one LLMCall row per HTTP request, and the attempt's ``llm`` record (status, error, what
-the LLM changed, retries, fixer)."""
+``llm_settings(policy)`` is the endpoint: ``REDLINE_LLM_*`` (read by ``project/settings.py``
+into ``settings.REDLINE_LLM_ENV``), overridden by the admin Policy (everything but the key);
+None when no base URL is configured anywhere or the Policy turns the path off, and then
+everything stays deterministic. ``llm_run`` runs the path after the deterministic engine
+within a budget that ends before the worker task's soft time limit, so a slow endpoint never
+makes the sweeper re-run the attempt. ``llm_rows`` writes what it did: one LLMCall row per
+HTTP request, and the attempt's ``llm`` record (status, error, what the LLM changed,
+retries, fixer)."""
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -51,7 +51,7 @@ def llm_settings(policy: Policy, environ: Mapping[str, str] | None = None) -> LL
     Raises ``LLMConfigError`` (naming the variable) when the environment cannot be read."""
     if not policy.llm_enabled:
         return None
-    env = dict(os.environ if environ is None else environ)
+    env = dict(settings.REDLINE_LLM_ENV if environ is None else environ)
     env_url = env.get("REDLINE_LLM_BASE_URL", "").strip()
     if policy.llm_base_url:
         # Checked on save (Policy.clean) and again here: a row saved before the rule, or a

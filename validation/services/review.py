@@ -21,9 +21,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis, Revision
+from redline_errors import (
+    DomainError,
+    FindNotUnique,
+    FixNotFound,
+    FixNotReviewable,
+    ReasonRequired,
+)
 from validation import review_read
 from validation.engine.fixes import count_occurrences
-from validation.errors import DomainError, FindNotUnique, FixNotReviewable, ReasonRequired
 from validation.models import AuditEvent, Fix
 from validation.review_read import FixUnderReview
 from validation.services._shared import (
@@ -40,10 +46,6 @@ from validation.services.reverify import UNVERIFIED_CONFIDENCE, fix_edit_check
 
 MAX_REPLACE_CHARS = 20_000
 _FIX_FIELDS = [f.attname for f in Fix._meta.concrete_fields]
-
-
-class FixNotFound(DomainError):
-    """The analysis has no fix with this id (a view answers 404)."""
 
 
 def _check_reviewable(target: FixUnderReview, allowed: Iterable[str], doing: str) -> None:

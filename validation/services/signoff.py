@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from analyses.models import Analysis
-from validation.errors import FixesUndecided, IllegalTransition, ReasonRequired
+from redline_errors import FixesUndecided, IllegalTransition, ReasonRequired
 from validation.loops import LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import (

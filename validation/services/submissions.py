@@ -11,10 +11,10 @@ from django.db import transaction
 from analyses.bundles import input_limits
 from analyses.models import Analysis, Evidence, Revision
 from analyses.services import IngestResult, analysis_ingest
+from redline_errors import DomainError, LoopLimitReached
 from validation.engine.fields import extract_fields
 from validation.engine.intake import body_problems, evidence_problems
 from validation.engine.types import EvidenceItem
-from validation.errors import DomainError, LoopLimitReached
 from validation.loops import RETRY, LoopState
 from validation.models import Attempt, AuditEvent, Policy
 from validation.services._shared import (

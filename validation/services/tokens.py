@@ -19,7 +19,7 @@ from django.db.models import IntegerField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
-from validation.errors import InputError, NotAllowed
+from redline_errors import InvalidInput, NotAllowed
 from validation.models import ApiToken, ApiTokenEvent, Policy
 
 TOKEN_PREFIX = "rl_"
@@ -65,7 +65,9 @@ def api_token_create(
     host); it must be allowed to (``api_token_may_manage``), else NotAllowed and nothing
     is written."""
     if scope not in ApiToken.Scope.values:
-        raise InputError(f"scope must be one of {', '.join(ApiToken.Scope.values)}, not {scope!r}.")
+        raise InvalidInput(
+            f"scope must be one of {', '.join(ApiToken.Scope.values)}, not {scope!r}."
+        )
     _require_may_manage(actor, user, "create a token for")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
@@ -80,9 +82,9 @@ def api_user_create(*, username: str) -> User:
     in to the review screens, and no role, so its token sees only what it submitted."""
     username = username.strip()
     if not username or len(username) > 150:
-        raise InputError("A user name has 1 to 150 characters.")
+        raise InvalidInput("A user name has 1 to 150 characters.")
     if User.objects.filter(username=username).exists():
-        raise InputError(f"There is already a user {username!r}.")
+        raise InvalidInput(f"There is already a user {username!r}.")
     return User.objects.create_user(username=username, password=None)
 
 

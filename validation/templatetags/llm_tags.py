@@ -1,30 +1,14 @@
-"""What the Attempts tab shows of the LLM path: is an endpoint configured, and each call."""
+"""What the Attempts tab shows of each LLM call. A pure filter: whether an endpoint is
+configured is the page's to say (``validation.web.presenters.llm_endpoint_shown``)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 from django import template
 
 register = template.Library()
-
-
-@register.simple_tag
-def llm_endpoint() -> dict[str, str]:
-    """``{"model": ..., "host": ...}`` of the endpoint attempts use now; {} when there is none
-    (validation is deterministic) or its settings cannot be read."""
-    from validation.models import Policy
-    from validation.services.llm import llm_settings
-
-    try:
-        settings = llm_settings(Policy.load())
-    except ValueError:
-        return {}
-    if settings is None:
-        return {}
-    return {"model": settings.model, "host": urlsplit(settings.base_url).netloc}
 
 
 @register.filter

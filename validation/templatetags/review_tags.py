@@ -9,16 +9,16 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.http import QueryDict
 
 from analyses.models import Analysis
-from validation import display
 from validation.models import Attempt
 from validation.permissions import is_reviewer
-from validation.presenters import pretty_json
-from validation.rendering import safe_url
-from validation.review_state import claim_of
+from validation.web import display
+from validation.web.presenters import pretty_json
+from validation.web.rendering import safe_url
+from validation.web.review_state import claim_of
 
 register = template.Library()
 
-# Display rules live in validation.display (the Python-rendered fix cards use them too).
+# Display rules live in validation.web.display (the Python-rendered fix cards use them too).
 for _filter in (
     display.confidence,
     display.confidence_class,

@@ -88,6 +88,7 @@ class ScriptedLLM:
     @property
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)
         return f"http://{host}:{port}/v1"
 
     def __enter__(self) -> ScriptedLLM:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.engine.llm.helpers import engine_verdict, fast_settings, judge_json, wrong_owner_earnings
 from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
 from validation.engine.llm import LLMSettings, RetryMetrics, run_llm_path
-from validation.engine.llm.fixer import agrees, numbers_in
+from validation.engine.llm.figures import agrees, numbers_in
 from validation.engine.types import Bundle, EngineSettings
 
 JUDGED = judge_json(decision="REVISE", confidence=0.75, issues=["Owner earnings look wrong"])
@@ -113,7 +113,7 @@ def test_malformed_fix_output_is_reported_and_the_good_blocks_still_count() -> N
     with ScriptedLLM(script) as llm:
         outcome = run(wrong_owner_earnings(), fast_settings(llm.base_url))
 
-    fixer = outcome.verdict.llm.fixer  # type: ignore[union-attr]
+    fixer = outcome.verdict.llm.fixer
     statuses = [entry.status for entry in fixer.rejected]
     assert statuses.count("malformed") == 2
     assert any("VERIFIED_WITH" in entry.reason for entry in fixer.rejected)
@@ -147,7 +147,7 @@ def test_a_find_that_occurs_twice_is_a_conflict() -> None:
     answer = fix("$104.20", "$104.21", "evidence [quote-NVO]: price 104.2")
     with ScriptedLLM([reply(JUDGED), tool_calls(SEARCH), reply(answer)]) as llm:
         outcome = run(wrong_owner_earnings(), fast_settings(llm.base_url))
-    (rejected,) = outcome.verdict.llm.fixer.rejected  # type: ignore[union-attr]
+    (rejected,) = outcome.verdict.llm.fixer.rejected
     assert rejected.status == "conflict"
     assert rejected.reason == "FIND text occurs 2 times"
 
@@ -164,7 +164,7 @@ def test_the_tool_loop_is_capped_and_its_last_turn_has_no_tools() -> None:
             wrong_owner_earnings(), settings.model_copy(update={"base_url": llm.base_url})
         )
 
-    fixer = outcome.verdict.llm.fixer  # type: ignore[union-attr]
+    fixer = outcome.verdict.llm.fixer
     assert fixer.turns == 3
     assert fixer.stopped == "turns"
     assert len(llm.requests) == 4

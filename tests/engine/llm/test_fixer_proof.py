@@ -156,6 +156,7 @@ def test_named_tool_choice_asks_each_tool_by_name_then_a_json_answer() -> None:
     # render the content).
     assistant = [m for m in requests[2]["messages"] if m["role"] == "assistant"]
     assert assistant and "evidence_search(" in assistant[0]["content"]
+    assert outcome.verdict.llm is not None
     fixer = outcome.verdict.llm.fixer
     assert fixer.final_decision == "BUY" and fixer.fixes_proposed == 3
     (kept,) = [fix for fix in outcome.verdict.fixes if fix.origin == "llm"]

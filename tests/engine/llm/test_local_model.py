@@ -67,9 +67,9 @@ def check_outcome(bundle: Bundle, settings: LLMSettings) -> Any:
         else:
             assert fix.confidence <= settings.unverified_fix_confidence
             assert fix.verified_with.startswith("UNVERIFIED")
-    for call in report.fixer.tool_calls:
-        if call.error:
-            assert call.output in (None, "")
+    for tool_call in report.fixer.tool_calls:
+        if tool_call.error:
+            assert tool_call.output in (None, "")
     return outcome
 
 

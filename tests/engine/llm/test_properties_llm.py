@@ -6,7 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from validation.engine.fixes import ParsedFix
-from validation.engine.llm.fixer import check_fix, numbers_in
+from validation.engine.llm.figures import numbers_in
+from validation.engine.llm.fixer import check_fix
 from validation.engine.llm.judge import locate
 from validation.engine.llm.settings import LLMSettings
 from validation.engine.llm.view import split_report

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.test import Client
 
@@ -36,24 +37,24 @@ def _fresh_rate_counts() -> None:
 
 
 @pytest.fixture
-def pipeline_user(db):  # type: ignore[no-untyped-def]
+def pipeline_user(db: None) -> User:
     from tests.factories import UserFactory
 
-    return UserFactory(username="pipeline")
+    return UserFactory.create(username="pipeline")
 
 
 @pytest.fixture
-def writer(pipeline_user) -> ApiClient:  # type: ignore[no-untyped-def]
+def writer(pipeline_user: User) -> ApiClient:
     return ApiClient(api_token_create(user=pipeline_user, scope="write")[1])
 
 
 @pytest.fixture
-def reader(pipeline_user) -> ApiClient:  # type: ignore[no-untyped-def]
+def reader(pipeline_user: User) -> ApiClient:
     return ApiClient(api_token_create(user=pipeline_user, scope="read")[1])
 
 
 @pytest.fixture
-def outsider_api(db) -> ApiClient:  # type: ignore[no-untyped-def]
+def outsider_api(db: None) -> ApiClient:
     from tests.factories import UserFactory
 
-    return ApiClient(api_token_create(user=UserFactory(username="other"), scope="write")[1])
+    return ApiClient(api_token_create(user=UserFactory.create(username="other"), scope="write")[1])

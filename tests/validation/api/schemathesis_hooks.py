@@ -1,6 +1,6 @@
 """Schemathesis hooks for test_schemathesis_run: the API's rules that JSON Schema cannot say.
 
-The schema says them in words (validation/api_schema.py): each evidence source_ref is used
+The schema says them in words (validation/api/schema.py): each evidence source_ref is used
 once, and a report body is at most REDLINE_MAX_BODY_BYTES bytes of UTF-8 (its maxLength
 counts characters). Generated bodies that break them are left out rather than sent as
 "valid" data the API must refuse."""

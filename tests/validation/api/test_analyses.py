@@ -6,6 +6,9 @@ import json
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from pytest_django import DjangoAssertNumQueries, Settings
 
 from analyses.models import Analysis
 from tests.support.review_data import add_fix, analysis_in_review
@@ -14,19 +17,23 @@ from validation.models import Attempt, AuditEvent, Fix, Policy
 pytestmark = pytest.mark.django_db
 
 
-def test_create_answers_201_with_the_analysis_and_queues_validation(writer, bundle) -> None:  # type: ignore[no-untyped-def]
+def test_create_answers_201_with_the_analysis_and_queues_validation(
+    writer: Any, bundle: Any
+) -> None:
     response = writer.post("/analyses", bundle)
     assert response.status_code == 201
     data = response.json()
     analysis = Analysis.objects.get(pk=data["id"])
     assert data["url"] == f"/api/v1/analyses/{analysis.pk}"
     assert data["external_id"] == "nvo-2024-q4"
-    assert analysis.submitter.username == "pipeline"
+    assert analysis.submitter is not None and analysis.submitter.username == "pipeline"
     assert AuditEvent.objects.filter(analysis=analysis, action="ingested").exists()
     assert Attempt.objects.filter(analysis=analysis, status="queued").count() == 1
 
 
-def test_resending_the_same_bundle_returns_the_same_analysis_with_200(writer, bundle) -> None:  # type: ignore[no-untyped-def]
+def test_resending_the_same_bundle_returns_the_same_analysis_with_200(
+    writer: Any, bundle: Any
+) -> None:
     first = writer.post("/analyses", bundle).json()
     again = writer.post("/analyses", bundle)
     assert again.status_code == 200
@@ -34,7 +41,9 @@ def test_resending_the_same_bundle_returns_the_same_analysis_with_200(writer, bu
     assert Analysis.objects.count() == 1
 
 
-def test_other_content_under_the_same_external_id_is_409(writer, bundle, nothing_written) -> None:  # type: ignore[no-untyped-def]
+def test_other_content_under_the_same_external_id_is_409(
+    writer: Any, bundle: Any, nothing_written: Any
+) -> None:
     writer.post("/analyses", bundle)
     bundle["body"] += "\nOne more line."
     with nothing_written():
@@ -43,7 +52,7 @@ def test_other_content_under_the_same_external_id_is_409(writer, bundle, nothing
     assert "external_id" in response.json()["message"]
 
 
-def test_external_ids_are_per_token_owner(writer, outsider_api, bundle) -> None:  # type: ignore[no-untyped-def]
+def test_external_ids_are_per_token_owner(writer: Any, outsider_api: Any, bundle: Any) -> None:
     first = writer.post("/analyses", bundle).json()
     bundle["body"] += "\nDifferent."
     other = outsider_api.post("/analyses", bundle)
@@ -51,14 +60,14 @@ def test_external_ids_are_per_token_owner(writer, outsider_api, bundle) -> None:
     assert other.json()["id"] != first["id"]
 
 
-def test_a_body_that_is_not_json_is_400(writer, nothing_written) -> None:  # type: ignore[no-untyped-def]
+def test_a_body_that_is_not_json_is_400(writer: Any, nothing_written: Any) -> None:
     with nothing_written():
         response = writer.post("/analyses", b"{not json")
     assert response.status_code == 400
     assert "malformed JSON" in response.json()["message"]
 
 
-def test_a_body_that_is_not_utf8_is_400(writer, nothing_written) -> None:  # type: ignore[no-untyped-def]
+def test_a_body_that_is_not_utf8_is_400(writer: Any, nothing_written: Any) -> None:
     with nothing_written():
         response = writer.post("/analyses", b'{"query": "\xff\xfe"')
     assert response.status_code == 400
@@ -73,8 +82,8 @@ def test_a_body_that_is_not_utf8_is_400(writer, nothing_written) -> None:  # typ
         (lambda b: b.update(surprise=1), "surprise"),
     ],
 )
-def test_an_invalid_bundle_is_422_naming_the_field_and_writes_nothing(  # type: ignore[no-untyped-def]
-    writer, bundle, nothing_written, break_it, field
+def test_an_invalid_bundle_is_422_naming_the_field_and_writes_nothing(
+    writer: Any, bundle: Any, nothing_written: Any, break_it: Any, field: Any
 ) -> None:
     break_it(bundle)
     with nothing_written():
@@ -91,8 +100,8 @@ def test_an_invalid_bundle_is_422_naming_the_field_and_writes_nothing(  # type: 
         (lambda b: b.update(fields={"decision\x00": "BUY"}), "fields key 'decision\\x00'"),
     ],
 )
-def test_a_nul_character_anywhere_in_the_json_is_400_naming_the_field(  # type: ignore[no-untyped-def]
-    writer, bundle, nothing_written, break_it, where
+def test_a_nul_character_anywhere_in_the_json_is_400_naming_the_field(
+    writer: Any, bundle: Any, nothing_written: Any, break_it: Any, where: Any
 ) -> None:
     break_it(bundle)
     with nothing_written():
@@ -101,7 +110,9 @@ def test_a_nul_character_anywhere_in_the_json_is_400_naming_the_field(  # type: 
     assert response.json()["message"] == f"{where}: contains a NUL character"
 
 
-def test_a_body_over_the_limit_is_413_before_it_is_read(writer, settings, nothing_written) -> None:  # type: ignore[no-untyped-def]
+def test_a_body_over_the_limit_is_413_before_it_is_read(
+    writer: Any, settings: Settings, nothing_written: Any
+) -> None:
     settings.REDLINE_MAX_BODY_BYTES = 100
     settings.REDLINE_MAX_EVIDENCE_BYTES = 100
     with nothing_written():
@@ -110,7 +121,7 @@ def test_a_body_over_the_limit_is_413_before_it_is_read(writer, settings, nothin
     assert "limit" in response.json()["message"]
 
 
-def test_without_a_token_every_endpoint_is_401(db, bundle) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_token_every_endpoint_is_401(db: None, bundle: Any) -> None:
     from tests.validation.api.conftest import ApiClient
 
     anonymous, wrong = ApiClient(None), ApiClient("rl_not-a-real-token")
@@ -126,7 +137,7 @@ def test_without_a_token_every_endpoint_is_401(db, bundle) -> None:  # type: ign
             assert response["WWW-Authenticate"] == "Bearer"
 
 
-def test_a_revoked_token_is_401(pipeline_user, bundle) -> None:  # type: ignore[no-untyped-def]
+def test_a_revoked_token_is_401(pipeline_user: User, bundle: Any) -> None:
     from tests.validation.api.conftest import ApiClient
     from validation.services import api_token_create, api_token_revoke
 
@@ -135,14 +146,14 @@ def test_a_revoked_token_is_401(pipeline_user, bundle) -> None:  # type: ignore[
     assert ApiClient(raw).get("/analyses").status_code == 401
 
 
-def test_a_read_token_cannot_write(reader, bundle, nothing_written) -> None:  # type: ignore[no-untyped-def]
+def test_a_read_token_cannot_write(reader: Any, bundle: Any, nothing_written: Any) -> None:
     with nothing_written():
         response = reader.post("/analyses", bundle)
     assert response.status_code == 403
     assert reader.get("/analyses").status_code == 200
 
 
-def test_over_the_rate_is_429_with_retry_after(writer) -> None:  # type: ignore[no-untyped-def]
+def test_over_the_rate_is_429_with_retry_after(writer: Any) -> None:
     policy = Policy.load()
     policy.api_rate_per_minute = 2
     policy.save()
@@ -153,7 +164,9 @@ def test_over_the_rate_is_429_with_retry_after(writer) -> None:  # type: ignore[
     assert 1 <= int(response["Retry-After"]) <= 60
 
 
-def test_get_shows_status_revision_attempts_findings_and_fixes(pipeline_user, reader) -> None:  # type: ignore[no-untyped-def]
+def test_get_shows_status_revision_attempts_findings_and_fixes(
+    pipeline_user: User, reader: Any
+) -> None:
     analysis = analysis_in_review(submitter=pipeline_user)
     add_fix(analysis, "$15.8B", "$14.8B")
     response = reader.get(f"/analyses/{analysis.pk}")
@@ -167,7 +180,9 @@ def test_get_shows_status_revision_attempts_findings_and_fixes(pipeline_user, re
     assert (fix["find"], fix["replace"], fix["status"]) == ("$15.8B", "$14.8B", "proposed")
 
 
-def test_an_unknown_or_foreign_analysis_is_404(pipeline_user, reader, outsider_api) -> None:  # type: ignore[no-untyped-def]
+def test_an_unknown_or_foreign_analysis_is_404(
+    pipeline_user: User, reader: Any, outsider_api: Any
+) -> None:
     analysis = analysis_in_review(submitter=pipeline_user)
     assert reader.get("/analyses/999999").status_code == 404
     response = outsider_api.get(f"/analyses/{analysis.pk}")
@@ -175,7 +190,7 @@ def test_an_unknown_or_foreign_analysis_is_404(pipeline_user, reader, outsider_a
     assert "message" in response.json()
 
 
-def test_a_reviewer_token_sees_every_analysis(reviewer, pipeline_user) -> None:  # type: ignore[no-untyped-def]
+def test_a_reviewer_token_sees_every_analysis(reviewer: User, pipeline_user: User) -> None:
     from tests.validation.api.conftest import ApiClient
     from validation.services import api_token_create
 
@@ -188,7 +203,7 @@ def _ids(response: Any) -> list[int]:
     return [item["id"] for item in response.json()["items"]]
 
 
-def test_list_filters_and_pages_with_a_cursor(pipeline_user, reader) -> None:  # type: ignore[no-untyped-def]
+def test_list_filters_and_pages_with_a_cursor(pipeline_user: User, reader: Any) -> None:
     made = [analysis_in_review(submitter=pipeline_user, external_id=f"x{n}") for n in range(5)]
     failed = analysis_in_review(submitter=pipeline_user, status="failed", decision="FAIL")
     first = reader.get("/analyses", limit=3)
@@ -204,14 +219,14 @@ def test_list_filters_and_pages_with_a_cursor(pipeline_user, reader) -> None:  #
     assert _ids(reader.get("/analyses", approved_after="2000-01-01T00:00:00Z")) == []
 
 
-def test_list_with_a_bad_filter_is_422(reader) -> None:  # type: ignore[no-untyped-def]
+def test_list_with_a_bad_filter_is_422(reader: Any) -> None:
     response = reader.get("/analyses", status="nonsense")
     assert response.status_code == 422
     assert response.json()["field"] == "status"
     assert reader.get("/analyses", received_after="yesterday").status_code == 422
 
 
-def test_the_openapi_schema_and_docs_are_served(client) -> None:  # type: ignore[no-untyped-def]
+def test_the_openapi_schema_and_docs_are_served(client: Client) -> None:
     schema = client.get("/api/v1/openapi.json").json()
     assert "/api/v1/analyses" in schema["paths"]
     assert "bearer" in json.dumps(schema["components"]["securitySchemes"]).lower()
@@ -222,7 +237,7 @@ def test_the_openapi_schema_and_docs_are_served(client) -> None:  # type: ignore
     assert "cdn" not in html.lower()
 
 
-def test_fixes_listed_carry_their_proof(pipeline_user, reader) -> None:  # type: ignore[no-untyped-def]
+def test_fixes_listed_carry_their_proof(pipeline_user: User, reader: Any) -> None:
     analysis = analysis_in_review(submitter=pipeline_user)
     fix = add_fix(analysis, "$15.8B", "$14.8B")
     Fix.objects.filter(pk=fix.pk).update(verified_with="15.5 - 0.7 = 14.8")
@@ -230,15 +245,15 @@ def test_fixes_listed_carry_their_proof(pipeline_user, reader) -> None:  # type:
     assert data["attempts"][0]["fixes"][0]["verified_with"] == "15.5 - 0.7 = 14.8"
 
 
-def test_date_filters_are_normalized_to_utc_and_out_of_range_is_422(reader) -> None:  # type: ignore[no-untyped-def]
+def test_date_filters_are_normalized_to_utc_and_out_of_range_is_422(reader: Any) -> None:
     # PostgreSQL refuses offsets beyond ±15:59; the API converts to UTC first.
     assert reader.get("/analyses", received_after="2656-12-14T02:58:00-19:42").status_code == 200
     assert reader.get("/exports/approved", since="2020-01-01T00:00:00+23:59").status_code == 200
     assert reader.get("/analyses", received_after="0001-01-01T00:00:00+05:00").status_code == 422
 
 
-def test_an_ingest_makes_at_most_eight_queries(  # type: ignore[no-untyped-def]
-    writer, bundle, django_assert_max_num_queries
+def test_an_ingest_makes_at_most_eight_queries(
+    writer: Any, bundle: Any, django_assert_max_num_queries: DjangoAssertNumQueries
 ) -> None:
     """The token with its user and the Policy's rate (one query), then the transaction: the
     analysis, its evidence (one bulk insert), revision 1, the audit event and attempt 1, with

@@ -16,6 +16,7 @@ import pytest
 from django.db import OperationalError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerDown
+from pytest_django import Settings
 
 from analyses.models import Analysis
 from tests.support.net import closed_port, redis_cache_at
@@ -26,8 +27,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_rate_cache_that_is_down_leaves_the_api_serving_with_a_per_process_limit(
-    writer, bundle, settings, caplog
-) -> None:  # type: ignore[no-untyped-def]
+    writer: Any, bundle: Any, settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
     settings.CACHES = redis_cache_at(closed_port())  # a real Redis address nobody answers
     policy = Policy.load()
     policy.api_rate_per_minute = 3
@@ -44,7 +45,9 @@ def test_a_rate_cache_that_is_down_leaves_the_api_serving_with_a_per_process_lim
     assert "rate cache (REDLINE_CACHE_URL) is unreachable" in caplog.text
 
 
-def test_a_database_that_is_down_is_a_json_503_with_retry_after(writer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_database_that_is_down_is_a_json_503_with_retry_after(
+    writer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from validation import services
 
     def database_down(raw: str) -> None:
@@ -61,8 +64,8 @@ def test_a_database_that_is_down_is_a_json_503_with_retry_after(writer, monkeypa
     )
 
 
-def test_an_unforeseen_error_is_a_json_500(writer, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from validation import exports
+def test_an_unforeseen_error_is_a_json_500(writer: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from validation.api import exports
 
     def bug(**kwargs: Any) -> None:
         raise RuntimeError("a bug")
@@ -88,8 +91,11 @@ class RefusingBroker:
 
 
 def test_an_ingest_the_broker_refused_is_acknowledged_and_sent_once_it_is_back(
-    writer, bundle, monkeypatch, django_capture_on_commit_callbacks
-) -> None:  # type: ignore[no-untyped-def]
+    writer: Any,
+    bundle: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     broker = RefusingBroker()
     monkeypatch.setattr(jobs, "_publish", broker)
     monkeypatch.setattr(jobs, "RESEND_INTERVAL", 0.05)
@@ -112,7 +118,7 @@ def test_an_ingest_the_broker_refused_is_acknowledged_and_sent_once_it_is_back(
     assert not jobs._UNSENT.pending()
 
 
-def test_a_due_attempt_is_re_sent_by_the_next_sweep(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_due_attempt_is_re_sent_by_the_next_sweep(monkeypatch: pytest.MonkeyPatch) -> None:
     # Should the process that took the ingest die before the broker is back.
     from tests.support.review_data import analysis_in_review
 

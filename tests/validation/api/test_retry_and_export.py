@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.utils import timezone
 
@@ -19,11 +21,13 @@ pytestmark = pytest.mark.django_db
 EVIDENCE = {"evidence": [{"source_ref": "10-K", "content": "Capex was 0.7 billion."}]}
 
 
-def _retry_case(user):  # type: ignore[no-untyped-def]
+def _retry_case(user: User) -> Any:
     return analysis_in_review(submitter=user, decision="RETRY", needs_new_input=True)
 
 
-def test_new_evidence_makes_the_next_revision_and_revalidates(pipeline_user, writer) -> None:  # type: ignore[no-untyped-def]
+def test_new_evidence_makes_the_next_revision_and_revalidates(
+    pipeline_user: User, writer: Any
+) -> None:
     analysis = _retry_case(pipeline_user)
     response = writer.post(f"/analyses/{analysis.pk}/evidence", EVIDENCE)
     assert response.status_code == 202
@@ -33,14 +37,16 @@ def test_new_evidence_makes_the_next_revision_and_revalidates(pipeline_user, wri
     assert Revision.objects.get(analysis=analysis, number=2).reason == "new_evidence"
 
 
-def test_a_new_draft_makes_the_next_revision(pipeline_user, writer) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_draft_makes_the_next_revision(pipeline_user: User, writer: Any) -> None:
     analysis = _retry_case(pipeline_user)
     response = writer.post(f"/analyses/{analysis.pk}/drafts", {"body": "# New\n\nBetter."})
     assert response.status_code == 202
     assert Revision.objects.get(analysis=analysis, number=2).body == "# New\n\nBetter."
 
 
-def test_past_the_loop_limits_a_submission_is_409(pipeline_user, writer, nothing_written) -> None:  # type: ignore[no-untyped-def]
+def test_past_the_loop_limits_a_submission_is_409(
+    pipeline_user: User, writer: Any, nothing_written: Any
+) -> None:
     analysis = analysis_in_review(
         submitter=pipeline_user, status="failed", decision="RETRY", retry_loops=1
     )
@@ -63,8 +69,14 @@ def test_past_the_loop_limits_a_submission_is_409(pipeline_user, writer, nothing
     ],
 )
 def test_bad_retry_payloads(
-    pipeline_user, writer, nothing_written, path, payload, status, field
-) -> None:  # type: ignore[no-untyped-def]
+    pipeline_user: User,
+    writer: Any,
+    nothing_written: Any,
+    path: Any,
+    payload: Any,
+    status: Any,
+    field: Any,
+) -> None:
     analysis = _retry_case(pipeline_user)
     with nothing_written():
         response = writer.post(f"/analyses/{analysis.pk}/{path}", payload)
@@ -72,8 +84,8 @@ def test_bad_retry_payloads(
     assert response.json()["field"] == field
 
 
-def test_retry_endpoints_refuse_read_tokens_strangers_and_unknown_ids(  # type: ignore[no-untyped-def]
-    pipeline_user, reader, outsider_api, writer
+def test_retry_endpoints_refuse_read_tokens_strangers_and_unknown_ids(
+    pipeline_user: User, reader: Any, outsider_api: Any, writer: Any
 ) -> None:
     analysis = _retry_case(pipeline_user)
     assert reader.post(f"/analyses/{analysis.pk}/drafts", {"body": "x"}).status_code == 403
@@ -81,7 +93,7 @@ def test_retry_endpoints_refuse_read_tokens_strangers_and_unknown_ids(  # type: 
     assert writer.post("/analyses/999999/evidence", EVIDENCE).status_code == 404
 
 
-def _approved(user, reviewer):  # type: ignore[no-untyped-def]
+def _approved(user: User, reviewer: User) -> Any:
     analysis = analysis_in_review(submitter=user, decision="APPROVE")
     fix = add_fix(analysis, "$15.8B", "$14.8B", status=Fix.Status.ACCEPTED)
     applied_in = Revision.objects.create(
@@ -96,12 +108,12 @@ def _approved(user, reviewer):  # type: ignore[no-untyped-def]
     )
     from tests.factories import AttemptFactory
 
-    AttemptFactory(revision=applied_in, status="done", decision="APPROVE", confidence=0.92)
+    AttemptFactory.create(revision=applied_in, status="done", decision="APPROVE", confidence=0.92)
     return analysis_sign_off(analysis=analysis, user=reviewer, comment="Checked the capex.")
 
 
-def test_export_json_has_body_fixes_with_who_accepted_and_sign_off(  # type: ignore[no-untyped-def]
-    pipeline_user, reviewer, reader
+def test_export_json_has_body_fixes_with_who_accepted_and_sign_off(
+    pipeline_user: User, reviewer: User, reader: Any
 ) -> None:
     analysis = _approved(pipeline_user, reviewer)
     response = reader.get(f"/analyses/{analysis.pk}/export")
@@ -115,7 +127,9 @@ def test_export_json_has_body_fixes_with_who_accepted_and_sign_off(  # type: ign
     assert data["sign_off"]["comment"] == "Checked the capex."
 
 
-def test_export_markdown_is_the_report_plus_an_appendix(pipeline_user, reviewer, reader) -> None:  # type: ignore[no-untyped-def]
+def test_export_markdown_is_the_report_plus_an_appendix(
+    pipeline_user: User, reviewer: User, reader: Any
+) -> None:
     analysis = _approved(pipeline_user, reviewer)
     response = reader.get(f"/analyses/{analysis.pk}/export", format="markdown")
     assert response.status_code == 200
@@ -126,14 +140,18 @@ def test_export_markdown_is_the_report_plus_an_appendix(pipeline_user, reviewer,
     assert "`$15.8B` → `$14.8B`" in text and "accepted by dana" in text
 
 
-def test_export_of_an_unapproved_analysis_is_409_and_bad_format_422(pipeline_user, reader) -> None:  # type: ignore[no-untyped-def]
+def test_export_of_an_unapproved_analysis_is_409_and_bad_format_422(
+    pipeline_user: User, reader: Any
+) -> None:
     analysis = analysis_in_review(submitter=pipeline_user)
     assert reader.get(f"/analyses/{analysis.pk}/export").status_code == 409
     assert reader.get(f"/analyses/{analysis.pk}/export", format="pdf").status_code == 422
     assert reader.get("/analyses/999999/export").status_code == 404
 
 
-def test_approved_export_is_json_lines_with_a_cursor(pipeline_user, reviewer, reader) -> None:  # type: ignore[no-untyped-def]
+def test_approved_export_is_json_lines_with_a_cursor(
+    pipeline_user: User, reviewer: User, reader: Any
+) -> None:
     first, second = _approved(pipeline_user, reviewer), _approved(pipeline_user, reviewer)
     analysis_in_review(submitter=pipeline_user)  # not approved: not exported
     response = reader.get("/exports/approved", limit=1)
@@ -147,8 +165,8 @@ def test_approved_export_is_json_lines_with_a_cursor(pipeline_user, reviewer, re
     assert reader.get("/exports/approved", since="soon").status_code == 422
 
 
-def test_export_approved_command_writes_json_and_markdown(  # type: ignore[no-untyped-def]
-    pipeline_user, reviewer, tmp_path: Path
+def test_export_approved_command_writes_json_and_markdown(
+    pipeline_user: User, reviewer: User, tmp_path: Path
 ) -> None:
     analysis = _approved(pipeline_user, reviewer)
     call_command("export_approved", str(tmp_path / "out"))
@@ -158,3 +176,34 @@ def test_export_approved_command_writes_json_and_markdown(  # type: ignore[no-un
     call_command("export_approved", str(tmp_path / "later"), since="2999-01-01T00:00:00Z")
     assert list((tmp_path / "later").iterdir()) == []
     assert Analysis.objects.get(pk=analysis.pk).status == "approved"
+
+
+def test_the_openapi_schema_names_every_field_of_both_exports(
+    pipeline_user: User, reviewer: User, reader: Any
+) -> None:
+    from validation.api.responses import ApprovedExport, ExportOut
+    from validation.api.routes import api
+
+    analysis = _approved(pipeline_user, reviewer)
+    schema = api.get_openapi_schema()
+    components = schema["components"]["schemas"]
+    export = reader.get(f"/analyses/{analysis.pk}/export").json()
+    line = json.loads(reader.get("/exports/approved").content.splitlines()[0])
+
+    assert set(components["ExportOut"]["properties"]) == set(export)
+    assert set(components["FixOut"]["properties"]) == set(export["applied_fixes"][0])
+    assert set(components["ValidationOut"]["properties"]) == set(export["validation"])
+    assert set(components["SignOffOut"]["properties"]) == set(export["sign_off"])
+    assert set(components["EvidenceRefOut"]["properties"]) == set(export["evidence"][0])
+    assert set(components["ApprovedExport"]["properties"]) == set(line)
+    ExportOut.model_validate(export)  # closed: a key the schema does not name fails
+    ApprovedExport.model_validate(line)
+    paths = schema["paths"]
+    export_200 = paths["/api/v1/analyses/{analysis_id}/export"]["get"]["responses"][200]
+    lines_200 = paths["/api/v1/exports/approved"]["get"]["responses"][200]
+    assert export_200["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/ExportOut"
+    }
+    assert lines_200["content"]["application/x-ndjson"]["schema"] == {
+        "$ref": "#/components/schemas/ApprovedExport"
+    }

@@ -20,10 +20,10 @@ schema = schemathesis.openapi.from_wsgi("/api/v1/openapi.json", get_wsgi_applica
 
 
 @pytest.fixture
-def token_and_analysis(db) -> tuple[str, int]:  # type: ignore[no-untyped-def]
+def token_and_analysis(db: None) -> tuple[str, int]:
     from tests.factories import UserFactory
 
-    user = UserFactory(username="fuzzer")
+    user = UserFactory.create(username="fuzzer")
     analysis = analysis_in_review(submitter=user, decision="RETRY", needs_new_input=True)
     return api_token_create(user=user, scope="write")[1], analysis.pk
 

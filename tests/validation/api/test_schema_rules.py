@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validation import api_schema
+from validation.api import schema as api_schema
 from validation.engine.types import FIELD_LABEL_RE, _is_http_url, field_number
 
 

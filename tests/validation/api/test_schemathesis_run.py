@@ -69,7 +69,7 @@ def server(tmp_path: Path) -> Iterator[str]:
 
 
 def test_schemathesis_with_all_its_checks_finds_no_failure(server: str, tmp_path: Path) -> None:
-    token = api_token_create(user=UserFactory(username="fuzzer"), scope="write")[1]
+    token = api_token_create(user=UserFactory.create(username="fuzzer"), scope="write")[1]
     command = [
         str(BIN / "schemathesis"),
         "--no-color",

@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
+from django.test import Client
 
 from validation.models import ApiToken
 from validation.services import api_token_authenticate, api_token_create, api_token_revoke
@@ -15,14 +16,14 @@ from validation.services import api_token_authenticate, api_token_create, api_to
 pytestmark = pytest.mark.django_db
 
 
-def test_a_token_is_stored_only_as_its_hash(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+def test_a_token_is_stored_only_as_its_hash(pipeline_user: User) -> None:
     token, raw = api_token_create(user=pipeline_user, scope="write")
     assert raw.startswith("rl_") and len(raw) > 40
     assert token.token_sha256 == hashlib.sha256(raw.encode()).hexdigest()
     assert raw not in str(ApiToken.objects.filter(pk=token.pk).values().get())
 
 
-def test_authenticate_records_last_use_and_refuses_revoked(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+def test_authenticate_records_last_use_and_refuses_revoked(pipeline_user: User) -> None:
     token, raw = api_token_create(user=pipeline_user, scope="read")
     assert api_token_authenticate(raw) == token
     token.refresh_from_db()
@@ -32,14 +33,14 @@ def test_authenticate_records_last_use_and_refuses_revoked(pipeline_user) -> Non
     assert api_token_authenticate("rl_unknown") is None
 
 
-def test_an_inactive_users_token_is_refused(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+def test_an_inactive_users_token_is_refused(pipeline_user: User) -> None:
     _, raw = api_token_create(user=pipeline_user, scope="read")
     pipeline_user.is_active = False
     pipeline_user.save()
     assert api_token_authenticate(raw) is None
 
 
-def test_command_creates_prints_once_lists_and_revokes(pipeline_user) -> None:  # type: ignore[no-untyped-def]
+def test_command_creates_prints_once_lists_and_revokes(pipeline_user: User) -> None:
     out = StringIO()
     call_command(
         "api_token", "create", "pipeline", "--scope", "write", stdout=out, stderr=StringIO()
@@ -56,7 +57,9 @@ def test_command_creates_prints_once_lists_and_revokes(pipeline_user) -> None:  
         call_command("api_token", "create", "nobody", stdout=StringIO())
 
 
-def test_admin_adds_a_token_shows_it_once_and_revokes(admin_user, pipeline_user, client) -> None:  # type: ignore[no-untyped-def]
+def test_admin_adds_a_token_shows_it_once_and_revokes(
+    admin_user: User, pipeline_user: User, client: Client
+) -> None:
     admin_user.is_superuser = True
     admin_user.save()
     client.force_login(admin_user)
@@ -77,7 +80,7 @@ def test_admin_adds_a_token_shows_it_once_and_revokes(admin_user, pipeline_user,
     assert token.revoked_at is not None
 
 
-def test_a_token_for_a_user_that_does_not_exist_says_how_to_create_one(db) -> None:  # type: ignore[no-untyped-def]
+def test_a_token_for_a_user_that_does_not_exist_says_how_to_create_one(db: None) -> None:
     with pytest.raises(CommandError, match="add --create-user to create this one"):
         call_command("api_token", "create", "pipeline", "--scope", "write", stdout=StringIO())
     assert not User.objects.filter(username="pipeline").exists()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from analyses.models import Analysis
@@ -32,7 +33,7 @@ def _write(path: Path, bundle: dict[str, Any]) -> Path:
     return path
 
 
-def test_a_json_file_is_imported(tmp_path, bundle):
+def test_a_json_file_is_imported(tmp_path: Path, bundle: Any) -> None:
     path = _write(tmp_path / "nvo.json", bundle)
 
     out, error = _import(str(path))
@@ -45,7 +46,9 @@ def test_a_json_file_is_imported(tmp_path, bundle):
     ]
 
 
-def test_importing_again_reports_already_present_and_writes_nothing(tmp_path, bundle):
+def test_importing_again_reports_already_present_and_writes_nothing(
+    tmp_path: Path, bundle: Any
+) -> None:
     path = _write(tmp_path / "nvo.json", bundle)
     _import(str(path))
     before = row_counts()
@@ -57,7 +60,9 @@ def test_importing_again_reports_already_present_and_writes_nothing(tmp_path, bu
     assert row_counts() == before
 
 
-def test_a_jsonl_file_imports_every_good_line_and_reports_bad_lines_by_number(tmp_path, bundle):
+def test_a_jsonl_file_imports_every_good_line_and_reports_bad_lines_by_number(
+    tmp_path: Path, bundle: Any
+) -> None:
     second = {**bundle, "external_id": "second"}
     lines = [
         json.dumps(bundle),
@@ -83,7 +88,7 @@ def test_a_jsonl_file_imports_every_good_line_and_reports_bad_lines_by_number(tm
     assert str(error) == "2 of 4 bundles imported; 2 failed"
 
 
-def test_non_utf8_in_a_jsonl_line_is_reported_for_that_line(tmp_path, bundle):
+def test_non_utf8_in_a_jsonl_line_is_reported_for_that_line(tmp_path: Path, bundle: Any) -> None:
     path = tmp_path / "batch.jsonl"
     bad = json.dumps(bundle).encode().replace(b"quick screen", b"quick \xe9 screen", 1)
     path.write_bytes(bad + b"\n")
@@ -95,7 +100,7 @@ def test_non_utf8_in_a_jsonl_line_is_reported_for_that_line(tmp_path, bundle):
     assert Analysis.objects.count() == 0
 
 
-def test_the_seed_pair_is_imported_through_read_seed(reviewer):
+def test_the_seed_pair_is_imported_through_read_seed(reviewer: User) -> None:
     out, error = _import(
         "--context",
         str(SEED / "context.md"),
@@ -140,7 +145,7 @@ def test_the_seed_pair_is_imported_through_read_seed(reviewer):
     assert Analysis.objects.count() == 1
 
 
-def test_a_seed_pair_without_a_query_is_an_error(tmp_path):
+def test_a_seed_pair_without_a_query_is_an_error(tmp_path: Path) -> None:
     context = tmp_path / "context.md"
     context.write_text("# Context\n\n## 4. Execution Progress\n\nNothing.\n", "utf-8")
     response = tmp_path / "response.md"
@@ -153,7 +158,7 @@ def test_a_seed_pair_without_a_query_is_an_error(tmp_path):
     assert Analysis.objects.count() == 0
 
 
-def test_a_seed_file_that_is_not_utf8_is_an_error(tmp_path):
+def test_a_seed_file_that_is_not_utf8_is_an_error(tmp_path: Path) -> None:
     context = tmp_path / "context.md"
     context.write_bytes(b"## 0. User Query\n\nQuery: caf\xe9?\n")
     response = tmp_path / "response.md"
@@ -165,7 +170,7 @@ def test_a_seed_file_that_is_not_utf8_is_an_error(tmp_path):
     assert error is not None
 
 
-def test_an_unknown_submitter_stops_before_importing(tmp_path, bundle):
+def test_an_unknown_submitter_stops_before_importing(tmp_path: Path, bundle: Any) -> None:
     path = _write(tmp_path / "nvo.json", bundle)
 
     with pytest.raises(CommandError, match="--submitter: no user named 'nobody'"):
@@ -174,7 +179,9 @@ def test_an_unknown_submitter_stops_before_importing(tmp_path, bundle):
     assert Analysis.objects.count() == 0
 
 
-def test_missing_files_and_other_extensions_are_errors_but_the_rest_still_imports(tmp_path, bundle):
+def test_missing_files_and_other_extensions_are_errors_but_the_rest_still_imports(
+    tmp_path: Path, bundle: Any
+) -> None:
     good = _write(tmp_path / "nvo.json", bundle)
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", "utf-8")
@@ -198,6 +205,6 @@ def test_missing_files_and_other_extensions_are_errors_but_the_rest_still_import
         (["x.json", "--external-id", "e"], "--external-id applies to a --context/--response"),
     ],
 )
-def test_wrong_arguments_are_explained(args, message):
+def test_wrong_arguments_are_explained(args: Any, message: Any) -> None:
     with pytest.raises(CommandError, match=message):
         call_command("import_bundles", *args, stdout=StringIO())

@@ -10,13 +10,16 @@ import json
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.test import Client
 from django.urls import reverse
 
+from redline_errors import IllegalTransition
 from tests.engine.llm.helpers import DATA, judge_json
 from tests.engine.llm.server import ScriptedLLM, reply, status, tool_calls
+from tests.support.llm_env import llm_variables, no_llm_endpoint
 from validation import services
-from validation.errors import IllegalTransition
 from validation.models import Attempt, Fix, LLMCall, Policy, ToolCall
 from validation.services.llm import llm_budget_seconds, llm_settings
 from validation.tasks import SOFT_TIME_LIMIT
@@ -54,24 +57,39 @@ def submit_wrong_cash_flow() -> Attempt:
     return Attempt.objects.get(revision=result.revision)
 
 
+def _run(attempt: Attempt) -> Attempt:
+    ran = services.attempt_run(revision_id=attempt.revision_id)
+    assert ran is not None
+    return ran
+
+
 def endpoint(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
-    monkeypatch.setenv("REDLINE_LLM_BASE_URL", base_url)
-    monkeypatch.setenv("REDLINE_LLM_MODEL", "scripted")
-    monkeypatch.setenv("REDLINE_LLM_TIMEOUT", "5")
-    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "20")
+    llm_variables(
+        monkeypatch,
+        {
+            "REDLINE_LLM_BASE_URL": base_url,
+            "REDLINE_LLM_MODEL": "scripted",
+            "REDLINE_LLM_TIMEOUT": "5",
+            "REDLINE_LLM_ATTEMPT_BUDGET": "20",
+        },
+    )
 
 
-def test_without_an_endpoint_the_attempt_stays_deterministic(monkeypatch):
-    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+def test_without_an_endpoint_the_attempt_stays_deterministic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    no_llm_endpoint(monkeypatch)
     attempt = submit_wrong_owner_earnings()
-    attempt = services.attempt_run(revision_id=attempt.revision_id)
+    attempt = _run(attempt)
     assert attempt is not None and attempt.status == "done"
     assert attempt.llm == {} and attempt.llm_call_count == 0
     assert not LLMCall.objects.exists()
     assert not Fix.objects.filter(origin="llm").exists()
 
 
-def test_the_attempt_runs_judge_and_fixer_and_stores_calls_fixes_and_proof(monkeypatch):
+def test_the_attempt_runs_judge_and_fixer_and_stores_calls_fixes_and_proof(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     answer = fix_block(
         "Owner earnings are $14.8B",
         "calculator: 15.5 - 0.7 = 14.8; evidence [cashflow-NVO]: operating cash flow, capex",
@@ -80,7 +98,7 @@ def test_the_attempt_runs_judge_and_fixer_and_stores_calls_fixes_and_proof(monke
     with ScriptedLLM(script) as llm:
         endpoint(monkeypatch, llm.base_url)
         attempt = submit_wrong_owner_earnings()
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
 
     assert attempt is not None and attempt.status == "done"
     assert attempt.decision != "APPROVE"
@@ -101,12 +119,14 @@ def test_the_attempt_runs_judge_and_fixer_and_stores_calls_fixes_and_proof(monke
     assert attempt.tool_call_count == ToolCall.objects.filter(attempt=attempt).count()
 
 
-def test_an_unverified_llm_fix_is_never_bulk_accepted(monkeypatch, reviewer):
+def test_an_unverified_llm_fix_is_never_bulk_accepted(
+    monkeypatch: pytest.MonkeyPatch, reviewer: User
+) -> None:
     script = [reply(JUDGED), reply(fix_block("Owner earnings are $14.8B", "from memory"))]
     with ScriptedLLM(script) as llm:
         endpoint(monkeypatch, llm.base_url)
         attempt = submit_wrong_owner_earnings()
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
 
     assert attempt is not None
     (fix,) = Fix.objects.filter(attempt=attempt, origin="llm")
@@ -120,13 +140,13 @@ def test_an_unverified_llm_fix_is_never_bulk_accepted(monkeypatch, reviewer):
 
 
 def test_a_judge_that_never_answers_validly_keeps_the_engines_verdict_never_approve(
-    monkeypatch, reviewer
-):
+    monkeypatch: pytest.MonkeyPatch, reviewer: User
+) -> None:
     Policy.objects.filter(pk=1).update(retry_max_attempts=2, llm_model="from-policy")
     with ScriptedLLM([reply("not json"), reply("still not json")]) as llm:
         endpoint(monkeypatch, llm.base_url)
         attempt = submit_wrong_cash_flow()
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
         assert len(llm.requests) == 2  # the Policy's retry limit, not the environment's
         assert llm.requests[0]["model"] == "from-policy"
 
@@ -148,14 +168,16 @@ def test_a_judge_that_never_answers_validly_keeps_the_engines_verdict_never_appr
     assert outcome.revision is not None and "of $15.5B less" in outcome.revision.body
 
 
-def test_an_endpoint_that_fails_keeps_the_engines_verdict_and_the_failed_calls(monkeypatch):
+def test_an_endpoint_that_fails_keeps_the_engines_verdict_and_the_failed_calls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     Policy.objects.filter(pk=1).update(llm_timeout_seconds=1)
-    monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
+    llm_variables(monkeypatch, {"REDLINE_LLM_ATTEMPT_BUDGET": "3"})
     with ScriptedLLM([], fallback=status(500)) as llm:
         endpoint(monkeypatch, llm.base_url)
-        monkeypatch.setenv("REDLINE_LLM_ATTEMPT_BUDGET", "3")
+        llm_variables(monkeypatch, {"REDLINE_LLM_ATTEMPT_BUDGET": "3"})
         attempt = submit_wrong_cash_flow()
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
 
     assert attempt is not None and attempt.status == "done"
     assert attempt.llm["status"] == "errored" and "endpoint failed" in attempt.llm["error"]
@@ -164,20 +186,20 @@ def test_an_endpoint_that_fails_keeps_the_engines_verdict_and_the_failed_calls(m
 
 
 def test_an_attempt_whose_llm_errored_is_re_validated_with_its_earlier_calls_counted(
-    monkeypatch, reviewer
-):
+    monkeypatch: pytest.MonkeyPatch, reviewer: User
+) -> None:
     """The Attempts header counts every LLM call its table lists, over both runs."""
     Policy.objects.filter(pk=1).update(retry_max_attempts=2)
     script = [reply("not json"), reply("still not json"), reply(JUDGED)]
     with ScriptedLLM(script, fallback=reply("no fixes")) as llm:
         endpoint(monkeypatch, llm.base_url)
         attempt = submit_wrong_cash_flow()
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
         assert attempt is not None and attempt.llm["status"] == "errored"
         first_fixes = set(Fix.objects.filter(attempt=attempt).values_list("pk", flat=True))
 
         services.analysis_revalidate(analysis=attempt.analysis, user=reviewer)
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
 
     assert attempt is not None and attempt.status == "done"
     assert attempt.llm["status"] == "ok"
@@ -188,12 +210,14 @@ def test_an_attempt_whose_llm_errored_is_re_validated_with_its_earlier_calls_cou
     assert Fix.objects.filter(attempt=attempt, origin="deterministic").count() == 1
 
 
-def test_a_decided_fix_keeps_an_llm_errored_attempt_from_being_re_run(monkeypatch, reviewer):
+def test_a_decided_fix_keeps_an_llm_errored_attempt_from_being_re_run(
+    monkeypatch: pytest.MonkeyPatch, reviewer: User
+) -> None:
     Policy.objects.filter(pk=1).update(retry_max_attempts=1)
     with ScriptedLLM([reply("not json")]) as llm:
         endpoint(monkeypatch, llm.base_url)
         attempt = submit_wrong_cash_flow()
-        attempt = services.attempt_run(revision_id=attempt.revision_id)
+        attempt = _run(attempt)
     assert attempt is not None
     fix = Fix.objects.get(attempt=attempt)
     services.fix_reject(fix=fix, user=reviewer, reason="not this one")
@@ -202,7 +226,7 @@ def test_a_decided_fix_keeps_an_llm_errored_attempt_from_being_re_run(monkeypatc
     assert Fix.objects.filter(pk=fix.pk, status="rejected").exists()
 
 
-def test_policy_overrides_everything_but_the_key():
+def test_policy_overrides_everything_but_the_key() -> None:
     env = {
         "REDLINE_LLM_BASE_URL": "https://api.example.com/v1",
         "REDLINE_LLM_API_KEY": "sk-secret",
@@ -236,7 +260,7 @@ def test_policy_overrides_everything_but_the_key():
     assert llm_settings(policy, env) is None
 
 
-def test_the_token_budget_is_a_setting_of_the_environment_and_the_policy():
+def test_the_token_budget_is_a_setting_of_the_environment_and_the_policy() -> None:
     env = {
         "REDLINE_LLM_BASE_URL": "http://127.0.0.1:8088/v1",
         "REDLINE_LLM_CONTEXT_TOKENS": "4096",
@@ -259,7 +283,7 @@ def test_the_token_budget_is_a_setting_of_the_environment_and_the_policy():
         policy.full_clean()
 
 
-def test_the_llm_budget_ends_before_the_tasks_soft_time_limit():
+def test_the_llm_budget_ends_before_the_tasks_soft_time_limit() -> None:
     policy = Policy.load()
     settings = llm_settings(policy, {"REDLINE_LLM_BASE_URL": "http://127.0.0.1:1/v1"})
     assert settings is not None
@@ -271,8 +295,8 @@ def test_the_llm_budget_ends_before_the_tasks_soft_time_limit():
 
 
 def test_the_attempts_tab_shows_each_llm_call_and_the_fix_card_its_proof(
-    monkeypatch, client, reviewer
-):
+    monkeypatch: pytest.MonkeyPatch, client: Client, reviewer: User
+) -> None:
     answer = fix_block(
         "Owner earnings are $14.8B",
         "calculator: 15.5 - 0.7 = 14.8; evidence [cashflow-NVO]: operating cash flow, capex",
@@ -297,9 +321,9 @@ def test_the_attempts_tab_shows_each_llm_call_and_the_fix_card_its_proof(
 
 
 def test_without_an_endpoint_the_attempts_tab_says_the_path_is_deterministic(
-    monkeypatch, client, reviewer
-):
-    monkeypatch.delenv("REDLINE_LLM_BASE_URL", raising=False)
+    monkeypatch: pytest.MonkeyPatch, client: Client, reviewer: User
+) -> None:
+    no_llm_endpoint(monkeypatch)
     attempt = submit_wrong_owner_earnings()
     services.attempt_run(revision_id=attempt.revision_id)
     client.force_login(reviewer)
@@ -311,8 +335,8 @@ def test_without_an_endpoint_the_attempts_tab_says_the_path_is_deterministic(
 
 
 def test_the_review_page_shows_the_engines_fixes_beside_the_llm_failure(
-    monkeypatch, client, reviewer
-):
+    monkeypatch: pytest.MonkeyPatch, client: Client, reviewer: User
+) -> None:
     Policy.objects.filter(pk=1).update(retry_max_attempts=1)
     with ScriptedLLM([reply("not json")]) as llm:
         endpoint(monkeypatch, llm.base_url)

@@ -3,24 +3,27 @@ conflict or are stale (DESIGN: Review and apply)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis, Revision
+from redline_errors import ClaimedByOther, IllegalTransition, NothingToApply
 from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
 from validation import services
-from validation.errors import ClaimedByOther, IllegalTransition, NothingToApply
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db
 
 
-def _accepted(analysis: Analysis, find: str, replace: str, **kwargs) -> Fix:  # type: ignore[no-untyped-def]
+def _accepted(analysis: Analysis, find: str, replace: str, **kwargs: Any) -> Fix:
     return add_fix(analysis, find, replace, status=Fix.Status.ACCEPTED, **kwargs)
 
 
 def test_accepted_fixes_that_match_once_become_revision_two_and_validation_is_queued(
-    reviewer, django_capture_on_commit_callbacks
-):
+    reviewer: User, django_capture_on_commit_callbacks: Any
+) -> None:
     analysis = analysis_in_review()
     arithmetic = _accepted(analysis, "= $15.8B", "= $14.8B")
     revenue = _accepted(analysis, "$10.5B", "$10.4B")
@@ -52,7 +55,9 @@ def test_accepted_fixes_that_match_once_become_revision_two_and_validation_is_qu
     assert sorted(event.data["applied"]) == sorted([arithmetic.pk, revenue.pk])
 
 
-def test_a_fix_whose_find_is_missing_conflicts_with_its_reason_and_the_others_apply(reviewer):
+def test_a_fix_whose_find_is_missing_conflicts_with_its_reason_and_the_others_apply(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     missing = _accepted(analysis, "$99.9B", "$98.0B")
     good = _accepted(analysis, "$10.5B", "$10.4B")
@@ -70,7 +75,7 @@ def test_a_fix_whose_find_is_missing_conflicts_with_its_reason_and_the_others_ap
     assert "$10.4B" in outcome.revision.body
 
 
-def test_a_fix_whose_find_occurs_twice_conflicts(reviewer):
+def test_a_fix_whose_find_occurs_twice_conflicts(reviewer: User) -> None:
     analysis = analysis_in_review()
     ambiguous = _accepted(analysis, "10%", "11%")
 
@@ -81,7 +86,7 @@ def test_a_fix_whose_find_occurs_twice_conflicts(reviewer):
     assert outcome.revision is None
 
 
-def test_overlapping_fixes_all_conflict_and_name_each_other(reviewer):
+def test_overlapping_fixes_all_conflict_and_name_each_other(reviewer: User) -> None:
     analysis = analysis_in_review()
     first = _accepted(analysis, "CapEx $0.7B = $15.8B", "CapEx $0.7B = $14.8B")
     second = _accepted(analysis, "= $15.8B [gurufocus]", "= $14.8B [gurufocus]")
@@ -98,7 +103,7 @@ def test_overlapping_fixes_all_conflict_and_name_each_other(reviewer):
     assert "= $15.8B" in outcome.revision.body
 
 
-def test_an_accepted_fix_of_an_older_revision_is_stale(reviewer):
+def test_an_accepted_fix_of_an_older_revision_is_stale(reviewer: User) -> None:
     analysis = analysis_in_review()
     old = _accepted(analysis, "$10.5B", "$10.4B")
     add_revision(analysis, BODY.replace("$10.5B", "$10.6B"))
@@ -116,7 +121,7 @@ def test_an_accepted_fix_of_an_older_revision_is_stale(reviewer):
     assert "$10.6B" in outcome.revision.body
 
 
-def test_an_edited_fix_applies_the_reviewers_replacement(reviewer):
+def test_an_edited_fix_applies_the_reviewers_replacement(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_edit(fix=fix, user=reviewer, replace="= $14.8B (15.5 - 0.7)")
@@ -128,8 +133,8 @@ def test_an_edited_fix_applies_the_reviewers_replacement(reviewer):
 
 
 def test_when_nothing_can_be_applied_no_revision_is_made_and_the_analysis_stays_in_review(
-    reviewer,
-):
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     missing = _accepted(analysis, "not in the report", "x")
 
@@ -144,7 +149,7 @@ def test_when_nothing_can_be_applied_no_revision_is_made_and_the_analysis_stays_
     assert event.comment == "Nothing applied: every accepted fix conflicts or is stale."
 
 
-def test_apply_without_accepted_fixes_is_refused_and_changes_nothing(reviewer):
+def test_apply_without_accepted_fixes_is_refused_and_changes_nothing(reviewer: User) -> None:
     analysis = analysis_in_review()
     add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -156,7 +161,7 @@ def test_apply_without_accepted_fixes_is_refused_and_changes_nothing(reviewer):
     assert not AuditEvent.objects.filter(analysis=analysis).exists()
 
 
-def test_apply_on_an_approved_analysis_is_an_illegal_transition(reviewer):
+def test_apply_on_an_approved_analysis_is_an_illegal_transition(reviewer: User) -> None:
     analysis = analysis_in_review(status=Analysis.Status.APPROVED)
     _accepted(analysis, "= $15.8B", "= $14.8B")
 
@@ -168,7 +173,9 @@ def test_apply_on_an_approved_analysis_is_an_illegal_transition(reviewer):
     assert Revision.objects.filter(analysis=analysis).count() == 1
 
 
-def test_apply_is_refused_while_another_reviewer_holds_the_claim(reviewer, other_reviewer):
+def test_apply_is_refused_while_another_reviewer_holds_the_claim(
+    reviewer: User, other_reviewer: User
+) -> None:
     analysis = analysis_in_review()
     _accepted(analysis, "= $15.8B", "= $14.8B")
     services.analysis_claim(analysis=analysis, user=other_reviewer)
@@ -178,7 +185,7 @@ def test_apply_is_refused_while_another_reviewer_holds_the_claim(reviewer, other
     assert Revision.objects.filter(analysis=analysis).count() == 1
 
 
-def test_structured_fields_are_re_read_from_the_new_revision(reviewer):
+def test_structured_fields_are_re_read_from_the_new_revision(reviewer: User) -> None:
     analysis = analysis_in_review()
     _accepted(analysis, "**FINAL DECISION: WATCH**", "**FINAL DECISION: BUY**")
     _accepted(analysis, "$152.4 per share", "$160.5 per share")
@@ -190,7 +197,7 @@ def test_structured_fields_are_re_read_from_the_new_revision(reviewer):
     assert analysis.conviction == "MODERATE"
 
 
-def test_a_field_the_new_revision_no_longer_states_keeps_its_value(reviewer):
+def test_a_field_the_new_revision_no_longer_states_keeps_its_value(reviewer: User) -> None:
     analysis = analysis_in_review()
     _accepted(analysis, "**FINAL DECISION: WATCH**\n", "")  # the decision line is deleted
     _accepted(analysis, "**FINAL CONVICTION: MODERATE**", "**FINAL CONVICTION: HIGH**")

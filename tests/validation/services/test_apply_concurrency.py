@@ -10,12 +10,13 @@ from __future__ import annotations
 import threading
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 
 from analyses.models import Revision
+from redline_errors import DomainError, IllegalTransition
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import DomainError, IllegalTransition
 from validation.models import Attempt, Fix
 
 pytestmark = [
@@ -29,13 +30,15 @@ pytestmark = [
 ]
 
 
-def test_two_reviewers_applying_at_once_make_exactly_one_new_revision(reviewer, other_reviewer):
+def test_two_reviewers_applying_at_once_make_exactly_one_new_revision(
+    reviewer: User, other_reviewer: User
+) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.ACCEPTED)
     start = threading.Barrier(2, timeout=30)
     results: dict[str, object] = {}
 
-    def apply(user) -> None:  # type: ignore[no-untyped-def]
+    def apply(user: User) -> None:
         try:
             start.wait()
             results[user.username] = services.fixes_apply(analysis_id=analysis.pk, user=user)
@@ -66,7 +69,7 @@ def test_two_reviewers_applying_at_once_make_exactly_one_new_revision(reviewer, 
     assert fix.status == Fix.Status.APPLIED
 
 
-def test_a_review_action_holds_the_analysis_lock_while_it_writes(reviewer):
+def test_a_review_action_holds_the_analysis_lock_while_it_writes(reviewer: User) -> None:
     """The one-query read of accept/reject/undo locks the analysis row, as every writer does
     first: another transaction cannot lock it meanwhile."""
     from django.db import DatabaseError, transaction

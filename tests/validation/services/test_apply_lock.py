@@ -9,14 +9,15 @@ import threading
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 
 from analyses.models import Revision
+from redline_errors import DatabaseBusy, DomainError
 from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
 from validation import services
-from validation.errors import DatabaseBusy, DomainError
 from validation.models import Fix
-from validation.services import fixes as fixes_module
+from validation.services import apply as apply_module
 
 
 def _accepted(analysis: Any, find: str, replace: str) -> Fix:
@@ -27,8 +28,10 @@ def _lock_calls(monkeypatch: pytest.MonkeyPatch, after_plan: Any = None) -> list
     """Record, in order, the text work and the lock; run `after_plan(n)` (as another
     reviewer would, outside apply's transaction) between plan n and its lock."""
     events: list[str] = []
-    real_apply, real_extract = fixes_module.apply_fixes, fixes_module.extract_fields
-    real_lock, real_plan = fixes_module.lock_analysis, fixes_module._plan_apply
+    # The names apply looks up in its own module (imported there), which the test patches.
+    real_apply = apply_module.apply_fixes  # type: ignore[attr-defined]
+    real_extract = apply_module.extract_fields  # type: ignore[attr-defined]
+    real_lock, real_plan = apply_module.lock_analysis, apply_module._plan_apply  # type: ignore[attr-defined]
 
     def plan_apply(analysis_id: int) -> Any:
         plan = real_plan(analysis_id)
@@ -48,15 +51,17 @@ def _lock_calls(monkeypatch: pytest.MonkeyPatch, after_plan: Any = None) -> list
         events.append("lock")
         return real_lock(analysis)
 
-    monkeypatch.setattr(fixes_module, "apply_fixes", apply_fixes)
-    monkeypatch.setattr(fixes_module, "extract_fields", extract_fields)
-    monkeypatch.setattr(fixes_module, "lock_analysis", lock_analysis)
-    monkeypatch.setattr(fixes_module, "_plan_apply", plan_apply)
+    monkeypatch.setattr(apply_module, "apply_fixes", apply_fixes)
+    monkeypatch.setattr(apply_module, "extract_fields", extract_fields)
+    monkeypatch.setattr(apply_module, "lock_analysis", lock_analysis)
+    monkeypatch.setattr(apply_module, "_plan_apply", plan_apply)
     return events
 
 
 @pytest.mark.django_db
-def test_the_new_body_and_its_fields_are_built_before_the_lock_is_taken(reviewer, monkeypatch):
+def test_the_new_body_and_its_fields_are_built_before_the_lock_is_taken(
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     analysis = analysis_in_review()
     _accepted(analysis, "= $15.8B", "= $14.8B")
     events = _lock_calls(monkeypatch)
@@ -68,7 +73,9 @@ def test_the_new_body_and_its_fields_are_built_before_the_lock_is_taken(reviewer
 
 
 @pytest.mark.django_db
-def test_a_fix_edited_between_the_read_and_the_lock_is_applied_as_edited(reviewer, monkeypatch):
+def test_a_fix_edited_between_the_read_and_the_lock_is_applied_as_edited(
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     analysis = analysis_in_review()
     fix = _accepted(analysis, "= $15.8B", "= $14.8B")
 
@@ -87,7 +94,9 @@ def test_a_fix_edited_between_the_read_and_the_lock_is_applied_as_edited(reviewe
 
 
 @pytest.mark.django_db
-def test_a_revision_made_between_the_read_and_the_lock_makes_the_fix_stale(reviewer, monkeypatch):
+def test_a_revision_made_between_the_read_and_the_lock_makes_the_fix_stale(
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     analysis = analysis_in_review()
     fix = _accepted(analysis, "$10.5B", "$10.4B")
 
@@ -107,7 +116,9 @@ def test_a_revision_made_between_the_read_and_the_lock_makes_the_fix_stale(revie
 
 
 @pytest.mark.django_db
-def test_fixes_that_keep_changing_are_refused_cleanly_and_nothing_is_written(reviewer, monkeypatch):
+def test_fixes_that_keep_changing_are_refused_cleanly_and_nothing_is_written(
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     analysis = analysis_in_review()
     fix = _accepted(analysis, "= $15.8B", "= $14.8B")
 
@@ -133,7 +144,7 @@ sqlite_only = pytest.mark.skipif(
 
 def _busy_database(monkeypatch: pytest.MonkeyPatch) -> sqlite3.Connection:
     """Another writer holding SQLite's write lock; our connection gives up after 50 ms."""
-    monkeypatch.setattr(fixes_module, "BUSY_BACKOFF_SECONDS", 0.01)
+    monkeypatch.setattr(apply_module, "BUSY_BACKOFF_SECONDS", 0.01)
     connection.ensure_connection()
     connection.connection.execute("PRAGMA busy_timeout = 50")
     blocker = sqlite3.connect(
@@ -145,7 +156,9 @@ def _busy_database(monkeypatch: pytest.MonkeyPatch) -> sqlite3.Connection:
 
 @sqlite_only
 @pytest.mark.django_db(transaction=True)
-def test_a_busy_database_is_retried_and_the_apply_goes_through(reviewer, monkeypatch):
+def test_a_busy_database_is_retried_and_the_apply_goes_through(
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     analysis = analysis_in_review()
     _accepted(analysis, "= $15.8B", "= $14.8B")
     blocker = _busy_database(monkeypatch)
@@ -164,8 +177,8 @@ def test_a_busy_database_is_retried_and_the_apply_goes_through(reviewer, monkeyp
 @sqlite_only
 @pytest.mark.django_db(transaction=True)
 def test_a_database_busy_through_every_retry_gives_one_sentence_and_changes_nothing(
-    reviewer, monkeypatch
-):
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     analysis = analysis_in_review()
     fix = _accepted(analysis, "= $15.8B", "= $14.8B")
     blocker = _busy_database(monkeypatch)

@@ -6,18 +6,19 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from analyses.models import Analysis
+from redline_errors import ClaimedByOther, IllegalTransition
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import ClaimedByOther, IllegalTransition
 from validation.models import AuditEvent, Policy
 
 pytestmark = pytest.mark.django_db
 
 
-def test_a_claim_lasts_the_policys_claim_minutes(reviewer):
+def test_a_claim_lasts_the_policys_claim_minutes(reviewer: User) -> None:
     Policy.objects.filter(pk=1).update(claim_minutes=45)
     analysis = analysis_in_review()
     before = timezone.now()
@@ -31,7 +32,9 @@ def test_a_claim_lasts_the_policys_claim_minutes(reviewer):
     assert AuditEvent.objects.get(analysis=analysis).action == "claimed"
 
 
-def test_claiming_again_refreshes_the_own_claim_without_a_second_audit_event(reviewer):
+def test_claiming_again_refreshes_the_own_claim_without_a_second_audit_event(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     first = services.analysis_claim(analysis=analysis, user=reviewer).claimed_until
     Analysis.objects.filter(pk=analysis.pk).update(claimed_until=timezone.now() + timedelta(1))
@@ -44,8 +47,8 @@ def test_claiming_again_refreshes_the_own_claim_without_a_second_audit_event(rev
 
 
 def test_another_reviewers_unexpired_claim_is_refused_with_who_and_until_when(
-    reviewer, other_reviewer
-):
+    reviewer: User, other_reviewer: User
+) -> None:
     analysis = analysis_in_review()
     held = services.analysis_claim(analysis=analysis, user=other_reviewer)
     until = timezone.localtime(held.claimed_until).strftime("%H:%M")
@@ -58,7 +61,7 @@ def test_another_reviewers_unexpired_claim_is_refused_with_who_and_until_when(
     assert analysis.claimed_by == other_reviewer
 
 
-def test_an_expired_claim_can_be_taken_over(reviewer, other_reviewer):
+def test_an_expired_claim_can_be_taken_over(reviewer: User, other_reviewer: User) -> None:
     analysis = analysis_in_review(
         claimed_by=other_reviewer, claimed_until=timezone.now() - timedelta(seconds=1)
     )
@@ -69,8 +72,8 @@ def test_an_expired_claim_can_be_taken_over(reviewer, other_reviewer):
 
 
 def test_review_actions_auto_claim_and_are_refused_under_someone_elses_claim(
-    reviewer, other_reviewer
-):
+    reviewer: User, other_reviewer: User
+) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_accept(fix=fix, user=other_reviewer)
@@ -84,7 +87,7 @@ def test_review_actions_auto_claim_and_are_refused_under_someone_elses_claim(
     assert fix.status == "accepted"
 
 
-def test_release_gives_up_the_own_claim(reviewer):
+def test_release_gives_up_the_own_claim(reviewer: User) -> None:
     analysis = analysis_in_review()
     services.analysis_claim(analysis=analysis, user=reviewer)
 
@@ -94,7 +97,7 @@ def test_release_gives_up_the_own_claim(reviewer):
     assert list(AuditEvent.objects.values_list("action", flat=True)) == ["claimed", "released"]
 
 
-def test_nobody_can_release_someone_elses_claim(reviewer, other_reviewer):
+def test_nobody_can_release_someone_elses_claim(reviewer: User, other_reviewer: User) -> None:
     analysis = analysis_in_review()
     services.analysis_claim(analysis=analysis, user=other_reviewer)
 
@@ -102,7 +105,7 @@ def test_nobody_can_release_someone_elses_claim(reviewer, other_reviewer):
         services.analysis_release(analysis=analysis, user=reviewer)
 
 
-def test_releasing_an_unclaimed_analysis_changes_nothing(reviewer):
+def test_releasing_an_unclaimed_analysis_changes_nothing(reviewer: User) -> None:
     analysis = analysis_in_review()
 
     services.analysis_release(analysis=analysis, user=reviewer)
@@ -110,7 +113,7 @@ def test_releasing_an_unclaimed_analysis_changes_nothing(reviewer):
     assert not AuditEvent.objects.exists()
 
 
-def test_a_closed_analysis_cannot_be_claimed(reviewer):
+def test_a_closed_analysis_cannot_be_claimed(reviewer: User) -> None:
     analysis = analysis_in_review(status=Analysis.Status.FAILED)
 
     with pytest.raises(
@@ -121,7 +124,9 @@ def test_a_closed_analysis_cannot_be_claimed(reviewer):
         services.analysis_claim(analysis=analysis, user=reviewer)
 
 
-def test_claim_next_takes_the_oldest_in_review_analysis_nobody_holds(reviewer, other_reviewer):
+def test_claim_next_takes_the_oldest_in_review_analysis_nobody_holds(
+    reviewer: User, other_reviewer: User
+) -> None:
     now = timezone.now()
     held = analysis_in_review(claimed_by=other_reviewer, claimed_until=now + timedelta(hours=1))
     analysis_in_review(status=Analysis.Status.VALIDATING)
@@ -140,7 +145,7 @@ def test_claim_next_takes_the_oldest_in_review_analysis_nobody_holds(reviewer, o
     assert (event.analysis_id, event.actor, event.data["next"]) == (oldest_free.pk, reviewer, True)
 
 
-def test_claim_next_takes_an_expired_claim(reviewer, other_reviewer):
+def test_claim_next_takes_an_expired_claim(reviewer: User, other_reviewer: User) -> None:
     expired = analysis_in_review(
         claimed_by=other_reviewer, claimed_until=timezone.now() - timedelta(minutes=1)
     )
@@ -151,7 +156,9 @@ def test_claim_next_takes_an_expired_claim(reviewer, other_reviewer):
     assert claimed.claimed_by == reviewer
 
 
-def test_claim_next_returns_none_when_every_analysis_is_held_or_closed(reviewer, other_reviewer):
+def test_claim_next_returns_none_when_every_analysis_is_held_or_closed(
+    reviewer: User, other_reviewer: User
+) -> None:
     analysis_in_review(claimed_by=other_reviewer, claimed_until=timezone.now() + timedelta(1))
     analysis_in_review(status=Analysis.Status.APPROVED)
 
@@ -159,7 +166,9 @@ def test_claim_next_returns_none_when_every_analysis_is_held_or_closed(reviewer,
     assert not AuditEvent.objects.exists()
 
 
-def test_two_reviewers_asking_for_next_get_different_analyses(reviewer, other_reviewer):
+def test_two_reviewers_asking_for_next_get_different_analyses(
+    reviewer: User, other_reviewer: User
+) -> None:
     first = analysis_in_review()
     second = analysis_in_review()
 

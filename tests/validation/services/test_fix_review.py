@@ -3,18 +3,22 @@ apply). Every action writes an audit event and claims the analysis for the revie
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis
-from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
-from validation import services
-from validation.errors import (
+from redline_errors import (
     DomainError,
     FindNotUnique,
     FixNotReviewable,
     IllegalTransition,
     ReasonRequired,
 )
+from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review
+from validation import services
 from validation.models import AuditEvent, Fix, Policy
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +28,9 @@ def _actions(analysis: Analysis) -> list[str]:
     return list(AuditEvent.objects.filter(analysis=analysis).values_list("action", flat=True))
 
 
-def test_accepting_a_fix_records_the_reviewer_claims_the_analysis_and_audits(reviewer):
+def test_accepting_a_fix_records_the_reviewer_claims_the_analysis_and_audits(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -42,7 +48,7 @@ def test_accepting_a_fix_records_the_reviewer_claims_the_analysis_and_audits(rev
     assert (event.actor, event.fix, event.revision_id) == (reviewer, fix, fix.revision_id)
 
 
-def test_accepting_twice_changes_nothing_the_second_time(reviewer):
+def test_accepting_twice_changes_nothing_the_second_time(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_accept(fix=fix, user=reviewer)
@@ -52,7 +58,9 @@ def test_accepting_twice_changes_nothing_the_second_time(reviewer):
     assert _actions(analysis).count("fix_accepted") == 1
 
 
-def test_a_rejection_needs_a_reason_by_default_and_nothing_changes_without_one(reviewer):
+def test_a_rejection_needs_a_reason_by_default_and_nothing_changes_without_one(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -64,7 +72,7 @@ def test_a_rejection_needs_a_reason_by_default_and_nothing_changes_without_one(r
     assert _actions(analysis) == []
 
 
-def test_a_rejection_keeps_its_reason_and_audits_it(reviewer):
+def test_a_rejection_keeps_its_reason_and_audits_it(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -76,7 +84,7 @@ def test_a_rejection_keeps_its_reason_and_audits_it(reviewer):
     assert event.comment == "The report means gross earnings."
 
 
-def test_the_policy_can_allow_rejections_without_a_reason(reviewer):
+def test_the_policy_can_allow_rejections_without_a_reason(reviewer: User) -> None:
     Policy.objects.filter(pk=1).update(require_reject_reason=False)
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
@@ -87,7 +95,9 @@ def test_the_policy_can_allow_rejections_without_a_reason(reviewer):
     assert fix.status == Fix.Status.REJECTED
 
 
-def test_editing_a_fix_changes_the_replacement_keeps_the_proposal_and_accepts_it(reviewer):
+def test_editing_a_fix_changes_the_replacement_keeps_the_proposal_and_accepts_it(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -103,7 +113,7 @@ def test_editing_a_fix_changes_the_replacement_keeps_the_proposal_and_accepts_it
     assert event.data["replace"] == "= $14.8B (15.5 - 0.7)"
 
 
-def test_an_edit_from_a_browser_textarea_gets_plain_newlines(reviewer):
+def test_an_edit_from_a_browser_textarea_gets_plain_newlines(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -113,7 +123,7 @@ def test_an_edit_from_a_browser_textarea_gets_plain_newlines(reviewer):
     assert fix.replace == "= $14.8B\n(recomputed)"
 
 
-def test_an_edit_is_refused_when_find_does_not_match_exactly_once(reviewer):
+def test_an_edit_is_refused_when_find_does_not_match_exactly_once(reviewer: User) -> None:
     analysis = analysis_in_review()
     ambiguous = add_fix(analysis, "10%", "11%")  # "10%" occurs twice in BODY
     assert BODY.count("10%") == 2
@@ -126,7 +136,7 @@ def test_an_edit_is_refused_when_find_does_not_match_exactly_once(reviewer):
     assert "fix_edited" not in _actions(analysis)
 
 
-def test_an_edit_that_replaces_text_with_itself_is_refused(reviewer):
+def test_an_edit_that_replaces_text_with_itself_is_refused(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -134,7 +144,7 @@ def test_an_edit_that_replaces_text_with_itself_is_refused(reviewer):
         services.fix_edit(fix=fix, user=reviewer, replace="= $15.8B")
 
 
-def test_undo_returns_a_fix_to_proposed_and_keeps_an_edited_replacement(reviewer):
+def test_undo_returns_a_fix_to_proposed_and_keeps_an_edited_replacement(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_edit(fix=fix, user=reviewer, replace="= $14.80B")
@@ -147,7 +157,7 @@ def test_undo_returns_a_fix_to_proposed_and_keeps_an_edited_replacement(reviewer
     assert AuditEvent.objects.get(action="fix_undone").data == {"previous_status": "accepted"}
 
 
-def test_undo_of_a_rejection_clears_its_reason(reviewer):
+def test_undo_of_a_rejection_clears_its_reason(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_reject(fix=fix, user=reviewer, reason="Not needed.")
@@ -158,24 +168,25 @@ def test_undo_of_a_rejection_clears_its_reason(reviewer):
     assert (fix.status, fix.reason) == (Fix.Status.PROPOSED, "")
 
 
-def test_a_fix_of_an_older_revision_is_stale_and_cannot_be_reviewed(reviewer):
+def test_a_fix_of_an_older_revision_is_stale_and_cannot_be_reviewed(reviewer: User) -> None:
     analysis = analysis_in_review()
     old = add_fix(analysis, "= $15.8B", "= $14.8B")
     add_revision(analysis, BODY.replace("$15.8B", "$14.8B"))
 
-    for action in (
+    actions: tuple[Callable[[], object], ...] = (
         lambda: services.fix_accept(fix=old, user=reviewer),
         lambda: services.fix_reject(fix=old, user=reviewer, reason="no"),
         lambda: services.fix_edit(fix=old, user=reviewer, replace="x"),
         lambda: services.fix_undo(fix=old, user=reviewer),
-    ):
+    )
+    for action in actions:
         with pytest.raises(FixNotReviewable, match=r"proposed for revision 1.*now at revision 2"):
             action()
     old.refresh_from_db()
     assert old.status == Fix.Status.PROPOSED
 
 
-def test_an_applied_fix_cannot_be_reviewed_again(reviewer):
+def test_an_applied_fix_cannot_be_reviewed_again(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_accept(fix=fix, user=reviewer)
@@ -186,7 +197,7 @@ def test_an_applied_fix_cannot_be_reviewed_again(reviewer):
         services.fix_undo(fix=fix, user=reviewer)
 
 
-def test_a_conflicting_fix_can_be_undone_or_rejected_but_not_accepted(reviewer):
+def test_a_conflicting_fix_can_be_undone_or_rejected_but_not_accepted(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "nowhere in the body", "x", status=Fix.Status.CONFLICT)
     Fix.objects.filter(pk=fix.pk).update(reason="FIND text not found in this revision")
@@ -199,7 +210,7 @@ def test_a_conflicting_fix_can_be_undone_or_rejected_but_not_accepted(reviewer):
     assert fix.status == Fix.Status.PROPOSED
 
 
-def test_fixes_can_only_be_reviewed_while_the_analysis_is_in_review(reviewer):
+def test_fixes_can_only_be_reviewed_while_the_analysis_is_in_review(reviewer: User) -> None:
     analysis = analysis_in_review(status=Analysis.Status.APPROVED)
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -211,8 +222,8 @@ def test_fixes_can_only_be_reviewed_while_the_analysis_is_in_review(reviewer):
 
 
 def test_bulk_accept_takes_proposed_fixes_of_the_current_revision_at_or_above_the_threshold(
-    reviewer,
-):
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     old = add_fix(analysis, "Revenue", "Sales", confidence=0.99)
     add_revision(analysis, BODY + "\nAppendix.\n")
@@ -234,7 +245,9 @@ def test_bulk_accept_takes_proposed_fixes_of_the_current_revision_at_or_above_th
 
 
 @pytest.mark.parametrize("threshold", [-0.1, 1.5, float("nan")])
-def test_bulk_accept_refuses_a_threshold_outside_zero_to_one(reviewer, threshold):
+def test_bulk_accept_refuses_a_threshold_outside_zero_to_one(
+    reviewer: User, threshold: Any
+) -> None:
     analysis = analysis_in_review()
     add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -244,7 +257,7 @@ def test_bulk_accept_refuses_a_threshold_outside_zero_to_one(reviewer, threshold
     assert not Fix.objects.filter(status=Fix.Status.ACCEPTED).exists()
 
 
-def test_bulk_accept_with_nothing_above_the_threshold_writes_nothing(reviewer):
+def test_bulk_accept_with_nothing_above_the_threshold_writes_nothing(reviewer: User) -> None:
     analysis = analysis_in_review()
     add_fix(analysis, "= $15.8B", "= $14.8B", confidence=0.5)
 
@@ -252,7 +265,9 @@ def test_bulk_accept_with_nothing_above_the_threshold_writes_nothing(reviewer):
     assert "bulk_accepted" not in _actions(analysis)
 
 
-def test_an_action_that_changes_nothing_still_records_the_claim_it_took(reviewer, other_reviewer):
+def test_an_action_that_changes_nothing_still_records_the_claim_it_took(
+    reviewer: User, other_reviewer: User
+) -> None:
     analysis = analysis_in_review()
     fix = add_fix(analysis, "= $15.8B", "= $14.8B")
     services.fix_accept(fix=fix, user=reviewer)

@@ -1,4 +1,5 @@
-"""Loop control (seed §7, Policy limits): where a done attempt sends its analysis.
+"""Loop control (docs/validation-phase-spec.md §7, Policy limits): where a done attempt
+sends its analysis.
 
 REVISE at most 2, RETRY at most 1, 3 in all by default. A loop is counted when it is used
 (apply, new draft, new evidence), not when the validator asks for it. Past a limit the
@@ -9,8 +10,10 @@ only a FAIL decision fails it.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from analyses.models import Analysis
@@ -21,8 +24,11 @@ from validation.models import Attempt, AuditEvent, Policy
 pytestmark = pytest.mark.django_db
 
 
-def _validate(  # type: ignore[no-untyped-def]
-    decision: str, confidence: float, status: str = Analysis.Status.VALIDATING, **analysis_fields
+def _validate(
+    decision: str,
+    confidence: float,
+    status: str = Analysis.Status.VALIDATING,
+    **analysis_fields: Any,
 ) -> Analysis:
     analysis = analysis_in_review(
         status=status, attempt_status=Attempt.Status.QUEUED, **analysis_fields
@@ -43,7 +49,7 @@ def _audit(analysis: Analysis) -> list[tuple[str, str]]:
     ]
 
 
-def test_approve_waits_for_a_persons_sign_off():
+def test_approve_waits_for_a_persons_sign_off() -> None:
     analysis = _validate("APPROVE", 0.9)
 
     assert analysis.status == Analysis.Status.IN_REVIEW
@@ -52,7 +58,7 @@ def test_approve_waits_for_a_persons_sign_off():
     assert AuditEvent.objects.get(action="validated").data["status"] == "in_review"
 
 
-def test_approve_approves_at_once_when_the_policy_allows_validator_only_approval():
+def test_approve_approves_at_once_when_the_policy_allows_validator_only_approval() -> None:
     Policy.objects.filter(pk=1).update(allow_validator_only_approval=True)
 
     analysis = _validate("APPROVE", 0.9)
@@ -61,7 +67,7 @@ def test_approve_approves_at_once_when_the_policy_allows_validator_only_approval
     assert [action for action, _ in _audit(analysis)] == ["validated", "approved"]
 
 
-def test_revise_goes_to_review_and_uses_no_loop_until_fixes_are_applied():
+def test_revise_goes_to_review_and_uses_no_loop_until_fixes_are_applied() -> None:
     analysis = _validate("REVISE", 0.6)
 
     assert analysis.status == Analysis.Status.IN_REVIEW
@@ -69,7 +75,7 @@ def test_revise_goes_to_review_and_uses_no_loop_until_fixes_are_applied():
     assert _audit(analysis) == [("validated", "")]
 
 
-def test_revise_at_the_revise_limit_stays_in_review_with_the_reason():
+def test_revise_at_the_revise_limit_stays_in_review_with_the_reason() -> None:
     analysis = _validate("REVISE", 0.6, revise_loops=2)
 
     assert analysis.status == Analysis.Status.IN_REVIEW
@@ -81,7 +87,7 @@ def test_revise_at_the_revise_limit_stays_in_review_with_the_reason():
     )
 
 
-def test_revise_at_the_total_limit_stays_in_review_with_the_reason():
+def test_revise_at_the_total_limit_stays_in_review_with_the_reason() -> None:
     Policy.objects.filter(pk=1).update(max_revise_loops=3, max_total_loops=3)
 
     analysis = _validate("REVISE", 0.6, revise_loops=2, retry_loops=1)
@@ -91,7 +97,7 @@ def test_revise_at_the_total_limit_stays_in_review_with_the_reason():
     assert _audit(analysis)[-1][1].startswith("Total loop limit reached (3 of 3 used)")
 
 
-def test_retry_goes_to_review_asking_the_pipeline_for_new_input():
+def test_retry_goes_to_review_asking_the_pipeline_for_new_input() -> None:
     analysis = _validate("RETRY", 0.4)
 
     assert analysis.status == Analysis.Status.IN_REVIEW
@@ -99,7 +105,7 @@ def test_retry_goes_to_review_asking_the_pipeline_for_new_input():
     assert (analysis.revise_loops, analysis.retry_loops) == (0, 0)
 
 
-def test_retry_at_the_retry_limit_stays_in_review_without_asking_for_new_input():
+def test_retry_at_the_retry_limit_stays_in_review_without_asking_for_new_input() -> None:
     analysis = _validate("RETRY", 0.4, retry_loops=1)
 
     assert analysis.status == Analysis.Status.IN_REVIEW
@@ -111,7 +117,7 @@ def test_retry_at_the_retry_limit_stays_in_review_without_asking_for_new_input()
     )
 
 
-def test_retry_within_its_own_limit_is_still_stopped_by_the_total_limit():
+def test_retry_within_its_own_limit_is_still_stopped_by_the_total_limit() -> None:
     within_total = _validate("RETRY", 0.4, revise_loops=2)
     Policy.objects.filter(pk=1).update(max_total_loops=2)
     past_total = _validate("RETRY", 0.4, revise_loops=2)
@@ -122,21 +128,21 @@ def test_retry_within_its_own_limit_is_still_stopped_by_the_total_limit():
     assert _audit(past_total)[-1][1].startswith("Total loop limit reached (2 of 2 used)")
 
 
-def test_fail_fails():
+def test_fail_fails() -> None:
     analysis = _validate("FAIL", 0.2)
 
     assert analysis.status == Analysis.Status.FAILED
     assert _audit(analysis)[-1] == ("failed", "The validator decided FAIL (confidence 0.20).")
 
 
-def test_a_failed_analysis_is_released_from_its_claim(reviewer):
+def test_a_failed_analysis_is_released_from_its_claim(reviewer: User) -> None:
     until = timezone.now() + timedelta(minutes=5)
     analysis = _validate("FAIL", 0.2, claimed_by=reviewer, claimed_until=until)
 
     assert (analysis.claimed_by, analysis.claimed_until) == (None, None)
 
 
-def test_an_analysis_rejected_while_validating_keeps_its_status():
+def test_an_analysis_rejected_while_validating_keeps_its_status() -> None:
     analysis = _validate("APPROVE", 0.9, status=Analysis.Status.REJECTED)
 
     assert analysis.status == Analysis.Status.REJECTED

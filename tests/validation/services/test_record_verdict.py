@@ -3,7 +3,10 @@ tool calls, and the analysis' structured fields. Only the run that holds the att
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis
 from tests.support.review_data import BODY, add_fix, add_revision, analysis_in_review, verdict
@@ -14,7 +17,7 @@ from validation.models import Attempt, Finding, Fix, ToolCall
 pytestmark = pytest.mark.django_db
 
 
-def _running(**fields) -> Attempt:  # type: ignore[no-untyped-def]
+def _running(**fields: Any) -> Attempt:
     analysis = analysis_in_review(
         status=Analysis.Status.VALIDATING, attempt_status=Attempt.Status.QUEUED, **fields
     )
@@ -23,7 +26,7 @@ def _running(**fields) -> Attempt:  # type: ignore[no-untyped-def]
     return attempt
 
 
-def test_the_attempt_records_the_seed_schema_and_redlines_additions():
+def test_the_attempt_records_the_seed_schema_and_redlines_additions() -> None:
     attempt = _running()
 
     wrote = services.attempt_record_verdict(
@@ -50,7 +53,7 @@ def test_the_attempt_records_the_seed_schema_and_redlines_additions():
     assert attempt.lease_expires_at is None
 
 
-def test_findings_and_fixes_are_stored_with_their_proof():
+def test_findings_and_fixes_are_stored_with_their_proof() -> None:
     attempt = _running()
 
     services.attempt_record_verdict(attempt_id=attempt.pk, run_token="run-1", verdict=verdict())
@@ -74,7 +77,7 @@ def test_findings_and_fixes_are_stored_with_their_proof():
     assert fix.verified_with == "calculator: 15.5 - 0.7 = 14.8"
 
 
-def test_a_tool_call_listed_on_a_fix_and_on_the_verdict_is_stored_once_linked_to_the_fix():
+def test_a_tool_call_listed_on_a_fix_and_on_the_verdict_is_stored_once_linked_to_the_fix() -> None:
     attempt = _running()
 
     services.attempt_record_verdict(attempt_id=attempt.pk, run_token="run-1", verdict=verdict())
@@ -86,7 +89,7 @@ def test_a_tool_call_listed_on_a_fix_and_on_the_verdict_is_stored_once_linked_to
     assert (calculator.input, calculator.output) == ({"expression": "15.5 - 0.7"}, "14.8")
 
 
-def test_a_run_that_lost_its_claim_writes_nothing():
+def test_a_run_that_lost_its_claim_writes_nothing() -> None:
     attempt = _running()
 
     wrote = services.attempt_record_verdict(
@@ -101,7 +104,7 @@ def test_a_run_that_lost_its_claim_writes_nothing():
     assert not ToolCall.objects.exists()
 
 
-def test_a_done_attempt_is_never_recorded_twice():
+def test_a_done_attempt_is_never_recorded_twice() -> None:
     attempt = _running()
     services.attempt_record_verdict(attempt_id=attempt.pk, run_token="run-1", verdict=verdict())
 
@@ -114,7 +117,7 @@ def test_a_done_attempt_is_never_recorded_twice():
     assert Fix.objects.count() == 1
 
 
-def test_fields_read_from_the_report_update_the_analysis_and_unreadable_ones_are_kept():
+def test_fields_read_from_the_report_update_the_analysis_and_unreadable_ones_are_kept() -> None:
     attempt = _running()
 
     services.attempt_record_verdict(attempt_id=attempt.pk, run_token="run-1", verdict=verdict())
@@ -125,7 +128,7 @@ def test_fields_read_from_the_report_update_the_analysis_and_unreadable_ones_are
     assert analysis.numeric_fields == {"intrinsic_value": "160.5", "roic": "0.225"}
 
 
-def test_a_verdict_without_any_fields_empties_nothing():
+def test_a_verdict_without_any_fields_empties_nothing() -> None:
     attempt = _running()
     empty = verdict(fields=ExtractedFields())
 
@@ -136,7 +139,9 @@ def test_a_verdict_without_any_fields_empties_nothing():
     assert analysis.numeric_fields == {"intrinsic_value": "152.4", "roic": "0.225"}
 
 
-def test_a_fix_rejected_on_an_earlier_revision_arrives_rejected_with_the_earlier_reason(reviewer):
+def test_a_fix_rejected_on_an_earlier_revision_arrives_rejected_with_the_earlier_reason(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     rejected = add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.REJECTED)
     Fix.objects.filter(pk=rejected.pk).update(reviewer=reviewer, reason="The filing says 15.8.")
@@ -154,7 +159,7 @@ def test_a_fix_rejected_on_an_earlier_revision_arrives_rejected_with_the_earlier
     assert carried.reason == "Rejected on revision 1: The filing says 15.8."
 
 
-def test_a_different_replacement_for_the_same_text_is_proposed_afresh():
+def test_a_different_replacement_for_the_same_text_is_proposed_afresh() -> None:
     analysis = analysis_in_review()
     add_fix(analysis, "= $15.8B", "= $14.9B", status=Fix.Status.REJECTED)
     revision = add_revision(analysis, BODY, status=Attempt.Status.RUNNING, decision="")

@@ -4,11 +4,12 @@ is refused past the limit; sign-off needs every fix decided or an override with 
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis
+from redline_errors import FixesUndecided, LoopLimitReached, ReasonRequired
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import FixesUndecided, LoopLimitReached, ReasonRequired
 from validation.models import AuditEvent, Fix, Policy, ToolCall
 
 pytestmark = pytest.mark.django_db
@@ -29,8 +30,8 @@ def _calculator_fix(analysis: Analysis) -> Fix:
 
 
 def test_an_edit_the_calculator_contradicts_is_unverified_not_accepted_and_low_confidence(
-    reviewer,
-):
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     fix = _calculator_fix(analysis)
 
@@ -45,7 +46,7 @@ def test_an_edit_the_calculator_contradicts_is_unverified_not_accepted_and_low_c
     assert event.data["edit_check"] == "unverified"
 
 
-def test_bulk_accept_skips_an_unverified_edit_even_at_a_zero_threshold(reviewer):
+def test_bulk_accept_skips_an_unverified_edit_even_at_a_zero_threshold(reviewer: User) -> None:
     analysis = analysis_in_review()
     fix = _calculator_fix(analysis)
     other = add_fix(analysis, "$152.4", "$152.40", confidence=0.95)
@@ -58,7 +59,9 @@ def test_bulk_accept_skips_an_unverified_edit_even_at_a_zero_threshold(reviewer)
     assert fix.status == Fix.Status.PROPOSED
 
 
-def test_an_edit_that_agrees_with_the_proof_is_accepted_and_editing_back_restores_it(reviewer):
+def test_an_edit_that_agrees_with_the_proof_is_accepted_and_editing_back_restores_it(
+    reviewer: User,
+) -> None:
     analysis = analysis_in_review()
     fix = _calculator_fix(analysis)
     services.fix_edit(fix=fix, user=reviewer, replace="= $14.9B")
@@ -72,7 +75,7 @@ def test_an_edit_that_agrees_with_the_proof_is_accepted_and_editing_back_restore
     assert (fix.edit_check, fix.edit_note, fix.confidence) == ("", "", 0.99)
 
 
-def test_apply_uses_a_revise_loop_and_is_refused_past_the_limit(reviewer):
+def test_apply_uses_a_revise_loop_and_is_refused_past_the_limit(reviewer: User) -> None:
     analysis = analysis_in_review(revise_loops=1)
     add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.ACCEPTED)
 
@@ -86,7 +89,7 @@ def test_apply_uses_a_revise_loop_and_is_refused_past_the_limit(reviewer):
         services.fixes_apply(analysis_id=at_limit.pk, user=reviewer)
 
 
-def test_sign_off_is_refused_with_undecided_fixes_without_an_override(reviewer):
+def test_sign_off_is_refused_with_undecided_fixes_without_an_override(reviewer: User) -> None:
     analysis = analysis_in_review()
     add_fix(analysis, "= $15.8B", "= $14.8B")
 
@@ -106,8 +109,8 @@ def test_sign_off_is_refused_with_undecided_fixes_without_an_override(reviewer):
 
 
 def test_at_the_loop_limit_sign_off_needs_a_comment_and_accepted_fixes_do_not_block_it(
-    reviewer,
-):
+    reviewer: User,
+) -> None:
     Policy.objects.filter(pk=1).update(max_revise_loops=1, max_total_loops=1)
     analysis = analysis_in_review(revise_loops=1)
     add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.ACCEPTED)

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from redline_errors import ReasonRequired
 from tests.support.review_data import add_fix, analysis_in_review
 from validation import services
-from validation.errors import ReasonRequired
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db

@@ -3,13 +3,16 @@ evidence, re-validation. Each refuses an illegal move with a sentence and change
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.contrib.auth.models import User
 
 from analyses.models import Analysis, Evidence, Revision
+from redline_errors import DomainError, IllegalTransition, ReasonRequired
 from tests.support.review_data import BODY, add_fix, analysis_in_review
 from validation import services
 from validation.engine.types import EvidenceItem
-from validation.errors import DomainError, IllegalTransition, ReasonRequired
 from validation.models import Attempt, AuditEvent, Fix
 
 pytestmark = pytest.mark.django_db
@@ -18,7 +21,7 @@ pytestmark = pytest.mark.django_db
 # ---------------------------------------------------------------- sign-off
 
 
-def test_sign_off_approves_an_analysis_in_review_and_releases_the_claim(reviewer):
+def test_sign_off_approves_an_analysis_in_review_and_releases_the_claim(reviewer: User) -> None:
     analysis = analysis_in_review(decision="APPROVE")
 
     approved = services.analysis_sign_off(analysis=analysis, user=reviewer, comment="Checked.")
@@ -32,7 +35,7 @@ def test_sign_off_approves_an_analysis_in_review_and_releases_the_claim(reviewer
 @pytest.mark.parametrize(
     "status", [Analysis.Status.VALIDATING, Analysis.Status.APPROVED, Analysis.Status.REJECTED]
 )
-def test_only_an_analysis_in_review_can_be_signed_off(reviewer, status):
+def test_only_an_analysis_in_review_can_be_signed_off(reviewer: User, status: Any) -> None:
     analysis = analysis_in_review(status=status)
 
     with pytest.raises(IllegalTransition) as error:
@@ -46,14 +49,14 @@ def test_only_an_analysis_in_review_can_be_signed_off(reviewer, status):
     assert analysis.status == status
 
 
-def test_sign_off_needs_the_latest_validation_to_be_done(reviewer):
+def test_sign_off_needs_the_latest_validation_to_be_done(reviewer: User) -> None:
     analysis = analysis_in_review(attempt_status=Attempt.Status.ERRORED)
 
     with pytest.raises(IllegalTransition, match=r"latest validation is done.*attempt 1 is errored"):
         services.analysis_sign_off(analysis=analysis, user=reviewer)
 
 
-def test_sign_off_is_refused_while_accepted_fixes_are_not_applied(reviewer):
+def test_sign_off_is_refused_while_accepted_fixes_are_not_applied(reviewer: User) -> None:
     analysis = analysis_in_review()
     add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.ACCEPTED)
 
@@ -66,7 +69,7 @@ def test_sign_off_is_refused_while_accepted_fixes_are_not_applied(reviewer):
 # ---------------------------------------------------------------- reject
 
 
-def test_rejecting_an_analysis_needs_a_comment(reviewer):
+def test_rejecting_an_analysis_needs_a_comment(reviewer: User) -> None:
     analysis = analysis_in_review()
 
     with pytest.raises(ReasonRequired, match=r"Say why the analysis is rejected\."):
@@ -76,7 +79,7 @@ def test_rejecting_an_analysis_needs_a_comment(reviewer):
 
 
 @pytest.mark.parametrize("status", [Analysis.Status.VALIDATING, Analysis.Status.IN_REVIEW])
-def test_an_open_analysis_can_be_rejected(reviewer, status):
+def test_an_open_analysis_can_be_rejected(reviewer: User, status: Any) -> None:
     analysis = analysis_in_review(status=status)
 
     rejected = services.analysis_reject(analysis=analysis, user=reviewer, comment="Wrong company.")
@@ -85,7 +88,7 @@ def test_an_open_analysis_can_be_rejected(reviewer, status):
     assert AuditEvent.objects.get(action="rejected").comment == "Wrong company."
 
 
-def test_a_closed_analysis_cannot_be_rejected(reviewer):
+def test_a_closed_analysis_cannot_be_rejected(reviewer: User) -> None:
     analysis = analysis_in_review(status=Analysis.Status.APPROVED)
 
     with pytest.raises(IllegalTransition, match=r"\(this one is approved\)"):
@@ -96,8 +99,8 @@ def test_a_closed_analysis_cannot_be_rejected(reviewer):
 
 
 def test_a_new_draft_becomes_the_next_revision_and_is_validated_as_a_retry_loop(
-    django_capture_on_commit_callbacks,
-):
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     analysis = analysis_in_review(decision="RETRY", needs_new_input=True)
     open_fix = add_fix(analysis, "= $15.8B", "= $14.8B", status=Fix.Status.ACCEPTED)
     body = BODY.replace("$15.8B", "$14.8B").replace("WATCH", "BUY")
@@ -119,7 +122,7 @@ def test_a_new_draft_becomes_the_next_revision_and_is_validated_as_a_retry_loop(
     assert AuditEvent.objects.get(action="new_draft").revision == revision
 
 
-def test_a_draft_identical_to_the_current_revision_is_refused():
+def test_a_draft_identical_to_the_current_revision_is_refused() -> None:
     analysis = analysis_in_review()
 
     with pytest.raises(DomainError, match="same as revision 1"):
@@ -131,7 +134,7 @@ def test_a_draft_identical_to_the_current_revision_is_refused():
     ("body", "message"),
     [("  \n", "must not be blank"), ("a\x00b", "NUL"), ("x" * 300_000, "byte limit")],
 )
-def test_a_bad_draft_is_refused_and_changes_nothing(body, message):
+def test_a_bad_draft_is_refused_and_changes_nothing(body: Any, message: Any) -> None:
     analysis = analysis_in_review()
 
     with pytest.raises(DomainError, match=message):
@@ -139,7 +142,7 @@ def test_a_bad_draft_is_refused_and_changes_nothing(body, message):
     assert Revision.objects.filter(analysis=analysis).count() == 1
 
 
-def test_a_draft_is_refused_while_the_analysis_is_validating():
+def test_a_draft_is_refused_while_the_analysis_is_validating() -> None:
     analysis = analysis_in_review(status=Analysis.Status.VALIDATING)
 
     with pytest.raises(IllegalTransition, match="can take a new draft"):
@@ -150,8 +153,8 @@ def test_a_draft_is_refused_while_the_analysis_is_validating():
 
 
 def test_new_evidence_replaces_by_source_ref_adds_the_rest_and_revalidates_the_same_body(
-    django_capture_on_commit_callbacks,
-):
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     analysis = analysis_in_review(needs_new_input=True)
     items = [
         EvidenceItem(source_ref="gurufocus", kind="tool_output", content={"revenue": 10.5}),
@@ -190,7 +193,7 @@ def test_new_evidence_replaces_by_source_ref_adds_the_rest_and_revalidates_the_s
         ([EvidenceItem.model_construct(source_ref="a", content="  ")], "must not be empty"),
     ],
 )
-def test_bad_evidence_is_refused_and_changes_nothing(items, message):
+def test_bad_evidence_is_refused_and_changes_nothing(items: Any, message: Any) -> None:
     analysis = analysis_in_review()
 
     with pytest.raises(DomainError, match=message):
@@ -202,7 +205,9 @@ def test_bad_evidence_is_refused_and_changes_nothing(items, message):
 # ---------------------------------------------------------------- re-validate
 
 
-def test_an_errored_attempt_can_be_re_run(reviewer, django_capture_on_commit_callbacks):
+def test_an_errored_attempt_can_be_re_run(
+    reviewer: User, django_capture_on_commit_callbacks: Any
+) -> None:
     analysis = analysis_in_review(attempt_status=Attempt.Status.ERRORED)
     Attempt.objects.filter(analysis=analysis).update(error="Validation failed: boom", runs=2)
 
@@ -218,7 +223,7 @@ def test_an_errored_attempt_can_be_re_run(reviewer, django_capture_on_commit_cal
     assert event.data["previous_error"] == "Validation failed: boom"
 
 
-def test_only_an_errored_attempt_can_be_re_run(reviewer):
+def test_only_an_errored_attempt_can_be_re_run(reviewer: User) -> None:
     analysis = analysis_in_review()
 
     with pytest.raises(

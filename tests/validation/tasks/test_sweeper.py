@@ -4,6 +4,7 @@ start deadline and attempts running past their lease (their worker died)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db
 LEASE = timedelta(seconds=settings.REDLINE_ATTEMPT_LEASE_SECONDS)
 
 
-def _attempt(status: str, **fields) -> Attempt:  # type: ignore[no-untyped-def]
+def _attempt(status: str, **fields: Any) -> Attempt:
     analysis = analysis_in_review(
         status=Analysis.Status.VALIDATING, attempt_status=Attempt.Status.QUEUED
     )
@@ -30,7 +31,9 @@ def _attempt(status: str, **fields) -> Attempt:  # type: ignore[no-untyped-def]
     return attempt
 
 
-def test_the_sweeper_resends_exactly_the_lost_attempts(django_capture_on_commit_callbacks):
+def test_the_sweeper_resends_exactly_the_lost_attempts(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     now = timezone.now()
     late = _attempt("queued", lease_expires_at=now - timedelta(seconds=1))
     legacy = _attempt("queued", lease_expires_at=None)
@@ -54,7 +57,7 @@ def test_the_sweeper_resends_exactly_the_lost_attempts(django_capture_on_commit_
         assert attempt.lease_expires_at == now + LEASE
 
 
-def test_a_resent_attempt_is_not_resent_again_before_its_new_deadline():
+def test_a_resent_attempt_is_not_resent_again_before_its_new_deadline() -> None:
     now = timezone.now()
     _attempt("queued", lease_expires_at=now - timedelta(seconds=1))
     assert len(services.sweep_stale_attempts(now=now)) == 1
@@ -63,7 +66,7 @@ def test_a_resent_attempt_is_not_resent_again_before_its_new_deadline():
     assert len(services.sweep_stale_attempts(now=now + LEASE + timedelta(seconds=1))) == 1
 
 
-def test_enqueuing_sets_the_deadline_the_sweeper_watches():
+def test_enqueuing_sets_the_deadline_the_sweeper_watches() -> None:
     analysis = analysis_in_review()
     revision = services.analysis_submit_draft(analysis=analysis, user=None, body="New draft.\n")
 
@@ -72,7 +75,7 @@ def test_enqueuing_sets_the_deadline_the_sweeper_watches():
     assert attempt.lease_expires_at - attempt.queued_at == pytest.approx(LEASE, abs=timedelta(1))
 
 
-def test_the_sweeper_runs_periodically_under_celery_beat():
+def test_the_sweeper_runs_periodically_under_celery_beat() -> None:
     entry = app.conf.beat_schedule["sweep-stale-attempts"]
 
     assert (
@@ -81,7 +84,7 @@ def test_the_sweeper_runs_periodically_under_celery_beat():
     assert entry["schedule"] == settings.REDLINE_SWEEP_INTERVAL_SECONDS
 
 
-def test_a_worker_that_connects_sweeps_at_once(django_capture_on_commit_callbacks):
+def test_a_worker_that_connects_sweeps_at_once(django_capture_on_commit_callbacks: Any) -> None:
     from project.celery import SweepOnConnect
 
     lost = _attempt("running", run_token="dead", lease_expires_at=timezone.now() - LEASE)

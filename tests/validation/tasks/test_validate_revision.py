@@ -6,9 +6,11 @@ to a worker)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import OperationalError
 from django.utils import timezone
 
@@ -22,7 +24,7 @@ from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 pytestmark = pytest.mark.django_db
 
 
-def _queued(**analysis_fields) -> Attempt:  # type: ignore[no-untyped-def]
+def _queued(**analysis_fields: Any) -> Attempt:
     analysis = analysis_in_review(
         status=Analysis.Status.VALIDATING, attempt_status=Attempt.Status.QUEUED, **analysis_fields
     )
@@ -34,7 +36,7 @@ def _engine_verdict(attempt: Attempt) -> Verdict:
     return validate(services.attempt_bundle(attempt), services.engine_settings(Policy.load()))
 
 
-def test_the_task_is_late_acked_rejected_on_worker_loss_and_ends_before_its_lease():
+def test_the_task_is_late_acked_rejected_on_worker_loss_and_ends_before_its_lease() -> None:
     task = tasks.validate_revision
     lease = settings.REDLINE_ATTEMPT_LEASE_SECONDS
 
@@ -45,7 +47,7 @@ def test_the_task_is_late_acked_rejected_on_worker_loss_and_ends_before_its_leas
     assert task.retry_backoff and task.max_retries
 
 
-def test_running_the_task_validates_the_revision_once():
+def test_running_the_task_validates_the_revision_once() -> None:
     attempt = _queued()
     expected = _engine_verdict(attempt)
 
@@ -63,7 +65,7 @@ def test_running_the_task_validates_the_revision_once():
     assert AuditEvent.objects.filter(analysis=analysis, action="validated").count() == 1
 
 
-def test_running_it_twice_changes_nothing_the_second_time():
+def test_running_it_twice_changes_nothing_the_second_time() -> None:
     attempt = _queued()
     tasks.validate_revision.delay(attempt.revision_id)
     findings = list(Finding.objects.values_list("pk", flat=True))
@@ -76,7 +78,7 @@ def test_running_it_twice_changes_nothing_the_second_time():
     assert Attempt.objects.filter(analysis_id=attempt.analysis_id).count() == 1
 
 
-def test_a_run_under_another_runs_live_lease_is_left_alone():
+def test_a_run_under_another_runs_live_lease_is_left_alone() -> None:
     attempt = _queued()
     lease = timezone.now() + timedelta(seconds=60)
     Attempt.objects.filter(pk=attempt.pk).update(
@@ -90,7 +92,7 @@ def test_a_run_under_another_runs_live_lease_is_left_alone():
     assert not Finding.objects.exists()
 
 
-def test_a_run_whose_lease_expired_is_taken_over_and_completed():
+def test_a_run_whose_lease_expired_is_taken_over_and_completed() -> None:
     attempt = _queued()
     Attempt.objects.filter(pk=attempt.pk).update(
         status="running",
@@ -107,7 +109,7 @@ def test_a_run_whose_lease_expired_is_taken_over_and_completed():
     assert returned.run_token not in ("", "dead")
 
 
-def test_an_attempt_lost_too_often_is_given_up_as_errored():
+def test_an_attempt_lost_too_often_is_given_up_as_errored() -> None:
     attempt = _queued()
     Attempt.objects.filter(pk=attempt.pk).update(runs=services.MAX_RUNS)
 
@@ -119,7 +121,9 @@ def test_an_attempt_lost_too_often_is_given_up_as_errored():
     assert Analysis.objects.get(pk=attempt.analysis_id).status == Analysis.Status.IN_REVIEW
 
 
-def test_an_engine_failure_errors_the_attempt_readably_and_a_person_sees_it(reviewer, monkeypatch):
+def test_an_engine_failure_errors_the_attempt_readably_and_a_person_sees_it(
+    reviewer: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
     attempt = _queued()
 
     def engine_bug(*args: object, **kwargs: object) -> Verdict:
@@ -145,13 +149,13 @@ def test_an_engine_failure_errors_the_attempt_readably_and_a_person_sees_it(revi
     assert (attempt.status, attempt.runs, attempt.error) == ("done", 1, "")
 
 
-def test_a_revision_without_an_attempt_is_nothing_to_run():
+def test_a_revision_without_an_attempt_is_nothing_to_run() -> None:
     assert services.attempt_run(revision_id=987_654) is None
 
 
 def test_what_ingest_accepts_with_100_fields_and_a_decision_in_the_report_is_validated(
-    django_capture_on_commit_callbacks,
-):
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     # 100 fields is the most a bundle may send; the report's FINAL DECISION and numeric
     # labels are fields too, read at ingest: the worker's bundle has more than 100.
     data = {

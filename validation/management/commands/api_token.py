@@ -12,7 +12,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from validation.errors import RedlineError
+from redline_errors import RedlineError
 from validation.models import ApiToken
 from validation.services import api_token_create, api_token_revoke, api_user_create
 

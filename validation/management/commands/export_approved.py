@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.dateparse import parse_datetime
 
-from validation.exports import approved_exports, export_markdown
+from validation.api.exports import approved_exports, export_markdown
 
 _BATCH = 200
 

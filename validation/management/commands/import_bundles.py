@@ -13,7 +13,7 @@ from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from analyses.bundles import max_input_bytes
-from analyses.errors import IngestError
+from redline_errors import IngestError
 from validation.engine.seedformat import read_seed
 from validation.services import analysis_submit
 

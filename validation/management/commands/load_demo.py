@@ -4,7 +4,6 @@ service as the API. Their external_ids make a second run a no-op."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 import analyses
-from analyses.errors import IngestError
+from redline_errors import IngestError
 from validation.services import analysis_submit
 
 DEMO_DIR = Path(analyses.__file__).resolve().parent / "demo"
@@ -33,7 +32,7 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        password = os.environ.get("REDLINE_DEMO_PASSWORD", "")
+        password = settings.REDLINE_DEMO_PASSWORD
         if not password:
             if not settings.DEBUG:
                 # A superuser with a published password must never appear on a real server.

@@ -1,0 +1,120 @@
+"""How Redline writes values for people: confidences, durations, ages, proof numbers, keys.
+
+Plain functions, shared by the template filters (``validation.templatetags.review_tags``)
+and the fix cards rendered in Python (``validation.web.fix_cards``): one home per rule.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.safestring import SafeData, SafeString, mark_safe
+from django.utils.timesince import timesince
+
+from validation.engine.report import format_confidence
+
+EMPTY = "\u2013"  # an en dash: "no value"
+
+
+def esc(text: object) -> str:
+    """HTML-escaped text (Django's ``escape`` without its lazy-string wrapper, which costs
+    more than the escaping on a page of a hundred cards)."""
+    return html.escape(str(text))
+
+
+def truncate(text: str, length: int) -> str:
+    """``text`` cut to ``length`` characters, the last one an ellipsis (``truncatechars``)."""
+    return text if len(text) <= length else text[: length - 1] + "…"
+
+
+def finding_class(kind: str | None) -> str:
+    slug = "".join(c if c.isalnum() else "-" for c in (kind or "").lower()).strip("-")
+    return f"finding--{slug or 'other'}"
+
+
+def confidence(value: float | None) -> str:
+    """0.6499 → "0.64"; nothing → an en dash."""
+    if value is None:
+        return EMPTY
+    return format_confidence(value)  # as the attempt's record says it (rounded down)
+
+
+def confidence_class(value: float | None) -> str:
+    if value is None:
+        return "conf--none"
+    if value >= 0.9:
+        return "conf--high"
+    if value >= 0.75:
+        return "conf--mid"
+    return "conf--low"
+
+
+def compact_json(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def milliseconds(value: float | None) -> str:
+    if value is None:
+        return EMPTY
+    if value >= 10_000:
+        return f"{value / 1000:.1f} s"
+    return f"{value:.0f} ms"
+
+
+def humanize_key(value: str) -> str:
+    return str(value).replace("_ms", "").replace("_", " ")
+
+
+def ago(value: datetime | None, now: datetime | None = None) -> str:
+    """ "just now", "4 s ago", "12 min ago", "3 h ago", else "5 days ago"."""
+    if value is None:
+        return ""
+    seconds = ((now or timezone.now()) - value).total_seconds()
+    if seconds < 2:
+        return "just now"
+    if seconds < 60:
+        return f"{int(seconds)} s ago"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min ago"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)} h ago"
+    return f"{timesince(value, now)} ago"
+
+
+# A number with more decimals than a reader can use (a calculator's 28 digits).
+_LONG_DECIMAL = re.compile(r"-?\d+\.\d{7,}")
+PROOF_DECIMALS = 4
+
+
+def short_numbers(text: str | None) -> SafeString:
+    """Proof text with long decimals shown to 4 places; the exact value is one click away
+    (a button that reveals it; its title holds it for a hover too)."""
+    raw = text if isinstance(text, SafeData) else html.escape(text or "")
+    pieces: list[str] = []
+    last = 0
+    for match in _LONG_DECIMAL.finditer(raw):
+        exact = match.group(0)
+        short = f"{Decimal(exact):.{PROOF_DECIMALS}f}\u2026"
+        pieces.append(raw[last : match.start()])
+        pieces.append(
+            format_html(
+                '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
+                ' aria-label="{} (show the exact value)">{}</button>',
+                exact,
+                exact,
+                short,
+                short,
+            )
+        )
+        last = match.end()
+    pieces.append(raw[last:])
+    return mark_safe("".join(pieces))
