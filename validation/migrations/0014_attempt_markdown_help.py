@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('validation', '0012_policy_engine_settings_derived'),
+        ('validation', '0013_policy_engine_settings_derived'),
     ]
 
     operations = [

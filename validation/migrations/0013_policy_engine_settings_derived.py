@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('validation', '0011_policy_llm_base_url_help'),
+        ('validation', '0012_session'),
     ]
 
     operations = [
