@@ -15,11 +15,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from tests.factories import UserFactory
-from tests.validation.views.builders import make_review
+from tests.validation.web.builders import make_review
+from tests.validation.web.conftest import HX
 from validation.models import Fix, Session
 
 PASSWORD = "pw-for-tests-only"
-HX = {"HTTP_HX_REQUEST": "true"}
 
 
 @pytest.fixture(autouse=True)
@@ -135,10 +135,10 @@ def test_the_session_data_names_the_user_not_the_column(reviewer: Any) -> None:
     """The column only saves a query: a session whose column names another user still acts
     as the user its (signed) data names."""
     review = make_review()
-    superuser = UserFactory(username="root")
+    superuser = UserFactory.create(username="root")
     superuser.is_superuser = True
     superuser.save()
-    UserFactory(username="olga")
+    UserFactory.create(username="olga")
     client = logged_in("olga")
     Session.objects.filter(session_key=client.cookies["sessionid"].value).update(
         user_id=superuser.pk
