@@ -26,8 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from validation.engine.numbers import build_index
-from validation.engine.numeric import analyze, reset_caches
+from validation.engine.checks.numeric import analyze, build_index, reset_caches
 from validation.engine.types import EvidenceItem
 
 TICKERS = [f"T{chr(65 + n // 26)}{chr(65 + n % 26)}" for n in range(40)]

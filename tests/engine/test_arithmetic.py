@@ -5,8 +5,12 @@ from decimal import Decimal
 
 import pytest
 
-from validation.engine.arithmetic import CheckedCalculation, check, find_calculations
-from validation.engine.numbers import extract
+from validation.engine.checks.numeric import extract
+from validation.engine.checks.numeric._arithmetic import (
+    CheckedCalculation,
+    check,
+    find_calculations,
+)
 
 
 def checked(body: str) -> list[CheckedCalculation]:

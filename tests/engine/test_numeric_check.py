@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from validation.engine.numbers import build_index
-from validation.engine.numeric import NumericResult, analyze
+from validation.engine.checks.numeric import NumericResult, analyze, build_index
 from validation.engine.types import EngineSettings, EvidenceItem, NumberMatch
 
 

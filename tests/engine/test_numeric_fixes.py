@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from validation.engine.numbers import build_index, extract
-from validation.engine.numbers.formatting import digits_like, replace_digits
-from validation.engine.numeric import NumericResult, analyze
+from validation.engine.checks.numeric import NumericResult, analyze, build_index, extract
+from validation.engine.checks.numeric._formatting import digits_like, replace_digits
 from validation.engine.types import EvidenceItem, FixProposal
 
 

@@ -9,14 +9,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from validation.engine.calculator import CalculatorError, evaluate
-from validation.engine.numbers import build_index, extract
-from validation.engine.numbers.formatting import (
+from validation.engine.checks.numeric import analyze, build_index, extract
+from validation.engine.checks.numeric._formatting import (
     SUFFIX_SCALES,
     SUFFIX_UNITS,
     NumberStyle,
     render,
 )
-from validation.engine.numeric import analyze
 from validation.engine.types import EvidenceItem
 
 # ------------------------------------------------------------------ formatting round trip

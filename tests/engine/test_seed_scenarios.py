@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 
 from validation.engine.calculator import evaluate
-from validation.engine.numbers import build_index, extract
-from validation.engine.numeric import NumericResult, analyze
+from validation.engine.checks.numeric import NumericResult, analyze, build_index, extract
 from validation.engine.types import EvidenceItem
 
 

@@ -3,7 +3,7 @@
 Import what you need from the module that defines it::
 
     from validation.engine.pipeline import validate
-    from validation.engine.numbers import build_index
+    from validation.engine.checks.numeric import build_index
     from validation.engine.types import Bundle, EngineSettings
 
     verdict = validate(bundle)                         # builds the evidence index itself

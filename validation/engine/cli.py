@@ -42,7 +42,7 @@ from validation.engine.intake import BundleError, read_bundle, validation_messag
 from validation.engine.types import Bundle, EngineSettings, InputLimits, Verdict, VerdictError
 
 if TYPE_CHECKING:
-    from validation.engine.numbers import EvidenceIndex
+    from validation.engine.checks.numeric import EvidenceIndex
 
 
 class Engine(Protocol):
@@ -307,7 +307,7 @@ def _check_jsonl(
     engine: Engine | None = None,
     limits: InputLimits | None = None,
 ) -> int:
-    from validation.engine.numbers import build_index
+    from validation.engine.checks.numeric import build_index
     from validation.engine.pipeline import validate
 
     limits = limits or InputLimits()

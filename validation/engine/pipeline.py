@@ -2,7 +2,7 @@
 
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
-(numbers, arithmetic, derived values: :func:`validation.engine.numeric.analyze`),
+(numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric._check.analyze`),
 ``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
@@ -35,6 +35,7 @@ from typing import TypeVar
 
 from validation.engine.caps import cap_findings, cap_numbers, shortened
 from validation.engine.checks.format import check_format
+from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
 from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.checks.years import check_years
@@ -48,8 +49,6 @@ from validation.engine.decision import (
     suggested_fixes,
 )
 from validation.engine.fields import extract_fields, fields_from_mapping
-from validation.engine.numbers import EvidenceIndex, build_index
-from validation.engine.numeric import NumericResult, analyze
 from validation.engine.spans import occurs_once
 from validation.engine.types import (
     CHECK_NAMES,

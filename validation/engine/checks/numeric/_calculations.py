@@ -34,7 +34,7 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 
-from validation.engine.numbers.extract import NumberMention
+from validation.engine.checks.numeric._extract import NumberMention
 
 MAX_GAP = 120  # characters between two numbers of one expression or link
 MAX_OPERANDS = 40  # a longer run of operators is not a calculation someone wrote

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from validation.engine.arithmetic import CheckedCalculation
-from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
-from validation.engine.numbers.extract import NumberMention
-from validation.engine.numbers.labels import overlap, wordset
-from validation.engine.numbers.operations import Miss
+from validation.engine.checks.numeric._arithmetic import CheckedCalculation
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
+from validation.engine.checks.numeric._extract import NumberMention
+from validation.engine.checks.numeric._labels import overlap, wordset
+from validation.engine.checks.numeric._operations import Miss
 
 SMALL_INTEGER = 10
 CLOSE_CANDIDATES = 5  # evidence numbers examined for a close match, nearest first

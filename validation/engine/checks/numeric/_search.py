@@ -4,7 +4,7 @@ A number becomes an :class:`Operand` (a report number at the scale the evidence
 gives it, with the rounding it is written with and the evidence value it stands
 for; or an evidence number, exact) and a result a :class:`Target` (its value at
 its precision, a hedge widening it, a bound). The operations a result may be
-come from its words (:mod:`validation.engine.numbers.cues`) and what it is (a
+come from its words (:mod:`validation.engine.checks.numeric._cues`) and what it is (a
 percentage of two amounts is a share or a change; points are a difference of
 rates); the search tries them in that order over pairs of operands and, for sums
 and averages its words name, over runs of consecutive report numbers.
@@ -22,7 +22,7 @@ What bounds the chance of explaining a number by accident:
 - an outcome its operands' rounding can move by more than a tenth of itself says
   nothing.
 
-Engine-internal: :mod:`validation.engine.numbers.support` runs it.
+Engine-internal: :mod:`validation.engine.checks.numeric._support` runs it.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from itertools import combinations, permutations
 
-from validation.engine.numbers import operations as ops
-from validation.engine.numbers.cues import (
+from validation.engine.checks.numeric import _operations as ops
+from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
     DIVIDE,
@@ -46,10 +46,10 @@ from validation.engine.numbers.cues import (
     SUM,
     Cue,
 )
-from validation.engine.numbers.evidence import EvidenceIndex, EvidenceNumber
-from validation.engine.numbers.extract import NumberMention
-from validation.engine.numbers.matching import Claim, Derivation
-from validation.engine.numbers.operations import Operand, Outcome, Target
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
+from validation.engine.checks.numeric._extract import NumberMention
+from validation.engine.checks.numeric._matching import Claim, Derivation
+from validation.engine.checks.numeric._operations import Operand, Outcome, Target
 
 MAX_RUN = 8  # the longest list a sum or an average is read from
 _RUN_LENGTHS = range(3, MAX_RUN + 1)

@@ -45,7 +45,9 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from validation.engine.arithmetic import (
+from validation.engine.calculator import CalculatorError, calculate
+from validation.engine.calculator import clear_cache as calculator_cache_clear
+from validation.engine.checks.numeric._arithmetic import (
     CheckedCalculation,
     OperandFacts,
     WrittenCalculation,
@@ -53,16 +55,14 @@ from validation.engine.arithmetic import (
     constant_roles,
     find_calculations,
 )
-from validation.engine.calculations import Expression, evaluate_all, exact, render
-from validation.engine.calculations import clear_cache as calculations_cache_clear
-from validation.engine.calculations import read as read_calculations
-from validation.engine.calculator import CalculatorError, calculate
-from validation.engine.calculator import clear_cache as calculator_cache_clear
-from validation.engine.numbers.evidence import EvidenceIndex
-from validation.engine.numbers.extract import CURRENCY_CODES, NumberMention, extract
-from validation.engine.numbers.formatting import replace_digits, replace_scale
-from validation.engine.numbers.labels import label_tokens
-from validation.engine.numbers.matching import (
+from validation.engine.checks.numeric._calculations import Expression, evaluate_all, exact, render
+from validation.engine.checks.numeric._calculations import clear_cache as calculations_cache_clear
+from validation.engine.checks.numeric._calculations import read as read_calculations
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._extract import CURRENCY_CODES, NumberMention, extract
+from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
+from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._matching import (
     Claim,
     Derivation,
     Hit,
@@ -72,12 +72,12 @@ from validation.engine.numbers.matching import (
     small_integer,
     wrong_calculation,
 )
-from validation.engine.numbers.misses import doubt as doubt_matches
-from validation.engine.numbers.misses import judge as judge_misses
-from validation.engine.numbers.operations import Miss
-from validation.engine.numbers.references import UnknownReference, unknown_references
-from validation.engine.numbers.search import evidence_scale
-from validation.engine.numbers.support import ground
+from validation.engine.checks.numeric._misses import doubt as doubt_matches
+from validation.engine.checks.numeric._misses import judge as judge_misses
+from validation.engine.checks.numeric._operations import Miss
+from validation.engine.checks.numeric._references import UnknownReference, unknown_references
+from validation.engine.checks.numeric._search import evidence_scale
+from validation.engine.checks.numeric._support import ground
 from validation.engine.spans import widen_to_unique
 from validation.engine.types import (
     EngineSettings,

@@ -31,10 +31,10 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TypeVar
 
-from validation.engine import calculations
-from validation.engine.calculations import Link, Node
 from validation.engine.calculator import CalculatorError, calculate
-from validation.engine.numbers.extract import NumberMention
+from validation.engine.checks.numeric import _calculations as calculations
+from validation.engine.checks.numeric._calculations import Link, Node
+from validation.engine.checks.numeric._extract import NumberMention
 from validation.engine.types import ToolCallRecord
 
 _EQUALS = re.compile(r"(?<![<>=!])[=≈](?![=>])")

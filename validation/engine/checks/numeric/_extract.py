@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import pairwise
 
-from validation.engine.numbers.labels import label_tokens, wordset
+from validation.engine.checks.numeric._labels import label_tokens, wordset
 
 CURRENCY_CODES = (
     "USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|DKK|SEK|NOK|KRW|BRL|MXN|ZAR|SGD|NZD|TWD"

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from validation.engine.numbers.extract import (
+from validation.engine.checks.numeric._extract import (
     parse_number_string,
     prose_label,
     scan_numbers,
 )
-from validation.engine.numbers.labels import label_tokens
-from validation.engine.numbers.scales import declared_scales, single_scale
+from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._scales import declared_scales, single_scale
 from validation.engine.types import EvidenceExcerpt, EvidenceItem
 
 # Entry kinds (first field of an entry's record).
