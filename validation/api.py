@@ -31,7 +31,8 @@ from analyses.bundles import max_input_bytes, payload_parse
 from analyses.errors import IngestError
 from analyses.models import Analysis
 from validation import api_schema, exports, services
-from validation.engine.types import MAX_BODY_CHARS, EvidenceItem
+from validation.engine.limits import MAX_BODY_CHARS
+from validation.engine.types import EvidenceItem
 from validation.errors import DomainError, RedlineError, http_status
 from validation.models import ApiToken
 from validation.permissions import analyses_for_user

@@ -6,11 +6,8 @@ from decimal import Decimal
 import pytest
 
 from validation.engine.checks.numeric import extract
-from validation.engine.checks.numeric._arithmetic import (
-    CheckedCalculation,
-    check,
-    find_calculations,
-)
+from validation.engine.checks.numeric._arithmetic import check, find_calculations
+from validation.engine.checks.numeric._types import CheckedCalculation
 
 
 def checked(body: str) -> list[CheckedCalculation]:

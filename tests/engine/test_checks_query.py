@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from validation.engine.checks._query_words import stem, terms, topic_terms
 from validation.engine.checks.query import (
     GROUNDED,
     QUERY_MISSED,
@@ -12,9 +13,6 @@ from validation.engine.checks.query import (
     goal_matrix,
     goal_status,
     score_terms,
-    stem,
-    terms,
-    topic_terms,
 )
 from validation.engine.types import EngineSettings, EvidenceItem, GoalStatus
 

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, TextIO
 from pydantic import ValidationError
 
 from validation.engine.intake import BundleError, read_bundle, validation_messages
-from validation.engine.types import Bundle, EngineSettings, InputLimits, Verdict, VerdictError
+from validation.engine.limits import InputLimits
+from validation.engine.types import Bundle, EngineSettings, Verdict, VerdictError
 
 if TYPE_CHECKING:
     from validation.engine.checks.numeric import EvidenceIndex

@@ -52,14 +52,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from validation.engine.types import (
-    CHECK_NAMES,
-    Checks,
-    Decision,
-    EngineSettings,
-    Finding,
-    Severity,
-)
+from validation.engine.types import CHECK_NAMES, Checks, Decision, EngineSettings, Finding, Severity
 
 SEVERITY_FACTOR: dict[Severity, float] = {
     "critical": 0.40,

@@ -28,7 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from validation.engine.types import MAX_NESTING, Bundle, EvidenceItem, InputLimits, json_size
+from validation.engine.limits import MAX_NESTING, InputLimits, json_size
+from validation.engine.types import Bundle, EvidenceItem
 
 MAX_MESSAGES = 20
 # bundle -> evidence -> [i] -> content adds three levels on top of the content's own nesting.

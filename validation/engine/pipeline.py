@@ -2,7 +2,7 @@
 
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
-(numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric._check.analyze`),
+(numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric.analyze`),
 ``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
@@ -34,10 +34,11 @@ from time import perf_counter
 from typing import TypeVar
 
 from validation.engine.caps import cap_findings, cap_numbers, shortened
+from validation.engine.checks._citations import reference_spans
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
-from validation.engine.checks.sources import check_sources, reference_spans
+from validation.engine.checks.sources import check_sources
 from validation.engine.checks.years import check_years
 from validation.engine.decision import (
     RetrySignals,

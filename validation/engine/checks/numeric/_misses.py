@@ -25,11 +25,11 @@ from itertools import pairwise
 
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric import _search as search
-from validation.engine.checks.numeric._extract import NumberMention
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._operations import Miss, Operand, Outcome, Target
 from validation.engine.checks.numeric._support import Grounding
+from validation.engine.checks.numeric._types import NumberMention
 
 MISS_REACH = 0.25  # a wrong result this close to the right one is a slip, not another number
 # A fix's confidence: the operands are read from where they stand and what they are,
