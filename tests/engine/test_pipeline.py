@@ -109,6 +109,7 @@ def test_every_stage_is_timed() -> None:
 def test_the_public_api_loads_lazily_without_the_numbers_engine() -> None:
     code = (
         "import sys\n"
+        "import validation.engine\n"
         "from validation.engine.fixes import apply_fixes\n"
         "from validation.engine.seedformat import read_seed\n"
         "assert 'validation.engine.checks.numeric' not in sys.modules\n"

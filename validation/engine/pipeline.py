@@ -1,4 +1,5 @@
-"""``validate(bundle)``: every deterministic check, merged into one seed §6 Verdict.
+"""``validate(bundle)``: every deterministic check, merged into one
+docs/seeds/validation-phase-spec.md §6 Verdict.
 
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``

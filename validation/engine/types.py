@@ -58,7 +58,7 @@ CHECK_LABELS: dict[CheckName, str] = {
 }
 Severity = Literal["critical", "major", "minor", "info"]
 # How strictly sources must be cited: not at all, somewhere in the report, or on every
-# numeric claim (seed §4.5, the default).
+# numeric claim (docs/seeds/validation-phase-spec.md §4.5, the default).
 Citations = Literal["none", "report", "claims"]
 # The least severe finding that fails its check; "info" never fails one.
 FailingSeverity = Literal["critical", "major", "minor"]
@@ -179,11 +179,12 @@ class EngineSettings(_Model):
     # A report number within this relative distance of an evidence number, but not
     # equal at the precision shown, is close-but-wrong rather than orphan.
     relative_tolerance: float = Field(default=0.05, ge=0, le=1)
-    # Goal score bands of seed §8.
+    # Goal score bands of docs/seeds/validation-phase-spec.md §8.
     goal_pass: float = Field(default=0.75, ge=0, le=1)
     goal_partial: float = Field(default=0.50, ge=0, le=1)
     # Citation strictness: "claims" (every sentence with a numeric claim cites a source,
-    # seed §4.5), "report" (the report cites its sources somewhere) or "none".
+    # docs/seeds/validation-phase-spec.md §4.5), "report" (the report cites its sources somewhere)
+    # or "none".
     citations: Citations = "claims"
     # A check fails on a finding at least this severe; less severe ones are shown and
     # only lower the confidence.
@@ -294,7 +295,7 @@ class ExtractedFields(_Model):
 
 
 class Verdict(_Model):
-    # Seed §6 schema.
+    # The docs/seeds/validation-phase-spec.md §6 schema.
     decision: Decision
     confidence: float = Field(ge=0, le=1)
     issues: list[str] = Field(default_factory=list)
@@ -306,7 +307,8 @@ class Verdict(_Model):
     findings: list[Finding] = Field(default_factory=list)
     fixes: list[FixProposal] = Field(default_factory=list)
     goals: list[GoalScore] = Field(default_factory=list)
-    goal_decision: str | None = None  # seed §8 aggregate, e.g. "APPROVE (partial)"
+    # The docs/seeds/validation-phase-spec.md §8 aggregate, e.g. "APPROVE (partial)".
+    goal_decision: str | None = None
     fields: ExtractedFields = Field(default_factory=ExtractedFields)
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
     timings_ms: dict[str, float] = Field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""Query addressed (seed §4.3) and per-goal scores (seed §8), by coverage of the topic.
+"""Query addressed (docs/seeds/validation-phase-spec.md §4.3) and per-goal scores
+(docs/seeds/validation-phase-spec.md §8), by coverage of the topic.
 
 The topic of a query
 --------------------
@@ -69,11 +70,11 @@ transcript 0.42 or less). Without evidence text the score is 1.0.
 Goals
 -----
 Each goal is scored the same way and banded by ``settings.goal_pass`` (PASS, 0.75) and
-``settings.goal_partial`` (PARTIAL, 0.50); below is FAIL. The aggregate follows seed
-§8.2 (see :func:`goal_matrix`). A FAIL goal is a major ``goal_not_met`` finding; a
-PARTIAL goal is an ``info`` finding (it does not fail the check: seed §8.2 lets a
-partial answer through with a caveat). A goal that only restates the query (same topic
-terms) is the query itself, not a second goal: it gets its score but no finding of its
+``settings.goal_partial`` (PARTIAL, 0.50); below is FAIL. The aggregate follows
+docs/seeds/validation-phase-spec.md §8.2 (see :func:`goal_matrix`). A FAIL goal is a major
+``goal_not_met`` finding; a PARTIAL goal is an ``info`` finding (it does not fail the check:
+§8.2 lets a partial answer through with a caveat). A goal that only restates the query (same
+topic terms) is the query itself, not a second goal: it gets its score but no finding of its
 own and no vote in the matrix beyond what the query check says: PASS when the query is
 addressed, PARTIAL when that is uncertain, FAIL when the query is not addressed.
 
@@ -202,7 +203,7 @@ def goal_status(score: float, settings: EngineSettings) -> GoalStatus:
 
 
 def goal_matrix(statuses: Sequence[GoalStatus]) -> str | None:
-    """Seed §8.2. ``None`` without goals.
+    """docs/seeds/validation-phase-spec.md §8.2. ``None`` without goals.
 
     ==================================  =====================
     all PASS                            ``APPROVE``

@@ -1,5 +1,5 @@
-"""Sources (seed §4.2 URLs, §4.5 source metadata): are the report's citations real, and
-does every numeric claim carry one?
+"""Sources (docs/seeds/validation-phase-spec.md §4.2 URLs, §4.5 source metadata): are the report's
+citations real, and does every numeric claim carry one?
 
 Recognised citation syntaxes (code spans and fenced code are never read):
 
@@ -43,7 +43,7 @@ Findings:
   source"), under ``citations="report"`` when the report makes numeric claims and cites
   nothing anywhere. ``citations="none"`` asks for no citation at all. Each uncited
   sentence stays minor, so the policy fails the check once and a long uncited report
-  lands in REVISE ("missing citations", seed §5), not RETRY.
+  lands in REVISE ("missing citations", docs/seeds/validation-phase-spec.md §5), not RETRY.
 
 Whatever the policy, a citation that is given must be real: ``unknown_url`` and
 ``unknown_ref`` are always checked.

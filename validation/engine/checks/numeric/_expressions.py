@@ -10,6 +10,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from validation.engine.checks.numeric._types import Node
+from validation.engine.errors import EngineError
 
 _BOUND = Fraction(10) ** 60
 
@@ -75,7 +76,7 @@ class _Parser:
         raise _ParseError
 
 
-class _ParseError(Exception):
+class _ParseError(EngineError):
     pass
 
 
