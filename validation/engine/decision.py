@@ -80,13 +80,13 @@ def confidence_from(findings: Sequence[Finding]) -> float:
     return max(0.0, round(confidence, 4))
 
 
-def fails_check(finding: Finding, settings: EngineSettings | None = None) -> bool:
+def fails_check(finding: Finding, settings: EngineSettings) -> bool:
     """Whether ``finding`` is severe enough to fail its check under the policy."""
-    threshold = (settings or EngineSettings()).failing_severity
+    threshold = settings.failing_severity
     return SEVERITY_RANK[finding.severity] <= SEVERITY_RANK[threshold]
 
 
-def checks_from(findings: Sequence[Finding], settings: EngineSettings | None = None) -> Checks:
+def checks_from(findings: Sequence[Finding], settings: EngineSettings) -> Checks:
     failing_findings = [finding for finding in findings if fails_check(finding, settings)]
     failing = {finding.check for finding in failing_findings}
     if any(finding.kind in ALSO_FAILS_CLAIMS for finding in failing_findings):
@@ -112,14 +112,13 @@ def stricter(a: Decision, b: Decision) -> Decision:
 def decide(
     confidence: float,
     checks: Checks,
-    settings: EngineSettings | None = None,
+    settings: EngineSettings,
     goal_decision: str | None = None,
     *,
     retry_signal: bool = False,
 ) -> Decision:
     """The docs/seeds/validation-phase-spec.md §5 decision table with the policy thresholds, then
     the goal matrix."""
-    settings = settings or EngineSettings()
     if retry_signal:
         return "RETRY"
     decision: Decision

@@ -71,9 +71,12 @@ _CHECK_ORDER = {name: position for position, name in enumerate(CHECK_NAMES)}
 def validate(
     bundle: Bundle, settings: EngineSettings | None = None, *, index: EvidenceIndex | None = None
 ) -> Verdict:
-    """Validate ``bundle.body`` against its evidence and query. Pure: no I/O, no Django."""
+    """Validate ``bundle.body`` against its evidence and query. Pure: no I/O, no Django.
+
+    ``settings`` default to ``EngineSettings()``: resolved here, once, and passed down."""
+    resolved = settings if settings is not None else EngineSettings()
     with _collector_paused():
-        return _validate(bundle, settings, index)
+        return _validate(bundle, resolved, index)
 
 
 @contextmanager
@@ -95,10 +98,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _validate(
-    bundle: Bundle, settings: EngineSettings | None, index: EvidenceIndex | None
-) -> Verdict:
-    settings = settings or EngineSettings()
+def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | None) -> Verdict:
     timings: dict[str, float] = {}
     started = perf_counter()
     body = bundle.body

@@ -234,7 +234,7 @@ def check_query(
     body: str,
     query: str,
     goals: Sequence[str],
-    settings: EngineSettings | None = None,
+    settings: EngineSettings,
     evidence: Sequence[EvidenceItem] = (),
     cited: Sequence[str] = (),
 ) -> QueryResult:
@@ -242,7 +242,6 @@ def check_query(
     labels of the numbers the report states ("Capital leases", "Total liabilities"):
     "$50,049 is 0.62 percent of $8,031,229" is about what those numbers are, though
     it never names them."""
-    settings = settings or EngineSettings()
     report = _Report.read(body)
     grounded = report
     if cited:

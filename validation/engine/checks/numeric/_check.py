@@ -97,10 +97,9 @@ def analyze(
     index: EvidenceIndex,
     *,
     query: str = "",
-    settings: EngineSettings | None = None,
+    settings: EngineSettings,
 ) -> NumericResult:
     """Judge every numeric claim of `body` against `index` (see the module docstring)."""
-    settings = settings or EngineSettings()
     tolerance = settings.relative_tolerance
     mentions = extract(body)
     quoted = _query_numbers(query)
