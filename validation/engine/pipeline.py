@@ -13,7 +13,7 @@ list, and fixes are ordered by offset. A fix whose FIND does not occur exactly o
 the body is dropped (it could never be applied). Apart from ``timings_ms`` the verdict
 is a pure function of its inputs: same bundle and settings, same verdict.
 
-References are not claims. ``numbers.extract`` already skips section marks (``§4.2``,
+References are not claims. ``checks.numeric`` already skips section marks (``§4.2``,
 "section 4.2"), footnotes and URLs; what only the evidence can tell is a reference -- a
 bracketed ref whose name holds a number, ``[earnings call 17]`` -- is dropped here from
 the numeric findings, fixes, claim spans and numbers report (see

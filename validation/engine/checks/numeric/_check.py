@@ -14,7 +14,7 @@ Each claim gets one status (docs/seeds/hallucination-mitigation-plan.md, Task 8)
   ties broken by label agreement;
 - orphan - none of the above.
 
-Not claims: what `numbers.extract` skips (years, dates, list numbers...),
+Not claims: what `_extract` skips (years, dates, list numbers...),
 numbers quoted from the query, the constant 100 of a percentage formula, and
 small integers (<= 10, no unit, no decimals) that the evidence does not contain
 ("top 3 reasons", "2 risks").
@@ -26,10 +26,11 @@ Fixes: the recomputed result of a wrong calculation (confidence 0.99), and the
 evidence value for a close number when exactly one evidence number clearly fits
 (confidence 0.85-0.95 by label agreement); never a fix when it is ambiguous.
 
-Where things live: `numbers.extract` reads numbers, `numbers.evidence` indexes
-the evidence, `numbers.matching` matches one claim (exact / rounded / close),
-`numbers.derive` runs the bounded derived search, `arithmetic` checks written
-calculations; this module puts them together and writes findings and fixes.
+Where things live (see the package docstring): `_extract` reads numbers, `_evidence`
+indexes the evidence, `_matching` matches one claim (exact / rounded / close),
+`_search` runs the bounded derived search, `_arithmetic` checks written calculations;
+this module puts them together, and `_assemble` and `_findings` write the findings and
+fixes.
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ def analyze(
 
 def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: list[int]) -> None:
     """Support as a fixpoint from the evidence, then the results that miss
-    (`numbers.support`, `numbers.misses`). What it decides for the claims depends on the
+    (`_support`, `_misses`). What it decides for the claims depends on the
     body and on what matching and the written calculations found; the same report
     judged again against the same evidence takes the decisions remembered on the index."""
     key = ("grounding", body, tuple(_state(claim) for claim in claims))

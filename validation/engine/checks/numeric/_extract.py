@@ -12,7 +12,7 @@ numbers glued to words (GPT-4, COVID-19, 3D, 10-K; but a period, "a 5-year plan"
 "a 20-minute call", is a claim like "20 days"), index names (S&P 500, Russell 2000),
 version strings (1.2.3) and small fractions written with a slash (24/7, 3/4).
 
-Two more rules live in `numeric.analyze`, because they need the query or the
+Two more rules live in `analyze` (`_check`), because they need the query or the
 evidence: numbers quoted from the query, and small integers (<= 10, no unit)
 that the evidence does not contain, are not claims.
 """

@@ -5,7 +5,7 @@ A report number is read in every way that makes sense in evidence terms (its
 "(in millions)"; 22.5% as 0.225; at another scale when labels agree) and looked
 up in the index: exact or rounded at the precision shown under the most natural
 reading that fits, else close (within the tolerance, about the same thing).
-Engine-internal: `numeric.analyze` is the entry point.
+Engine-internal: `analyze` (`_check`) is the entry point.
 """
 
 from __future__ import annotations
