@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from validation.engine.checks._citations import reference_spans
-from validation.engine.checks.sources import check_sources
+from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.fixes import FixToApply, apply_fixes
 from validation.engine.types import Citations, EvidenceItem, Finding, NumberMatch
 

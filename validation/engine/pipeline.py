@@ -35,11 +35,10 @@ from time import perf_counter
 from typing import TypeVar
 
 from validation.engine.caps import cap_findings, cap_numbers, shortened
-from validation.engine.checks._citations import reference_spans
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
-from validation.engine.checks.sources import check_sources
+from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.checks.years import check_years
 from validation.engine.decision import (
     RetrySignals,

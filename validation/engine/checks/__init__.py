@@ -6,9 +6,8 @@ returns findings, and fixes where a fix can be proven without an LLM. A fix's
 pipeline re-bases it when it merges the lists.
 """
 
-from validation.engine.checks._query_words import QueryResult
 from validation.engine.checks.format import check_format
-from validation.engine.checks.query import check_query, goal_matrix, score_terms
+from validation.engine.checks.query import QueryResult, check_query, goal_matrix, score_terms
 from validation.engine.checks.sources import check_sources
 
 __all__ = [

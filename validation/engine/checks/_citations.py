@@ -15,7 +15,6 @@ from validation.engine.checks._markdown import (
     Mask,
     find_links,
     lines_with_offsets,
-    mask_code,
     normalize_url,
     raw_urls,
     trim_url,
@@ -108,13 +107,6 @@ class _Resolver:
                 if ref.replace(" ", "").startswith(section + "."):
                     return item
         return None
-
-
-def reference_spans(body: str, evidence: Sequence[EvidenceItem]) -> list[tuple[int, int]]:
-    """Spans that only name a source (``[§4.2]``, ``[^1]``, ``§4.2``, a URL): a number
-    inside one is part of a reference, not a claim."""
-    citations = _citations(body, mask_code(body), _Resolver(evidence), [])
-    return sorted(c.reference for c in citations if c.reference is not None)
 
 
 def _contains_word(text: str, word: str) -> bool:

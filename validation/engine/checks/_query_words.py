@@ -5,13 +5,8 @@ topic it asks about (what is asked, not how it is asked).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-
-from validation.engine.types import (
-    Finding,
-    GoalScore,
-)
 
 _WORD = re.compile(r"\d[\d,]*(?:\.\d+)?|[^\W\d_][\w'&/-]*", re.UNICODE)
 _STOP_WORDS = frozenset(
@@ -89,18 +84,6 @@ _PAREN = re.compile(r"\(([^()]{0,200})\)")
 _ABBREVIATION = re.compile(r"^[A-Za-z][A-Za-z&/.]{0,9}$")
 _FISCAL_YEAR = re.compile(r"^(?:fy|cy)'?(\d{4}|\d{2})(?:q[1-4])?$")
 _UPPER_ABBREVIATION = re.compile(r"\b[A-Z][A-Za-z]*(?:[&/][A-Z]+)*[A-Z]\b|\b[A-Z](?:[&/][A-Z])+\b")
-
-
-@dataclass(frozen=True)
-class QueryResult:
-    score: float
-    addressed: bool
-    missing_terms: list[str]
-    goals: list[GoalScore] = field(default_factory=list)
-    goal_decision: str | None = None
-    findings: list[Finding] = field(default_factory=list)
-    # True when the report shares no topic term at all with the query: a RETRY signal.
-    unrelated: bool = False
 
 
 # Word forms no suffix rule reaches: irregular verbs, their nouns and comparatives, each

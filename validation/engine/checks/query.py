@@ -86,12 +86,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from validation.engine.checks._query_words import (
     _STOP_WORDS,
     _UPPER_ABBREVIATION,
-    QueryResult,
     _Topic,
     _topic,
     _word_terms,
@@ -115,6 +114,18 @@ CHECK: CheckName = "query_addressed"
 
 
 # ---------------------------------------------------------------- abbreviations
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    score: float
+    addressed: bool
+    missing_terms: list[str]
+    goals: list[GoalScore] = field(default_factory=list)
+    goal_decision: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+    # True when the report shares no topic term at all with the query: a RETRY signal.
+    unrelated: bool = False
 
 
 def _letters(abbreviation: str) -> str:

@@ -82,6 +82,13 @@ MISSING_SOURCE_CONFIDENCE = 0.85
 DERIVED_SOURCE_CONFIDENCE = 0.80
 
 
+def reference_spans(body: str, evidence: Sequence[EvidenceItem]) -> list[tuple[int, int]]:
+    """Spans that only name a source (``[§4.2]``, ``[^1]``, ``§4.2``, a URL): a number
+    inside one is part of a reference, not a claim."""
+    citations = _citations(body, mask_code(body), _Resolver(evidence), [])
+    return sorted(c.reference for c in citations if c.reference is not None)
+
+
 def check_sources(
     body: str,
     evidence: Sequence[EvidenceItem],
