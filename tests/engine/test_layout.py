@@ -9,8 +9,9 @@
   ``analyses``, not ``validation`` outside the engine, not ``project``.
 - Every exception the engine defines derives from ``EngineError``, and no other class
   in the repository has the name of one of them.
-- What ``validation.engine`` exports resolves, and the numeric check's modules are
-  private (a leading underscore) behind its package.
+- What ``validation.engine`` exports resolves; the numeric check's modules are private
+  (a leading underscore) behind its package, and a private module is imported only
+  inside its own package.
 """
 
 from __future__ import annotations
@@ -242,3 +243,18 @@ def test_the_numeric_checks_modules_are_private() -> None:
     ]
 
     assert public == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_a_private_module_is_imported_only_inside_its_package(module: str) -> None:
+    """``checks.numeric._extract`` is for ``checks.numeric``; the pipeline uses what the
+    package exports."""
+    outside = sorted(
+        target
+        for target in _engine_edges(module)
+        if target.rsplit(".", 1)[1].startswith("_")
+        and target not in PACKAGES
+        and not (module + ".").startswith(target.rsplit(".", 1)[0] + ".")
+    )
+
+    assert outside == []
