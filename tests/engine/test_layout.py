@@ -3,8 +3,7 @@
 - No engine module is over 500 lines.
 - No import cycle between engine modules, nor between the children (modules and
   subpackages) of any engine package: ``checks`` may use ``types``, never the reverse
-  through others. Imports inside functions count; imports under ``if TYPE_CHECKING:``
-  do not (they never run: an annotation may name the class that imports its module).
+  through others. Imports inside functions and under ``if TYPE_CHECKING:`` count.
 - The engine imports no Django (nor a Django library) and neither app: not
   ``analyses``, not ``validation`` outside the engine, not ``project``.
 - Every exception the engine defines derives from ``EngineError``, and no other class
@@ -46,24 +45,11 @@ MODULES: dict[str, Path] = {_module_name(path): path for path in sorted(ENGINE_D
 PACKAGES = {name for name, path in MODULES.items() if path.name == "__init__.py"}
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement, at any depth, except those under ``if TYPE_CHECKING:``."""
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            stack.extend(node.orelse)
-            continue
+    """Every import statement, at any depth (in functions, under ``TYPE_CHECKING``)."""
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _absolute(module: str, node: ast.ImportFrom) -> str:

@@ -34,9 +34,8 @@ The work is done in private modules, in the order a number travels:
 """
 
 from validation.engine.checks.numeric._check import analyze, reset_caches
-from validation.engine.checks.numeric._evidence import EvidenceIndex, build_index
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
 from validation.engine.checks.numeric._extract import extract, extract_values
-from validation.engine.checks.numeric._index_state import EvidenceNumber
 from validation.engine.checks.numeric._outcome import NumericResult
 from validation.engine.checks.numeric._types import NumberMention
 

@@ -18,8 +18,10 @@ string ("millions") applies to the numbers it governs.
 from __future__ import annotations
 
 import gc
+import weakref
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -31,7 +33,6 @@ from validation.engine.checks.numeric._index_state import (
     _SCALAR,
     _SCALED,
     _TEXT,
-    EvidenceNumber,
     _Item,
     _maybe_json,
 )
@@ -40,8 +41,57 @@ from validation.engine.checks.numeric._lexicon import prose_label
 from validation.engine.types import EvidenceItem
 
 
+@dataclass(slots=True)
+class EvidenceNumber:
+    """One evidence number, materialized for a candidate match (read-only)."""
+
+    entry: int
+    item: int
+    source_ref: str
+    url: str | None
+    value: Decimal  # what this entry stands for (full value, or as written for a twin)
+    full_value: Decimal  # number x scale
+    written: Decimal
+    decimals: int
+    unit: str
+    has_scale: bool
+    mantissa: bool  # this entry is the as-written twin of a scaled number
+    label: str  # JSON path, or the words before the number in text
+    raw: str  # the number as it appears in the evidence, unsigned
+    # A weak reference: the index caches its numbers, and a strong one would make
+    # every index a reference cycle that only the (slow) cyclic collector frees.
+    index: weakref.ReferenceType[EvidenceIndex] = field(repr=False, compare=False)
+    # Computed on first use: many matches never need them.
+    _tokens: frozenset[str] | None = field(default=None, repr=False, compare=False)
+    _context: frozenset[str] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def is_percent(self) -> bool:
+        return self.unit in ("%", "pp")
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        """What the number is: its key and parent key, or the words before it."""
+        if self._tokens is None:
+            index = self.index()
+            self._tokens = index.tokens(self.entry) if index is not None else frozenset()
+        return self._tokens
+
+    @property
+    def context(self) -> frozenset[str]:
+        """Whose it is: names and the year beside a JSON number ("NVO", "2023")."""
+        if self._context is None:
+            index = self.index()
+            self._context = index.context_tokens(self.entry) if index is not None else frozenset()
+        return self._context
+
+
 class EvidenceIndex(_IndexLabels):
     """Sorted, bisectable view of every evidence number (see the module docstring)."""
+
+    # Typed here, where EvidenceNumber lives: the state that sets them cannot import it.
+    _cache: dict[int, EvidenceNumber]
+    _self_ref: weakref.ReferenceType[EvidenceIndex]
 
     # ------------------------------------------------------------ lookups
 

@@ -1,5 +1,5 @@
-"""The evidence index's entries and its data: entry kinds and flags, `EvidenceNumber`
-(one entry as a lookup returns it), and the state every part of the index shares.
+"""The evidence index's entries and its data: entry kinds and flags, and the state
+every part of the index shares.
 """
 
 from __future__ import annotations
@@ -10,11 +10,7 @@ import re
 import weakref
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, cast
-
-if TYPE_CHECKING:  # only for an annotation: the index imports this module
-    from validation.engine.checks.numeric._evidence import EvidenceIndex
-
+from typing import Any
 
 # Entry kinds (first field of an entry's record).
 _TEXT = 0  # (kind, item, start, end, number, scale, unit, flags)
@@ -85,51 +81,6 @@ _COMMON_TOKEN = 64  # a label token on more entries than this says little
 
 
 @dataclass(slots=True)
-class EvidenceNumber:
-    """One evidence number, materialized for a candidate match (read-only)."""
-
-    entry: int
-    item: int
-    source_ref: str
-    url: str | None
-    value: Decimal  # what this entry stands for (full value, or as written for a twin)
-    full_value: Decimal  # number x scale
-    written: Decimal
-    decimals: int
-    unit: str
-    has_scale: bool
-    mantissa: bool  # this entry is the as-written twin of a scaled number
-    label: str  # JSON path, or the words before the number in text
-    raw: str  # the number as it appears in the evidence, unsigned
-    # A weak reference: the index caches its numbers, and a strong one would make
-    # every index a reference cycle that only the (slow) cyclic collector frees.
-    index: weakref.ReferenceType[EvidenceIndex] = field(repr=False, compare=False)
-    # Computed on first use: many matches never need them.
-    _tokens: frozenset[str] | None = field(default=None, repr=False, compare=False)
-    _context: frozenset[str] | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def is_percent(self) -> bool:
-        return self.unit in ("%", "pp")
-
-    @property
-    def tokens(self) -> frozenset[str]:
-        """What the number is: its key and parent key, or the words before it."""
-        if self._tokens is None:
-            index = self.index()
-            self._tokens = index.tokens(self.entry) if index is not None else frozenset()
-        return self._tokens
-
-    @property
-    def context(self) -> frozenset[str]:
-        """Whose it is: names and the year beside a JSON number ("NVO", "2023")."""
-        if self._context is None:
-            index = self.index()
-            self._context = index.context_tokens(self.entry) if index is not None else frozenset()
-        return self._context
-
-
-@dataclass(slots=True)
 class _Item:
     source_ref: str
     url: str | None
@@ -180,11 +131,10 @@ class _IndexState:
         self._paths: dict[int, str] = {}  # container -> its path, once asked for
         self._order: list[int] = []
         self._keys: list[float] = []
-        self._cache: dict[int, EvidenceNumber] = {}
+        self._cache: dict[int, Any] = {}  # entry -> EvidenceNumber (typed on the index)
         self._postings: dict[str, list[int]] | None = None
         self._related: dict[tuple[frozenset[str], int], list[int]] = {}
-        # The index this state belongs to (EvidenceIndex is the only subclass made).
-        self._self_ref = weakref.ref(cast("EvidenceIndex", self))
+        self._self_ref: weakref.ReferenceType[Any] = weakref.ref(self)  # typed on the index
         self._tokens: dict[int, frozenset[str]] = {}  # text entries
         self._labels: dict[int, str] = {}  # text entries
         self._item_scales: dict[int, frozenset[Decimal]] = {}  # declared by an item's text

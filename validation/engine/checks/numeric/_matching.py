@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
 
-from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._index_state import EvidenceNumber
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._labels import overlap, wordset
 from validation.engine.checks.numeric._operations import Miss
 from validation.engine.checks.numeric._readings import (

@@ -45,8 +45,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     Cue,
 )
-from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._index_state import EvidenceNumber
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._matching import Claim, Derivation
 from validation.engine.checks.numeric._operations import Operand, Outcome, Target
 from validation.engine.checks.numeric._paired import (
