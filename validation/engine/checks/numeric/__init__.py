@@ -12,10 +12,10 @@ The work is done in private modules, in the order a number travels:
 - reading numbers: ``_extract`` (mentions in text) with ``_lexicon`` (the words
   around them), ``_tables`` (markdown tables and their scales), ``_labels`` (what a
   number is of), ``_scales`` (scale words), ``_formatting`` (writing a number back);
-- the evidence index: ``_evidence`` (``EvidenceIndex``: lookups, ``build_index``),
-  built in layers -- ``_index_state`` (entries and ``EvidenceNumber``),
-  ``_index_build`` (walking JSON and text into entries), ``_index_labels`` (paths,
-  labels, excerpts, declared scales);
+- the evidence index: ``_evidence`` (``EvidenceIndex`` and its lookups,
+  ``EvidenceNumber``, ``build_index``), built in layers -- ``_index_state`` (entry
+  kinds and the state the layers share), ``_index_build`` (walking JSON and text into
+  entries), ``_index_labels`` (paths, labels, excerpts, declared scales);
 - matching a claim: ``_matching`` (exact, rounded, another scale) and ``_readings``
   (the values a report number may stand for);
 - derivation and support: ``_operations`` (operands and outcomes), ``_cues`` (what
