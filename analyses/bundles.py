@@ -32,15 +32,15 @@ from validation.engine.intake import (
     payload_problems,
     validation_messages,
 )
-from validation.engine.types import (
+from validation.engine.limits import (
     FIELD_LABEL_RE,
     NUMERIC_FIELD_NAMES,
-    Bundle,
     InputLimits,
     field_number,
     field_problems,
     json_size,
 )
+from validation.engine.types import Bundle
 
 # An ATX heading line; its closing #s and spaces are stripped in Python (a pattern that does
 # it would backtrack over every space of a long line).

@@ -13,7 +13,7 @@ per case: median lock-to-commit time, median whole apply (the text work before t
 included) and the text work alone. Target: lock-to-commit <= 100 ms.
 
 How many fixes one apply can really carry: the engine proposes at most 100 numeric fixes a
-report (``validation.engine.numeric.MAX_FIXES``), 50 source and 50 format fixes
+report (``validation.engine.checks.numeric._outcome.MAX_FIXES``), 50 source and 50 format fixes
 (``checks._markdown.MAX_FIXES``), so at most 200 from one attempt (the LLM fixer adds a few,
 from at most 15 issues). The cases: 100 accepted (the numeric cap) with 100 proposed left
 over, the same with pathological runs, 200 accepted (every fix one attempt can propose), and

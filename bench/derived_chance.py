@@ -22,7 +22,7 @@ import math
 import random
 from pathlib import Path
 
-from validation.engine.numbers.evidence import build_index
+from validation.engine.checks.numeric import build_index
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings
 

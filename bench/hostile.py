@@ -101,8 +101,8 @@ def measure(run: Callable[[], str | None], runs: int, timeout: float) -> Measure
 
 def stage_check(body: str) -> Callable[[], str | None]:
     from validation.engine.intake import read_bundle
+    from validation.engine.limits import InputLimits
     from validation.engine.pipeline import validate
-    from validation.engine.types import InputLimits
 
     data = bundle(body=body)
 

@@ -5,8 +5,9 @@ from decimal import Decimal
 
 import pytest
 
-from validation.engine.arithmetic import CheckedCalculation, check, find_calculations
-from validation.engine.numbers import extract
+from validation.engine.checks.numeric import extract
+from validation.engine.checks.numeric._arithmetic import check, find_calculations
+from validation.engine.checks.numeric._types import CheckedCalculation
 
 
 def checked(body: str) -> list[CheckedCalculation]:

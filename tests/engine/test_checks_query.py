@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from validation.engine.checks._query_words import stem, terms, topic_terms
 from validation.engine.checks.query import (
     GROUNDED,
     QUERY_MISSED,
@@ -12,11 +13,10 @@ from validation.engine.checks.query import (
     goal_matrix,
     goal_status,
     score_terms,
-    stem,
-    terms,
-    topic_terms,
 )
 from validation.engine.types import EngineSettings, EvidenceItem, GoalStatus
+
+DEFAULTS = EngineSettings()  # resolved once, as validate() does
 
 REPORT = (
     "# NVO quick screen\n\nNovo Nordisk trades at $104.20, below $110. Owner earnings are "
@@ -58,7 +58,9 @@ def test_a_query_with_no_content_terms_scores_one() -> None:
 
 
 def test_a_report_answering_the_query_addresses_it() -> None:
-    result = check_query(REPORT, "Is Novo Nordisk a buy below $110? Show owner earnings.", [])
+    result = check_query(
+        REPORT, "Is Novo Nordisk a buy below $110? Show owner earnings.", [], DEFAULTS
+    )
 
     assert result.addressed
     assert result.findings == []
@@ -68,7 +70,9 @@ def test_a_report_answering_the_query_addresses_it() -> None:
 
 def test_a_report_that_misses_what_was_asked_fails_query_addressed() -> None:
     assert (QUERY_PASS, QUERY_MISSED) == (0.5, 0.2)
-    result = check_query(REPORT, "Compare dividend yield, payout ratio and buyback history", [])
+    result = check_query(
+        REPORT, "Compare dividend yield, payout ratio and buyback history", [], DEFAULTS
+    )
 
     assert not result.addressed
     assert result.score < QUERY_MISSED
@@ -83,7 +87,9 @@ def test_a_report_that_misses_what_was_asked_fails_query_addressed() -> None:
 
 def test_a_low_but_not_negligible_coverage_is_uncertain_and_only_minor() -> None:
     # 2 of 6 topic terms: a paraphrase or a different answer -- words cannot tell.
-    result = check_query(REPORT, "Does Novo Nordisk pay dividends, and how safe is the payout?", [])
+    result = check_query(
+        REPORT, "Does Novo Nordisk pay dividends, and how safe is the payout?", [], DEFAULTS
+    )
 
     assert QUERY_MISSED <= result.score < QUERY_PASS
     assert not result.addressed and not result.unrelated
@@ -93,7 +99,9 @@ def test_a_low_but_not_negligible_coverage_is_uncertain_and_only_minor() -> None
 
 
 def test_a_single_missing_topic_term_is_uncertain_not_a_miss() -> None:
-    result = check_query("The company grew sales 16% [quote-NVO].", "How is Novo doing?", [])
+    result = check_query(
+        "The company grew sales 16% [quote-NVO].", "How is Novo doing?", [], DEFAULTS
+    )
 
     assert result.score == 0.0
     assert not result.unrelated
@@ -101,14 +109,14 @@ def test_a_single_missing_topic_term_is_uncertain_not_a_miss() -> None:
 
 
 def test_exactly_one_half_passes() -> None:
-    result = check_query("owner earnings", "owner earnings dividend yield", [])
+    result = check_query("owner earnings", "owner earnings dividend yield", [], DEFAULTS)
 
     assert result.score == 0.5
     assert result.addressed
 
 
 def test_a_report_sharing_no_term_with_the_query_is_unrelated() -> None:
-    result = check_query(REPORT, "Best mechanical keyboard under 100 euros", [])
+    result = check_query(REPORT, "Best mechanical keyboard under 100 euros", [], DEFAULTS)
 
     assert result.score == 0.0
     assert result.unrelated
@@ -157,6 +165,7 @@ def test_each_goal_is_scored_and_findings_follow_the_status() -> None:
             "Intrinsic value and dividend yield",  # 2 of 4: PARTIAL
             "Dividend history and buyback yield",  # 0 of 4: FAIL
         ],
+        DEFAULTS,
     )
 
     assert [(g.status, g.score) for g in result.goals] == [
@@ -187,7 +196,7 @@ def test_instruction_and_material_words_are_not_topics() -> None:
 def test_a_summary_addresses_a_request_to_summarize_the_material() -> None:
     summary = "Revenue rose 12% to $4.1 billion and the dividend was raised to $0.20 per share."
 
-    result = check_query(summary, "Please summarise the main takeaways of this call.", [])
+    result = check_query(summary, "Please summarise the main takeaways of this call.", [], DEFAULTS)
 
     assert (result.score, result.addressed, result.unrelated, result.findings) == (
         1.0,
@@ -271,7 +280,7 @@ def test_a_query_made_only_of_an_instruction_is_its_own_topic() -> None:
     ],
 )
 def test_abbreviations_fiscal_years_inflections_and_spellings_meet(query: str, answer: str) -> None:
-    result = check_query(answer, query, [])
+    result = check_query(answer, query, [], DEFAULTS)
 
     assert result.score == 1.0, result.missing_terms
 
@@ -279,7 +288,7 @@ def test_abbreviations_fiscal_years_inflections_and_spellings_meet(query: str, a
 def test_a_goal_is_met_by_other_forms_of_its_words() -> None:
     """ "sales growth" is answered by "sales grew" (issue 20: it was "missing: growth")."""
     report = "Initech's sales grew 12% in 2024, to $5.1B, and it sold more in Europe."
-    result = check_query(report, "How did Initech do in 2024?", ["sales growth"])
+    result = check_query(report, "How did Initech do in 2024?", ["sales growth"], DEFAULTS)
     assert [(goal.status, goal.missing_terms) for goal in result.goals] == [("PASS", [])]
     assert stem("grew") == stem("grown") == stem("growth") == stem("growing") == stem("grows")
     assert stem("sold") == stem("sales") == stem("selling")
@@ -296,8 +305,10 @@ def test_a_hyphenated_word_counts_by_its_parts() -> None:
 
 
 def test_a_report_sharing_no_topic_term_is_a_retry_signal_but_a_summary_never_is() -> None:
-    unrelated = check_query(REPORT, "Best mechanical keyboard under 100 euros?", [])
-    summary = check_query(REPORT, "Summarize the key points of this earnings call transcript.", [])
+    unrelated = check_query(REPORT, "Best mechanical keyboard under 100 euros?", [], DEFAULTS)
+    summary = check_query(
+        REPORT, "Summarize the key points of this earnings call transcript.", [], DEFAULTS
+    )
 
     assert unrelated.unrelated
     assert not summary.unrelated and summary.addressed
@@ -308,12 +319,13 @@ def test_a_goal_that_restates_the_query_follows_the_query_check() -> None:
     answered = "What is the change in Other income in 2021 from 2020?"
     body = "Other income fell from $5M in 2020 to $4M in 2021, a change of -$1M."
 
-    summary = check_query(REPORT, query, [query])
-    answer = check_query(body, answered, [answered])
+    summary = check_query(REPORT, query, [query], DEFAULTS)
+    answer = check_query(body, answered, [answered], DEFAULTS)
     unrelated = check_query(
         REPORT,
         "Best mechanical keyboard under 100 euros?",
         ["Best mechanical keyboard under 100 euros?"],
+        DEFAULTS,
     )
 
     assert [(g.status, summary.goal_decision) for g in summary.goals] == [("PASS", "APPROVE")]
@@ -327,7 +339,7 @@ def test_a_goal_that_restates_the_query_follows_the_query_check() -> None:
 def test_an_uncertain_query_makes_a_restated_goal_partial_not_failed() -> None:
     query = "Does Novo Nordisk pay dividends, and how safe is the payout?"
 
-    result = check_query(REPORT, query, [query])
+    result = check_query(REPORT, query, [query], DEFAULTS)
 
     assert [g.status for g in result.goals] == ["PARTIAL"]
     assert result.goal_decision == "APPROVE (partial)"
@@ -354,8 +366,8 @@ def test_a_summary_of_the_material_is_checked_against_the_material() -> None:
     other = "Same-store sales of the restaurant chain fell as franchise traffic weakened."
     query = "Summarize the key points of this earnings call transcript."
 
-    grounded = check_query(own, query, [query], evidence=TRANSCRIPT)
-    elsewhere = check_query(other, query, [query], evidence=TRANSCRIPT)
+    grounded = check_query(own, query, [query], DEFAULTS, evidence=TRANSCRIPT)
+    elsewhere = check_query(other, query, [query], DEFAULTS, evidence=TRANSCRIPT)
 
     assert grounded.score >= GROUNDED and grounded.addressed and grounded.findings == []
     assert elsewhere.score < GROUNDED and not elsewhere.addressed
@@ -365,7 +377,7 @@ def test_a_summary_of_the_material_is_checked_against_the_material() -> None:
 
 
 def test_without_evidence_text_a_summary_cannot_be_grounded_and_passes() -> None:
-    result = check_query("Revenue grew.", "Summarize this call.", [], evidence=[])
+    result = check_query("Revenue grew.", "Summarize this call.", [], DEFAULTS, evidence=[])
 
     assert (result.score, result.findings) == (1.0, [])
 

@@ -26,6 +26,8 @@ from validation.engine.types import (
     Severity,
 )
 
+DEFAULTS = EngineSettings()  # resolved once, as validate() does
+
 SEVERITIES: tuple[Severity, ...] = ("critical", "major", "minor", "info")
 ALL_PASS = Checks()
 ONE_FAILS = Checks(coherent_format=False)
@@ -74,9 +76,9 @@ def test_majors_in_most_checks_land_in_retry_territory() -> None:
     four = [_finding(check=check, severity="major") for check in CHECK_NAMES[:4]]
 
     assert confidence_from(three) == 0.512
-    assert decide(confidence_from(three), checks_from(three)) == "REVISE"
+    assert decide(confidence_from(three), checks_from(three, DEFAULTS), DEFAULTS) == "REVISE"
     assert confidence_from(four) == 0.4096
-    assert decide(confidence_from(four), checks_from(four)) == "RETRY"
+    assert decide(confidence_from(four), checks_from(four, DEFAULTS), DEFAULTS) == "RETRY"
 
 
 findings_strategy = st.lists(
@@ -123,7 +125,8 @@ def test_a_check_fails_only_on_findings_at_or_above_the_failing_severity() -> No
             _finding(check="query_addressed", severity="info", kind="goal_partial"),
             _finding(check="no_hallucinations", severity="major", kind="unknown_url"),
             _finding(check="claims_supported", severity="critical", kind="no_evidence"),
-        ]
+        ],
+        DEFAULTS,
     )
 
     assert checks == Checks(no_hallucinations=False, claims_supported=False)
@@ -165,14 +168,14 @@ def test_minor_findings_alone_approve_but_cost_confidence() -> None:
     ]
 
     confidence = confidence_from(findings)
-    checks = checks_from(findings)
+    checks = checks_from(findings, DEFAULTS)
 
     assert confidence == round(0.95**3, 4) < 1.0
     assert checks.all_pass()
     assert decide(confidence, checks, EngineSettings()) == "APPROVE"
-    assert decide(confidence, checks_from(findings, EngineSettings(failing_severity="minor"))) == (
-        "REVISE"
-    )
+    assert decide(
+        confidence, checks_from(findings, EngineSettings(failing_severity="minor")), DEFAULTS
+    ) == ("REVISE")
 
 
 @given(
@@ -204,7 +207,9 @@ def test_adding_a_finding_never_makes_a_failing_check_pass_or_the_decision_laxer
 
 
 def test_an_orphan_number_fails_claims_supported_as_well() -> None:
-    checks = checks_from([_finding(check="no_hallucinations", severity="major", kind="orphan")])
+    checks = checks_from(
+        [_finding(check="no_hallucinations", severity="major", kind="orphan")], DEFAULTS
+    )
 
     assert not checks.no_hallucinations
     assert not checks.claims_supported

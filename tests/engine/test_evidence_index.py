@@ -4,7 +4,7 @@ with its label and an excerpt a reviewer can read."""
 from decimal import Decimal
 from typing import Any
 
-from validation.engine.numbers import EvidenceIndex, EvidenceNumber, build_index
+from validation.engine.checks.numeric import EvidenceIndex, EvidenceNumber, build_index
 from validation.engine.types import EvidenceItem
 
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from validation.engine.numbers import NumberMention, extract
+from validation.engine.checks.numeric import NumberMention, extract
 
 
 def only(text: str) -> NumberMention:

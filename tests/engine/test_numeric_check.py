@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from validation.engine.numbers import build_index
-from validation.engine.numeric import NumericResult, analyze
+from validation.engine.checks.numeric import NumericResult, analyze, build_index
 from validation.engine.types import EngineSettings, EvidenceItem, NumberMatch
+
+DEFAULTS = EngineSettings()  # resolved once, as validate() does
 
 
 def check(body: str, *evidence: tuple[str, Any], query: str = "", **settings: Any) -> NumericResult:
@@ -379,8 +380,8 @@ def test_a_zero_tolerance_still_matches_exact_numbers(tolerance: float) -> None:
 
 def test_the_index_is_reused_across_analyses() -> None:
     index = build_index([EvidenceItem(source_ref="quote-NVO", content=QUOTE[1])])
-    first = analyze("NVO closed at $190.66.", index)
-    second = analyze("NVO closed at $190.66.", index)
+    first = analyze("NVO closed at $190.66.", index, settings=DEFAULTS)
+    second = analyze("NVO closed at $190.66.", index, settings=DEFAULTS)
     assert first.report == second.report
     assert [fix.replace for fix in first.fixes] == [fix.replace for fix in second.fixes]
 
@@ -392,15 +393,18 @@ def test_a_reused_index_answers_a_claim_as_a_fresh_one_would() -> None:
     ]
     index = build_index(evidence)
 
-    revenue = analyze("Revenue was $1,200.", index)
-    again = analyze("Revenue was $1,200.", index)
+    revenue = analyze("Revenue was $1,200.", index, settings=DEFAULTS)
+    again = analyze("Revenue was $1,200.", index, settings=DEFAULTS)
     # The same digits under another label are judged anew: the label picks the fit.
-    assets = analyze("Total assets were $1,200.", index)
+    assets = analyze("Total assets were $1,200.", index, settings=DEFAULTS)
 
     assert again.report == revenue.report
     assert match_of(revenue, "$1,200").source_ref == "income"
     assert match_of(assets, "$1,200").source_ref == "balance"
-    assert assets.report == analyze("Total assets were $1,200.", build_index(evidence)).report
+    assert (
+        assets.report
+        == analyze("Total assets were $1,200.", build_index(evidence), settings=DEFAULTS).report
+    )
 
 
 def test_a_ratio_to_one_is_checked_like_any_multiple() -> None:

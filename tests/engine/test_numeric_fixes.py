@@ -7,15 +7,16 @@ from typing import Any
 
 import pytest
 
-from validation.engine.numbers import build_index, extract
-from validation.engine.numbers.formatting import digits_like, replace_digits
-from validation.engine.numeric import NumericResult, analyze
-from validation.engine.types import EvidenceItem, FixProposal
+from validation.engine.checks.numeric import NumericResult, analyze, build_index, extract
+from validation.engine.checks.numeric._formatting import digits_like, replace_digits
+from validation.engine.types import EngineSettings, EvidenceItem, FixProposal
+
+DEFAULTS = EngineSettings()  # resolved once, as validate() does
 
 
 def check(body: str, *evidence: tuple[str, Any]) -> NumericResult:
     items = [EvidenceItem(source_ref=ref, content=content) for ref, content in evidence]
-    return analyze(body, build_index(items))
+    return analyze(body, build_index(items), settings=DEFAULTS)
 
 
 def applied(body: str, fix: FixProposal) -> str:

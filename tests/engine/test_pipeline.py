@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from validation.engine.checks.numeric import build_index
 from validation.engine.fixes import FixToApply, apply_fixes
-from validation.engine.numbers import build_index
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
 
@@ -109,10 +109,11 @@ def test_every_stage_is_timed() -> None:
 def test_the_public_api_loads_lazily_without_the_numbers_engine() -> None:
     code = (
         "import sys\n"
+        "import validation.engine\n"
         "from validation.engine.fixes import apply_fixes\n"
         "from validation.engine.seedformat import read_seed\n"
-        "assert 'validation.engine.numbers' not in sys.modules\n"
-        "from validation.engine.numbers import build_index\n"
+        "assert 'validation.engine.checks.numeric' not in sys.modules\n"
+        "from validation.engine.checks.numeric import build_index\n"
         "from validation.engine.pipeline import validate\n"
         "from validation.engine.types import Bundle\n"
         "assert callable(validate) and callable(build_index)\n"

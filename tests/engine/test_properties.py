@@ -9,15 +9,16 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from validation.engine.calculator import CalculatorError, evaluate
-from validation.engine.numbers import build_index, extract
-from validation.engine.numbers.formatting import (
+from validation.engine.checks.numeric import analyze, build_index, extract
+from validation.engine.checks.numeric._formatting import (
     SUFFIX_SCALES,
     SUFFIX_UNITS,
     NumberStyle,
     render,
 )
-from validation.engine.numeric import analyze
-from validation.engine.types import EvidenceItem
+from validation.engine.types import EngineSettings, EvidenceItem
+
+DEFAULTS = EngineSettings()  # resolved once, as validate() does
 
 # ------------------------------------------------------------------ formatting round trip
 
@@ -99,7 +100,7 @@ def test_a_number_is_supported_by_evidence_holding_its_value(
     assume(shown != 0 and shown > 10)  # small bare counts are not claims
     full = shown * SUFFIX_SCALES[style.suffix]
     index = build_index([EvidenceItem(source_ref="fin", content={"figure": str(full)})])
-    result = analyze(f"The figure was {text} at the close.", index)
+    result = analyze(f"The figure was {text} at the close.", index, settings=DEFAULTS)
     assert [match.status for match in result.report.matches] == ["exact"], text
 
 
@@ -192,7 +193,7 @@ _REPORTISH = st.text(
 @given(_REPORTISH)
 @settings(max_examples=300, deadline=None)
 def test_analyze_never_fails_and_every_fix_applies(body: str) -> None:
-    result = analyze(body, _INDEX, query="NVO 2024")
+    result = analyze(body, _INDEX, query="NVO 2024", settings=DEFAULTS)
     for fix in result.fixes:
         assert body.count(fix.find) == 1
         assert body[fix.offset : fix.offset + len(fix.find)] == fix.find

@@ -7,14 +7,15 @@ from typing import Any
 import pytest
 
 from validation.engine.calculator import evaluate
-from validation.engine.numbers import build_index, extract
-from validation.engine.numeric import NumericResult, analyze
-from validation.engine.types import EvidenceItem
+from validation.engine.checks.numeric import NumericResult, analyze, build_index, extract
+from validation.engine.types import EngineSettings, EvidenceItem
+
+DEFAULTS = EngineSettings()  # resolved once, as validate() does
 
 
 def check(body: str, *evidence: tuple[str, Any], query: str = "") -> NumericResult:
     items = [EvidenceItem(source_ref=ref, content=content) for ref, content in evidence]
-    return analyze(body, build_index(items), query=query)
+    return analyze(body, build_index(items), query=query, settings=DEFAULTS)
 
 
 def statuses(result: NumericResult) -> dict[str, str]:

@@ -42,7 +42,8 @@ from validation.api.responses import (
     ExportOut,
     SubmittedOut,
 )
-from validation.engine.types import MAX_BODY_CHARS, EvidenceItem
+from validation.engine.limits import MAX_BODY_CHARS
+from validation.engine.types import EvidenceItem
 from validation.models import ApiToken
 from validation.permissions import analyses_for_user
 

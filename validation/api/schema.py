@@ -16,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 
-from validation.engine.types import (
+from validation.engine.limits import (
     MAX_FIELD_NAME,
     MAX_FIELDS,
     MAX_FIELDS_BYTES,

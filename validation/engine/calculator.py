@@ -1,4 +1,4 @@
-"""The safe calculator (seed: hallucination mitigation, Task 2).
+"""The safe calculator (docs/hallucination-mitigation-plan.md, Task 2).
 
 `evaluate("(0.50 - 0.45) / 0.45 * 100")` walks the parsed AST and never calls
 `eval`/`exec`. Whitelist: numeric constants, `+ - * / // % **`, unary `+ -`, and
@@ -36,6 +36,8 @@ from decimal import Context, Decimal, DivisionByZero, InvalidOperation, Overflow
 from fractions import Fraction
 from functools import lru_cache
 
+from validation.engine.errors import EngineError
+
 MAX_CHARS = 500
 MAX_NODES = 200
 MAX_DEPTH = 40
@@ -52,7 +54,7 @@ _TRANSLATE = str.maketrans({"\u00d7": "*", "÷": "/", "\u2212": "-", "\u2013": "
 _THOUSANDS = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,])")
 
 
-class CalculatorError(ValueError):
+class CalculatorError(EngineError, ValueError):
     """An expression the calculator refuses or cannot compute; the message says why."""
 
 

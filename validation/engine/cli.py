@@ -6,9 +6,12 @@ No Django, no database::
     redline check - < bundle.json                  # the bundle on standard input
     redline check --jsonl bundles.jsonl            # one bundle per line -> one verdict per line
     redline check --context context.md --response response.md   # the seed pair
-    redline check bundle.json --format markdown    # seed §9 section 7 + findings and fixes
+    redline check bundle.json --format markdown    # section 7 + findings and fixes
     redline check bundle.json --settings settings.json          # EngineSettings overrides
     redline check --llm bundle.json        # then the LLM judge and fixer (REDLINE_LLM_*)
+
+``--format markdown`` writes the context.md section 7 of docs/validation-phase-spec.md
+§9, then the findings and fixes.
 
 Input rules: the same as ingest's (``validation.engine.intake``, one set of rules): the same
 Bundle model, the same messages and the same byte limits, read from the environment
@@ -38,11 +41,13 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, TextIO
 
 from pydantic import ValidationError
 
+from validation.engine.errors import EngineError
 from validation.engine.intake import BundleError, read_bundle, validation_messages
-from validation.engine.types import Bundle, EngineSettings, InputLimits, Verdict, VerdictError
+from validation.engine.limits import InputLimits
+from validation.engine.types import Bundle, EngineSettings, Verdict, VerdictError
 
 if TYPE_CHECKING:
-    from validation.engine.numbers import EvidenceIndex
+    from validation.engine.checks.numeric import EvidenceIndex
 
 
 class Engine(Protocol):
@@ -61,7 +66,7 @@ EXIT_CODES = """exit codes:
      for that bundle instead, and the batch goes on)"""
 
 
-class InputError(Exception):
+class CommandInputError(EngineError):
     """Input the command cannot use; ``details`` name the fields."""
 
     def __init__(self, error: str, details: Sequence[str] = ()) -> None:
@@ -139,7 +144,7 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
             )
             return 3
         sys.stdout.write(rendered)
-    except InputError as error:
+    except CommandInputError as error:
         print(f"{PROG}: {error.render()}", file=sys.stderr)
         return 2
     except BrokenPipeError:
@@ -158,7 +163,7 @@ def _limits_from_env() -> InputLimits:
     try:
         return InputLimits.from_env()
     except (ValueError, ValidationError) as error:
-        raise InputError(f"bad input limits in the environment: {error}") from None
+        raise CommandInputError(f"bad input limits in the environment: {error}") from None
 
 
 def _read_bytes(name: str, limit: int) -> bytes:
@@ -166,19 +171,19 @@ def _read_bytes(name: str, limit: int) -> bytes:
     if name == "-":
         data = sys.stdin.buffer.read(limit + 1)
         if len(data) > limit:
-            raise InputError(_too_large("standard input", None, limit))
+            raise CommandInputError(_too_large("standard input", None, limit))
         return data
     path = Path(name)
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > limit:
-                raise InputError(_too_large(name, size, limit))
+                raise CommandInputError(_too_large(name, size, limit))
             data = handle.read(limit + 1)  # a pipe or a growing file has no honest size
     except OSError as error:
-        raise InputError(f"cannot open {name}: {error.strerror or error}") from None
+        raise CommandInputError(f"cannot open {name}: {error.strerror or error}") from None
     if len(data) > limit:
-        raise InputError(_too_large(name, None, limit))
+        raise CommandInputError(_too_large(name, None, limit))
     return data
 
 
@@ -194,7 +199,7 @@ def _decode(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise InputError(
+        raise CommandInputError(
             f"{where} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})"
         ) from None
 
@@ -203,13 +208,13 @@ def _parse_json(text: str, where: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError(
+        raise CommandInputError(
             f"{where} is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
         ) from None
     except RecursionError:
-        raise InputError(f"{where} is not valid JSON: nested too deeply to read") from None
+        raise CommandInputError(f"{where} is not valid JSON: nested too deeply to read") from None
     except ValueError as error:  # an integer longer than Python converts
-        raise InputError(f"{where} is not valid JSON: {error}") from None
+        raise CommandInputError(f"{where} is not valid JSON: {error}") from None
 
 
 def validation_details(error: ValidationError) -> list[str]:
@@ -223,11 +228,12 @@ def validation_details(error: ValidationError) -> list[str]:
 
 
 def parse_bundle(data: bytes | str, where: str, limits: InputLimits | None = None) -> Bundle:
-    """A bundle by ingest's rules (validation.engine.intake), or an InputError naming `where`."""
+    """A bundle by ingest's rules (validation.engine.intake), or a CommandInputError naming
+    `where`."""
     try:
         return read_bundle(data, limits or InputLimits())
     except BundleError as error:
-        raise InputError(f"{where} is not a valid bundle:", error.errors) from None
+        raise CommandInputError(f"{where} is not a valid bundle:", error.errors) from None
 
 
 def _read_bundle(name: str, limits: InputLimits) -> Bundle:
@@ -238,11 +244,13 @@ def _read_bundle(name: str, limits: InputLimits) -> Bundle:
 def _read_settings(name: str, limits: InputLimits) -> EngineSettings:
     data = _parse_json(_decode(_read_bytes(name, limits.input_bytes), name), name)
     if not isinstance(data, dict):
-        raise InputError(f"{name} is not an EngineSettings object")
+        raise CommandInputError(f"{name} is not an EngineSettings object")
     try:
         return EngineSettings.model_validate(data)
     except ValidationError as error:
-        raise InputError(f"{name} is not valid settings:", validation_details(error)) from None
+        raise CommandInputError(
+            f"{name} is not valid settings:", validation_details(error)
+        ) from None
 
 
 def _read_seed(context: Path, response: Path, limits: InputLimits) -> Bundle:
@@ -255,14 +263,14 @@ def _read_seed(context: Path, response: Path, limits: InputLimits) -> Bundle:
         bundle = read_seed(context_md, response_md)
     except ValidationError as error:
         details = validation_messages(error)
-        raise InputError(f"{where} do not make a valid bundle:", details) from None
+        raise CommandInputError(f"{where} do not make a valid bundle:", details) from None
     except ValueError as error:
-        raise InputError(f"{context}: {error}") from None
+        raise CommandInputError(f"{context}: {error}") from None
     # The seed pair meets the same rules as a bundle file.
     try:
         return read_bundle(bundle.model_dump(mode="json"), limits)
     except BundleError as error:
-        raise InputError(f"{where} do not make a valid bundle:", error.errors) from None
+        raise CommandInputError(f"{where} do not make a valid bundle:", error.errors) from None
 
 
 # ---------------------------------------------------------------- running
@@ -288,9 +296,9 @@ def _llm_engine(engine: Engine | None) -> Engine:
     try:
         llm_settings = settings_from_env()
     except LLMConfigError as error:
-        raise InputError(f"--llm: {error}") from None
+        raise CommandInputError(f"--llm: {error}") from None
     if llm_settings is None:
-        raise InputError("--llm needs REDLINE_LLM_BASE_URL (an OpenAI-compatible endpoint)")
+        raise CommandInputError("--llm needs REDLINE_LLM_BASE_URL (an OpenAI-compatible endpoint)")
     return with_llm(engine or validate, llm_settings)
 
 
@@ -307,7 +315,7 @@ def _check_jsonl(
     engine: Engine | None = None,
     limits: InputLimits | None = None,
 ) -> int:
-    from validation.engine.numbers import build_index
+    from validation.engine.checks.numeric import build_index
     from validation.engine.pipeline import validate
 
     limits = limits or InputLimits()
@@ -317,7 +325,7 @@ def _check_jsonl(
     try:
         handle = path.open("rb")
     except OSError as error:
-        raise InputError(f"cannot open {path}: {error.strerror or error}") from None
+        raise CommandInputError(f"cannot open {path}: {error.strerror or error}") from None
     with handle:
         for number, raw in enumerate(_lines(handle, limits.input_bytes), start=1):
             if raw is not None and not raw.strip():
@@ -325,9 +333,9 @@ def _check_jsonl(
             where = f"line {number}"
             try:
                 if raw is None:
-                    raise InputError(_too_large(where, None, limits.input_bytes))
+                    raise CommandInputError(_too_large(where, None, limits.input_bytes))
                 bundle = parse_bundle(raw, where, limits)
-            except InputError as error:
+            except CommandInputError as error:
                 line = VerdictError(error=error.error, line=number, details=error.details)
                 out.write(line.model_dump_json() + "\n")
                 out.flush()

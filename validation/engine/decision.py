@@ -1,4 +1,4 @@
-"""Confidence, checks and the decision (seed §5, §6, §8.2).
+"""Confidence, checks and the decision (docs/validation-phase-spec.md §5, §6, §8.2).
 
 Confidence
 ----------
@@ -28,7 +28,8 @@ A check fails when it has a finding at least as severe as ``settings.failing_sev
 match -- are shown and lower the confidence, but pass the check: a correct report is
 not held back by a nit. ``info`` never fails a check. Besides, a failing ``orphan``
 number (found in no evidence) fails ``claims_supported`` as well as its own check,
-because an unsupported claim is both (seed §10.1: "single unsupported claim = false").
+because an unsupported claim is both (docs/validation-phase-spec.md §10.1: "single unsupported
+claim = false").
 
 Decision
 --------
@@ -37,14 +38,15 @@ Decision
 * ``confidence >= approve_threshold`` and all five checks pass -> APPROVE;
 * else ``>= revise_threshold`` -> REVISE (also when confidence is high but a check fails);
 * else ``>= retry_threshold`` -> RETRY; else FAIL.
-* The multi-goal aggregate (seed §8.2) can only make the decision stricter
-  (APPROVE < REVISE < RETRY < FAIL; "APPROVE (partial)" counts as APPROVE).
+* The multi-goal aggregate (docs/validation-phase-spec.md §8.2) can only make the
+  decision stricter (APPROVE < REVISE < RETRY < FAIL; "APPROVE (partial)" counts as APPROVE).
 * A RETRY *signal* -- the report shares no topic term with the query (instructions such
   as "summarize" or "round to" are not topics, so a good summary or answer never sends
   it: see :mod:`validation.engine.checks.query`), or it makes numeric claims while no
   evidence was supplied -- means the approach, not the wording, is
-  wrong (seed §5 "REVISE vs RETRY"): the decision is RETRY whatever the confidence,
-  since more evidence or a new plan can still rescue it (FAIL is for the unrecoverable).
+  wrong (docs/validation-phase-spec.md §5 "REVISE vs RETRY"): the decision is RETRY whatever
+  the confidence, since more evidence or a new plan can still rescue it (FAIL is for the
+  unrecoverable).
 """
 
 from __future__ import annotations
@@ -52,14 +54,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from validation.engine.types import (
-    CHECK_NAMES,
-    Checks,
-    Decision,
-    EngineSettings,
-    Finding,
-    Severity,
-)
+from validation.engine.types import CHECK_NAMES, Checks, Decision, EngineSettings, Finding, Severity
 
 SEVERITY_FACTOR: dict[Severity, float] = {
     "critical": 0.40,
@@ -85,13 +80,13 @@ def confidence_from(findings: Sequence[Finding]) -> float:
     return max(0.0, round(confidence, 4))
 
 
-def fails_check(finding: Finding, settings: EngineSettings | None = None) -> bool:
+def fails_check(finding: Finding, settings: EngineSettings) -> bool:
     """Whether ``finding`` is severe enough to fail its check under the policy."""
-    threshold = (settings or EngineSettings()).failing_severity
+    threshold = settings.failing_severity
     return SEVERITY_RANK[finding.severity] <= SEVERITY_RANK[threshold]
 
 
-def checks_from(findings: Sequence[Finding], settings: EngineSettings | None = None) -> Checks:
+def checks_from(findings: Sequence[Finding], settings: EngineSettings) -> Checks:
     failing_findings = [finding for finding in findings if fails_check(finding, settings)]
     failing = {finding.check for finding in failing_findings}
     if any(finding.kind in ALSO_FAILS_CLAIMS for finding in failing_findings):
@@ -100,7 +95,8 @@ def checks_from(findings: Sequence[Finding], settings: EngineSettings | None = N
 
 
 def goal_decision_floor(goal_decision: str | None) -> Decision | None:
-    """The seed §8.2 aggregate as a decision: "APPROVE (partial)" is an APPROVE."""
+    """The docs/validation-phase-spec.md §8.2 aggregate as a decision: "APPROVE (partial)" is
+    an APPROVE."""
     if goal_decision is None:
         return None
     head = goal_decision.split(" ", 1)[0].upper()
@@ -116,13 +112,13 @@ def stricter(a: Decision, b: Decision) -> Decision:
 def decide(
     confidence: float,
     checks: Checks,
-    settings: EngineSettings | None = None,
+    settings: EngineSettings,
     goal_decision: str | None = None,
     *,
     retry_signal: bool = False,
 ) -> Decision:
-    """Seed §5 decision table with the policy thresholds, then the goal matrix."""
-    settings = settings or EngineSettings()
+    """The docs/validation-phase-spec.md §5 decision table with the policy thresholds, then
+    the goal matrix."""
     if retry_signal:
         return "RETRY"
     decision: Decision
@@ -158,7 +154,8 @@ def _sentence(message: str) -> str:
 
 @dataclass(frozen=True)
 class RetrySignals:
-    """Signs that the approach, not the wording, is wrong (seed §5 "REVISE vs RETRY")."""
+    """Signs that the approach, not the wording, is wrong (docs/validation-phase-spec.md §5
+    "REVISE vs RETRY")."""
 
     # Numeric claims made while the bundle holds no evidence at all.
     claims_without_evidence: int = 0
@@ -173,7 +170,8 @@ _FORMAT_KINDS = ("unbalanced_emphasis", "table", "heading", "unclosed_code_fence
 
 
 def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
-    """Concrete guidance for the writer (seed §6 ``revision_hints``), built from findings."""
+    """Concrete guidance for the writer (docs/validation-phase-spec.md §6 ``revision_hints``),
+    built from findings."""
     by_kind = _by_kind(findings)
     hints: list[str] = []
     take = by_kind.pop
@@ -238,8 +236,8 @@ def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
 def suggested_fixes(
     findings: Sequence[Finding], signals: RetrySignals, failed_goals: Sequence[str] = ()
 ) -> str:
-    """Guidance for the planner (seed §6 ``suggested_fixes``): what evidence or approach
-    is missing."""
+    """Guidance for the planner (docs/validation-phase-spec.md §6 ``suggested_fixes``): what
+    evidence or approach is missing."""
     suggestions: list[str] = []
     if signals.claims_without_evidence:
         suggestions.append(

@@ -1,6 +1,6 @@
 """FIX blocks: parsing an LLM's ``<FIX>`` output, and applying fixes to a revision body.
 
-Block format (validator-driven-refinement seed)::
+Block format (docs/validator-driven-refinement.md)::
 
     <FIX confidence="0.9">
     <FIND>exact text of the current revision</FIND>
@@ -38,6 +38,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from validation.engine.errors import EngineError
+
 # ---------------------------------------------------------------- parsing
 
 _THINK_BLOCK = re.compile(r"<(think|thinking)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
@@ -60,7 +62,7 @@ class ParsedFix:
     confidence: float | None = None
 
 
-class FixBlockError(ValueError):
+class FixBlockError(EngineError, ValueError):
     """A malformed ``<FIX>`` block: which one (1-based) and what is wrong with it."""
 
     def __init__(self, block: int, problem: str) -> None:

@@ -28,7 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from validation.engine.types import MAX_NESTING, Bundle, EvidenceItem, InputLimits, json_size
+from validation.engine.errors import EngineError
+from validation.engine.limits import MAX_NESTING, InputLimits, json_size
+from validation.engine.types import Bundle, EvidenceItem
 
 MAX_MESSAGES = 20
 # bundle -> evidence -> [i] -> content adds three levels on top of the content's own nesting.
@@ -38,7 +40,7 @@ _TOP_FIELD_RE = re.compile(r"[^.\[]+(?:\[\d+\])?(?:\.[^.\[]+)?")
 _BOM = b"\xef\xbb\xbf"
 
 
-class BundleError(ValueError):
+class BundleError(EngineError, ValueError):
     """A bundle that breaks the input rules; ``errors`` has one line per problem."""
 
     def __init__(self, errors: str | Sequence[str]) -> None:
@@ -171,7 +173,7 @@ def load_json(data: Mapping[str, Any] | bytes | str, limits: InputLimits) -> tup
         raise BundleError("malformed JSON: nested too deeply") from None
 
 
-class _NonFiniteNumberError(ValueError):
+class _NonFiniteNumberError(EngineError, ValueError):
     pass
 
 

@@ -1,8 +1,9 @@
-"""``validate(bundle)``: every deterministic check, merged into one seed §6 Verdict.
+"""``validate(bundle)``: every deterministic check, merged into one
+docs/validation-phase-spec.md §6 Verdict.
 
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
-(numbers, arithmetic, derived values: :func:`validation.engine.numeric.analyze`),
+(numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric.analyze`),
 ``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
@@ -12,7 +13,7 @@ list, and fixes are ordered by offset. A fix whose FIND does not occur exactly o
 the body is dropped (it could never be applied). Apart from ``timings_ms`` the verdict
 is a pure function of its inputs: same bundle and settings, same verdict.
 
-References are not claims. ``numbers.extract`` already skips section marks (``§4.2``,
+References are not claims. ``checks.numeric`` already skips section marks (``§4.2``,
 "section 4.2"), footnotes and URLs; what only the evidence can tell is a reference -- a
 bracketed ref whose name holds a number, ``[earnings call 17]`` -- is dropped here from
 the numeric findings, fixes, claim spans and numbers report (see
@@ -35,6 +36,7 @@ from typing import TypeVar
 
 from validation.engine.caps import cap_findings, cap_numbers, shortened
 from validation.engine.checks.format import check_format
+from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
 from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.checks.years import check_years
@@ -48,8 +50,6 @@ from validation.engine.decision import (
     suggested_fixes,
 )
 from validation.engine.fields import extract_fields, fields_from_mapping
-from validation.engine.numbers import EvidenceIndex, build_index
-from validation.engine.numeric import NumericResult, analyze
 from validation.engine.spans import occurs_once
 from validation.engine.types import (
     CHECK_NAMES,
@@ -70,9 +70,12 @@ _CHECK_ORDER = {name: position for position, name in enumerate(CHECK_NAMES)}
 def validate(
     bundle: Bundle, settings: EngineSettings | None = None, *, index: EvidenceIndex | None = None
 ) -> Verdict:
-    """Validate ``bundle.body`` against its evidence and query. Pure: no I/O, no Django."""
+    """Validate ``bundle.body`` against its evidence and query. Pure: no I/O, no Django.
+
+    ``settings`` default to ``EngineSettings()``: resolved here, once, and passed down."""
+    resolved = settings if settings is not None else EngineSettings()
     with _collector_paused():
-        return _validate(bundle, settings, index)
+        return _validate(bundle, resolved, index)
 
 
 @contextmanager
@@ -94,10 +97,7 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _validate(
-    bundle: Bundle, settings: EngineSettings | None, index: EvidenceIndex | None
-) -> Verdict:
-    settings = settings or EngineSettings()
+def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | None) -> Verdict:
     timings: dict[str, float] = {}
     started = perf_counter()
     body = bundle.body

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from validation.engine.calculator import CalculatorError, evaluate
-from validation.engine.numbers.extract import NumberMention, extract_values
+from validation.engine.checks.numeric import NumberMention, extract_values
 from validation.models import Fix
 
 # The confidence of an edit its proof contradicts: below any sensible bulk-accept threshold.

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validation.api import schema as api_schema
-from validation.engine.types import FIELD_LABEL_RE, _is_http_url, field_number
+from validation.engine.limits import FIELD_LABEL_RE, _is_http_url, field_number
 
 
 def not_blank(value: str) -> bool:

@@ -1,4 +1,5 @@
-"""Coherent format (seed §4.4): is the report well-formed, readable Markdown?
+"""Coherent format (docs/validation-phase-spec.md §4.4): is the report well-formed, readable
+Markdown?
 
 Findings (check ``coherent_format``), each with the span it is about:
 

@@ -1,12 +1,12 @@
 """The judge's answer: the model every answer is parsed into, and what makes one a judgement.
 
-:class:`JudgeAnswer` is the seed §6 output schema plus per-goal scores (§8) and the report's
-prose claims that the evidence does not support, each *quoted*. Pydantic refuses, besides
-the schema's bounds, the placeholders a small model writes: an unnamed goal score, an issue
-that is a word and not a sentence ("items"), FAIL without a quoted claim. :func:`parse_answer`
-then holds the answer to the bundle it judges: each goal score names its goal, a FAIL quote
-is found in the report (:func:`locate`), and an answer that finds fault while naming no goal,
-quoting nothing and stating no issue is refused. A refused answer is re-asked with its errors
+:class:`JudgeAnswer` is the docs/validation-phase-spec.md §6 output schema plus per-goal
+scores (§8) and the report's prose claims that the evidence does not support, each *quoted*.
+Pydantic refuses, besides the schema's bounds, the placeholders a small model writes: an unnamed
+goal score, an issue that is a word and not a sentence ("items"), FAIL without a quoted claim.
+:func:`parse_answer` then holds the answer to the bundle it judges: each goal score names its goal,
+a FAIL quote is found in the report (:func:`locate`), and an answer that finds fault while naming no
+goal, quoting nothing and stating no issue is refused. A refused answer is re-asked with its errors
 (:func:`validation.engine.llm.retry.generate_and_validate`).
 """
 

@@ -34,6 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from validation.engine.errors import EngineError
+
 HOST = "127.0.0.1"
 CONTEXT_TOKENS = 4096
 THREADS = 2
@@ -58,7 +60,7 @@ ENV: dict[str, str] = {
 }
 
 
-class LocalLLMError(RuntimeError):
+class LocalLLMError(EngineError, RuntimeError):
     """The local model or server is not installed, or the server did not start."""
 
 

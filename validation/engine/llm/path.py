@@ -61,7 +61,7 @@ class LLMOutcome:
 def run_llm_path(
     bundle: Bundle,
     verdict: Verdict,
-    settings: EngineSettings | None,
+    settings: EngineSettings,
     llm_settings: LLMSettings,
     deadline: Deadline | None = None,
     *,
@@ -72,7 +72,6 @@ def run_llm_path(
 
     ``deadline`` bounds the whole path (default: ``llm_settings.attempt_budget_s`` from
     now); ``metrics`` defaults to the process-wide :data:`METRICS`."""
-    engine_settings = settings or EngineSettings()
     deadline = deadline or Deadline(llm_settings.attempt_budget_s)
     metrics = metrics if metrics is not None else METRICS
     own_client = client is None
@@ -95,7 +94,7 @@ def run_llm_path(
             )
             parts = [answered.part for answered in judged.parts]
             merged, report.changes = merge_judgement(
-                bundle, verdict, judged.combined(), parts, engine_settings
+                bundle, verdict, judged.combined(), parts, settings
             )
         except ValidationExhaustedError as exhausted:
             report.status = "errored"
@@ -114,7 +113,7 @@ def run_llm_path(
         else:
             report.retry = _retry_report(attempts, "ok")
             if llm_settings.fixer_enabled and _worth_fixing(merged):
-                merged = _fix(bundle, merged, engine_settings, chat, llm_settings, deadline, report)
+                merged = _fix(bundle, merged, settings, chat, llm_settings, deadline, report)
     finally:
         if own_client:
             chat.close()
@@ -145,8 +144,9 @@ def with_llm(engine: VerdictEngine, llm_settings: LLMSettings) -> VerdictEngine:
     def run(
         bundle: Bundle, settings: EngineSettings | None = None, *, index: Any = None
     ) -> Verdict:
-        verdict = engine(bundle, settings, index=index)
-        return run_llm_path(bundle, verdict, settings, llm_settings).verdict
+        resolved = settings if settings is not None else EngineSettings()  # once, at entry
+        verdict = engine(bundle, resolved, index=index)
+        return run_llm_path(bundle, verdict, resolved, llm_settings).verdict
 
     return run
 

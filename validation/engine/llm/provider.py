@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 import openai
 
+from validation.engine.errors import EngineError
 from validation.engine.llm.settings import LLMSettings
 from validation.engine.types import LLMCallRecord
 
@@ -32,7 +33,7 @@ _MIN_REQUEST_S = 0.05
 _RECORDED_TEXT = 50_000  # characters of a response kept in its record
 
 
-class ProviderError(Exception):
+class ProviderError(EngineError):
     """A request that could not be completed: the endpoint is unreachable, kept failing
     within the deadline, or refused the request. ``status_code`` when the server answered."""
 

@@ -1,4 +1,4 @@
-"""Retry with error feedback (seed: validation-retry-requirements, requirements 1-4).
+"""Retry with error feedback (docs/validation-retry-requirements.md, requirements 1-4).
 
 :func:`generate_and_validate` asks the model, parses the answer, and when the answer is
 refused re-asks with the errors -- categorized, prioritized, the top five with "showing 5 of
@@ -31,6 +31,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import ValidationError
 
+from validation.engine.errors import EngineError
 from validation.engine.llm.settings import RetryPolicy
 from validation.engine.types import LLMAttemptRecord, LLMFieldError
 
@@ -81,7 +82,7 @@ _RANGE_TYPES = frozenset(
 )
 
 
-class AnswerRejected(Exception):
+class AnswerRejected(EngineError):
     """What a parser raises for an answer it refuses; carries the categorized errors."""
 
     def __init__(self, errors: Sequence[LLMFieldError]) -> None:
@@ -208,7 +209,7 @@ def signature(errors: Sequence[LLMFieldError]) -> tuple[tuple[str, str, str, str
     return tuple(sorted((e.category, e.path, e.expected, e.received) for e in errors))
 
 
-class ValidationExhaustedError(Exception):
+class ValidationExhaustedError(EngineError):
     """No attempt produced a valid answer. ``reason``: exhausted, identical_errors, disabled."""
 
     def __init__(

@@ -35,8 +35,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from validation.engine.errors import EngineError
 
-class LLMConfigError(ValueError):
+
+class LLMConfigError(EngineError, ValueError):
     """The ``REDLINE_LLM_*`` environment cannot be read; the message names the variable."""
 
 

@@ -1,7 +1,7 @@
 """Results stated in words that nothing supported gives: slips to fix, or numbers
 that follow from an unsupported one.
 
-After the fixpoint (:mod:`validation.engine.numbers.support`), a number still
+After the fixpoint (:mod:`validation.engine.checks.numeric._support`), a number still
 unsupported is judged here, when its words make it a result:
 
 - it *follows from* an unsupported number when its operation over the report's
@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from decimal import Decimal
 from itertools import pairwise
 
-from validation.engine.numbers import operations as ops
-from validation.engine.numbers import search
-from validation.engine.numbers.extract import NumberMention
-from validation.engine.numbers.labels import label_tokens
-from validation.engine.numbers.matching import Claim, small_integer
-from validation.engine.numbers.operations import Miss, Operand, Outcome, Target
-from validation.engine.numbers.support import Grounding
+from validation.engine.checks.numeric import _operations as ops
+from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._matching import Claim, small_integer
+from validation.engine.checks.numeric._operations import Miss, Operand, Outcome, Target
+from validation.engine.checks.numeric._support import Grounding
+from validation.engine.checks.numeric._types import NumberMention
 
 MISS_REACH = 0.25  # a wrong result this close to the right one is a slip, not another number
 # A fix's confidence: the operands are read from where they stand and what they are,

@@ -9,15 +9,15 @@ changes. An unsupported number never vouches for another ("up 418 million, at
 nor the 418 is supported by the other).
 
 The operation a number is the result of comes from its words
-(:mod:`validation.engine.numbers.cues`) and from what it is; the search for it
-(:mod:`validation.engine.numbers.search`) takes its operands from anywhere in the
+(:mod:`validation.engine.checks.numeric._cues`) and from what it is; the search for it
+(:mod:`validation.engine.checks.numeric._search`) takes its operands from anywhere in the
 report - the nearest supported numbers, before or after it, in other paragraphs
 and bullets - and from the evidence numbers beside them (the prior year in the
 same table row: "decreased by $214 million to $2,486 million" is 2,700 - 2,486).
 The pool is bounded: at most `REPORT_POOL` report numbers, found within `_SCAN`
 numbers of the claim, and `EVIDENCE_POOL` evidence numbers.
 
-What is still unsupported afterwards is judged by :mod:`validation.engine.numbers.misses`.
+What is still unsupported afterwards is judged by :mod:`validation.engine.checks.numeric._misses`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
-from validation.engine.numbers import operations as ops
-from validation.engine.numbers import search
-from validation.engine.numbers.cues import GAP, Cue, cue_of, mark_of, year_of
-from validation.engine.numbers.evidence import EvidenceIndex
-from validation.engine.numbers.matching import Claim, small_integer
-from validation.engine.numbers.operations import Operand
+from validation.engine.checks.numeric import _operations as ops
+from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._cues import GAP, Cue, cue_of, mark_of, year_of
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._matching import Claim, small_integer
+from validation.engine.checks.numeric._operations import Operand
 
 REPORT_POOL = search.MAX_RUN  # supported report numbers offered to one result, nearest first
 EVIDENCE_POOL = 6  # evidence numbers beside them, or sharing the result's label

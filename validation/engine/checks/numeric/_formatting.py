@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal
 
-from validation.engine.numbers.extract import NumberMention
+from validation.engine.checks.numeric._types import NumberMention
 
 _MAX_EXTRA_DECIMALS = 6
 

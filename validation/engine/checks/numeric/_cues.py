@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from validation.engine.numbers.labels import wordset
+from validation.engine.checks.numeric._labels import wordset
 
 CHANGE = "change"
 SUM = "sum"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from validation.engine.numbers.evidence import EvidenceIndex
+from validation.engine.checks.numeric._evidence import EvidenceIndex
 
 _NAME_WORDS = (
     "tier",

@@ -1,0 +1,52 @@
+"""The numeric check: every number of a report judged against the evidence.
+
+Its public face is small::
+
+    from validation.engine.checks.numeric import analyze, build_index
+
+    index = build_index(bundle.evidence)      # the evidence index (reusable)
+    result = analyze(body, index, settings=settings)
+
+The work is done in private modules, in the order a number travels:
+
+- reading numbers: ``_extract`` (mentions in text) with ``_lexicon`` (the words
+  around them), ``_tables`` (markdown tables and their scales), ``_labels`` (what a
+  number is of), ``_scales`` (scale words), ``_formatting`` (writing a number back);
+- the evidence index: ``_evidence`` (``EvidenceIndex`` and its lookups,
+  ``EvidenceNumber``, ``build_index``), built in layers -- ``_index_state`` (entry
+  kinds and the state the layers share), ``_index_build`` (walking JSON and text into
+  entries), ``_index_labels`` (paths, labels, excerpts, declared scales);
+- matching a claim: ``_matching`` (exact, rounded, another scale) and ``_readings``
+  (the values a report number may stand for);
+- derivation and support: ``_operations`` (operands and outcomes), ``_cues`` (what
+  the words say), ``_search`` and ``_paired`` (the bounded search for an operation),
+  ``_support`` (grounding), ``_misses`` (what a failed search means), ``_references``
+  (numbers that refer to something else);
+- written calculations: ``_calculations`` and ``_expressions`` (reading and
+  evaluating an expression), ``_arithmetic``, ``_equations``, ``_links`` and
+  ``_precision`` (checking it);
+- the check itself: ``_check`` (``analyze``), ``_context`` (citations, lines and
+  sentences), ``_outcome`` (``NumericResult`` and what the steps share), ``_assemble``
+  (one outcome per number) and ``_findings`` (findings and fixes).
+
+``_types`` holds what both halves share (``NumberMention``, the expression tree,
+``WrittenCalculation``, ``CheckedCalculation``), so no two modules import each other.
+"""
+
+from validation.engine.checks.numeric._check import analyze, reset_caches
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
+from validation.engine.checks.numeric._extract import extract, extract_values
+from validation.engine.checks.numeric._outcome import NumericResult
+from validation.engine.checks.numeric._types import NumberMention
+
+__all__ = [
+    "EvidenceIndex",
+    "EvidenceNumber",
+    "NumberMention",
+    "NumericResult",
+    "analyze",
+    "build_index",
+    "extract",
+    "extract_values",
+    "reset_caches",
+]

@@ -1,0 +1,244 @@
+"""One outcome per number: its match (exact, rounded, derived, close, orphan), the
+findings and fixes it yields, assembled in report order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._findings import (
+    _arithmetic_finding,
+    _close_finding,
+    _scale_finding,
+    _worded_finding,
+)
+from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
+from validation.engine.checks.numeric._outcome import (
+    NumericResult,
+    _nearest,
+    _Output,
+    _SentenceNumbers,
+)
+from validation.engine.checks.numeric._references import UnknownReference
+from validation.engine.checks.numeric._types import NumberMention
+from validation.engine.types import Finding, FixProposal, NumberMatch, NumbersReport, ToolCallRecord
+
+# ------------------------------------------------------------------ results
+
+
+def _assemble(
+    body: str,
+    index: EvidenceIndex,
+    claims: Sequence[Claim],
+    tool_calls: list[ToolCallRecord],
+    references: Sequence[UnknownReference],
+    sentences: _SentenceNumbers,
+) -> NumericResult:
+    result = _Output(tool_calls)
+    for reference in references:
+        result.finding_dicts.append(_reference_finding(reference))
+    matches: list[dict[str, Any]] = []
+    close: list[int] = []
+    orphans: list[int] = []
+    suspicious: list[int] = []
+    supported = 0
+    for claim in claims:
+        mention = claim.mention
+        match = _number_match(claim)
+        if match is None:
+            continue  # a small integer the evidence does not know: not a claim
+        result.claim_spans.append((mention.start, mention.end))
+        position = len(matches)
+        matches.append(match)
+        status = match["status"]
+        if status in ("exact", "rounded", "derived"):
+            supported += 1
+        elif wrong_calculation(claim):
+            suspicious.append(position)
+            _arithmetic_finding(body, claim, result)
+        elif claim.miss is not None:
+            close.append(position)
+            suspicious.append(position)
+            _worded_finding(body, claim, claim.miss, result)
+        elif claim.rescaled is not None:
+            close.append(position)
+            suspicious.append(position)
+            _scale_finding(body, index, claim, claim.rescaled, result)
+        elif status == "close_but_wrong":
+            close.append(position)
+            suspicious.append(position)
+            _close_finding(body, index, claim, result, sentences)
+        else:
+            orphans.append(position)
+            _orphan_finding(claim, result)
+    # One validation of all matches is much cheaper than one per number; the
+    # seed's lists are views of the same validated matches.
+    validated = _MATCHES.validate_python(matches)
+    report = NumbersReport.model_construct(
+        exact_matches=supported,
+        close_matches=[validated[position] for position in close],
+        orphan_numbers=[validated[position] for position in orphans],
+        suspicious=[validated[position] for position in suspicious],
+        matches=validated,
+    )
+    return NumericResult(
+        report=report,
+        findings=_FINDINGS.validate_python(result.finding_dicts),
+        fixes=_FIXES.validate_python(result.fix_dicts),
+        tool_calls=result.tool_calls,
+        claim_spans=result.claim_spans,
+    )
+
+
+_MATCHES = TypeAdapter(list[NumberMatch])
+_FINDINGS = TypeAdapter(list[Finding])
+_FIXES = TypeAdapter(list[FixProposal])
+
+
+def _number_match(claim: Claim) -> dict[str, Any] | None:
+    """The NumberMatch fields of one claim."""
+    mention = claim.mention
+    base = {
+        "text": mention.text,
+        "value": mention.value,
+        "start": mention.start,
+        "end": mention.end,
+        "label": mention.label,
+    }
+    calculation = claim.calculation
+    if wrong_calculation(claim):
+        assert calculation is not None
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=calculation.expected,
+            source_ref="calculator",
+            formula=f"{calculation.calculation.expression} = {calculation.exact}",
+        )
+    hit = claim.hit
+    if hit is not None:
+        return _number_match_of(
+            **base,
+            status="exact" if hit.status == "exact" else "rounded",
+            evidence_value=hit.number.value,
+            source_ref=hit.number.source_ref,
+            evidence_label=hit.number.label,
+        )
+    if calculation is not None and calculation.correct:
+        return _number_match_of(
+            **base,
+            status="derived",
+            evidence_value=calculation.expected,
+            source_ref="calculator",
+            formula=f"{calculation.calculation.expression} = {calculation.exact}",
+        )
+    if claim.computed:
+        return _number_match_of(
+            **base, status="derived", source_ref="report", formula=claim.computed
+        )
+    if claim.derivation is not None:
+        derivation = claim.derivation
+        return _number_match_of(
+            **base,
+            status="derived",
+            evidence_value=derivation.value,
+            source_ref=derivation.source_ref,
+            evidence_label=derivation.label,
+            formula=derivation.formula,
+        )
+    if claim.miss is not None:
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=claim.miss.expected,
+            source_ref="calculator",
+            formula=claim.miss.expression,
+        )
+    if claim.rescaled is not None:
+        number = claim.rescaled.number
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=number.full_value,
+            source_ref=number.source_ref,
+            evidence_label=number.label,
+        )
+    if small_integer(mention):
+        return None
+    nearest = _nearest(claim.close)
+    if nearest is not None:
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=nearest.number.value,
+            source_ref=nearest.number.source_ref,
+            evidence_label=nearest.number.label,
+        )
+    return _number_match_of(**base, status="orphan")
+
+
+def _number_match_of(**fields: Any) -> dict[str, Any]:
+    return fields
+
+
+def _reference_finding(reference: UnknownReference) -> dict[str, Any]:
+    return {
+        "check": "no_hallucinations",
+        "kind": "orphan",
+        "severity": "major",
+        "message": (
+            f'"{reference.name}" is named in no evidence item, which names '
+            + ", ".join(f'"{known}"' for known in reference.known)
+        ),
+        "start": reference.start,
+        "end": reference.end,
+        "text": reference.name,
+    }
+
+
+def _label_for(mention: NumberMention) -> str:
+    return f" ({mention.label})" if mention.label else ""
+
+
+def _orphan_finding(claim: Claim, result: _Output) -> None:
+    mention = claim.mention
+    if claim.depends:
+        result.finding_dicts.append(
+            {
+                "check": "no_hallucinations",
+                "kind": "follows_unsupported",
+                "severity": "minor",
+                "message": (
+                    f'"{mention.text}" follows from '
+                    + " and ".join(f'"{text}"' for text in claim.depends)
+                    + ", which no evidence supports: it is only as good as "
+                    + ("that number" if len(claim.depends) == 1 else "those numbers")
+                ),
+                "start": mention.start,
+                "end": mention.end,
+                "text": mention.text,
+            }
+        )
+        return
+    result.finding_dicts.append(
+        {
+            "check": "no_hallucinations",
+            "kind": "orphan",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}"{_label_for(mention)} is an operand of a written '
+                "calculation but appears in no evidence item and is not computed "
+                "earlier in the report"
+                if claim.operand
+                else f'"{mention.text}"{_label_for(mention)} appears in no evidence item and '
+                "cannot be derived from the evidence numbers"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+        }
+    )

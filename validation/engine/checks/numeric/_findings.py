@@ -1,0 +1,299 @@
+"""The findings of the numeric check and their fixes: a close but wrong number, a
+wrong written calculation, a wrong scale, a wrong worded result.
+"""
+
+from __future__ import annotations
+
+import time
+from decimal import Decimal
+from typing import Any
+
+from validation.engine.calculator import CalculatorError, calculate
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
+from validation.engine.checks.numeric._matching import Claim, Hit
+from validation.engine.checks.numeric._operations import Miss
+from validation.engine.checks.numeric._outcome import (
+    MIN_FIX_LABEL,
+    SCALE_FIX_CONFIDENCE,
+    _nearest,
+    _Output,
+    _SentenceNumbers,
+    _unambiguous,
+)
+from validation.engine.checks.numeric._types import NumberMention
+from validation.engine.spans import widen_to_unique
+from validation.engine.types import EvidenceExcerpt, ToolCallRecord
+
+
+def _close_finding(
+    body: str, index: EvidenceIndex, claim: Claim, result: _Output, sentence: _SentenceNumbers
+) -> None:
+    mention = claim.mention
+    nearest = _nearest(claim.close)
+    assert nearest is not None
+    number = nearest.number
+    described = f"{_short_label(number.label)} {number.raw}".strip()
+    excerpt = index.excerpt(number.entry)
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "close_but_wrong",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" is close to {described} in {number.source_ref} '
+                "but not equal at the precision shown"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [excerpt],
+        }
+    )
+    chosen = _unambiguous(claim.close)
+    if chosen is None or chosen.label < MIN_FIX_LABEL or result.fixes_full():
+        return  # a fix must name the same thing as the claim, not just a nearby value
+    if index.shares_row_label(chosen.number.entry):
+        return  # the row's label fits each of its columns: it does not pin one value
+    if index.written_in_text(chosen.number.entry) and _coarser(chosen, mention):
+        return  # "$91,104 thousand" is not made "$90,300 thousand" by a text's "90.3 million"
+    written = abs(chosen.number.value) / chosen.factor
+    if sentence.writes(body, claim, written):
+        return  # the sentence already states that value as another claim
+    replacement = replace_digits(mention, written)
+    if replacement == mention.text:
+        return
+    chosen_excerpt = index.excerpt(chosen.number.entry)
+    found = f"{chosen.number.source_ref}: {chosen.number.label} = {chosen.number.raw}"
+    call = ToolCallRecord(
+        tool="evidence_search",
+        input={"query": mention.label or mention.text, "value": mention.text},
+        output=found,
+        duration_ms=round(claim.search_ms, 3),
+    )
+    result.tool_calls.append(call)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"evidence {found}",
+            confidence=round(0.85 + 0.10 * min(1.0, chosen.label), 3),
+            kind="close_but_wrong",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[chosen_excerpt],
+        )
+    )
+
+
+def _coarser(hit: Hit, mention: NumberMention) -> bool:
+    """The evidence number is written with less precision than the claim (in the
+    claim's units): its digits cannot replace the claim's. (Only for text: a JSON
+    number's trailing zeros are lost, not absent.)"""
+    number = hit.number
+    if not number.written:
+        return False
+    evidence_step = Decimal(1).scaleb(-number.decimals) * abs(number.value / number.written)
+    claim_step = Decimal(1).scaleb(-mention.decimals) * hit.factor
+    return evidence_step > claim_step
+
+
+def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
+    mention = claim.mention
+    checked = claim.calculation
+    assert checked is not None and checked.expected is not None
+    expression = checked.calculation.expression
+    if checked.scale_fix is not None and mention.has_explicit_scale:
+        replacement = replace_scale(mention, checked.scale_fix)
+    else:
+        replacement = replace_digits(mention, checked.expected)
+    proof = EvidenceExcerpt(
+        source_ref="calculator", excerpt=f"{expression} = {checked.exact}", label="calculator"
+    )
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "arithmetic",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" does not follow from the calculation written before it: '
+                f"{expression} = {_short(checked.exact)}, which is {replacement} "
+                "at the precision shown"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [proof],
+        }
+    )
+    if replacement == mention.text or result.fixes_full():
+        return
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"calculator: {expression} = {checked.exact}",
+            confidence=0.99,
+            kind="arithmetic",
+            finding_index=finding_index,
+            tool_calls=[checked.tool_call],
+            evidence=[proof],
+        )
+    )
+
+
+def _scale_finding(
+    body: str, index: EvidenceIndex, claim: Claim, rescaled: Hit, result: _Output
+) -> None:
+    """A number whose digits are an evidence number's at another scale: the scale
+    word is wrong ("$47.5 million" for revenue of $47,525 million)."""
+    mention = claim.mention
+    number = rescaled.number
+    replacement = replace_scale(mention, rescaled.factor)
+    excerpt = index.excerpt(number.entry)
+    described = f"{_short_label(number.label)} {number.raw}".strip()
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "wrong_scale",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" has the digits of {described} in {number.source_ref} '
+                f"at another scale: the evidence gives {replacement}"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [excerpt],
+        }
+    )
+    if replacement == mention.text or result.fixes_full():
+        return
+    found = f"{number.source_ref}: {number.label} = {number.raw}"
+    call = ToolCallRecord(
+        tool="evidence_search",
+        input={"query": mention.label or mention.text, "value": mention.text},
+        output=found,
+        duration_ms=round(claim.search_ms, 3),
+    )
+    result.tool_calls.append(call)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"evidence {found}",
+            confidence=SCALE_FIX_CONFIDENCE,
+            kind="wrong_scale",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[excerpt],
+        )
+    )
+
+
+def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> None:
+    """A result stated in words that its operation over supported numbers misses."""
+    mention = claim.mention
+    began = time.perf_counter()
+    try:
+        exact = calculate(miss.expression).exact
+        error = None
+    except CalculatorError as problem:
+        exact, error = "", str(problem)
+    call = ToolCallRecord(
+        tool="calculator",
+        input={"expression": miss.expression},
+        output=exact or None,
+        error=error,
+        duration_ms=round((time.perf_counter() - began) * 1000, 3),
+    )
+    if miss.scale is not None:
+        replacement = replace_scale(mention, miss.scale)
+        what = f"{miss.expression} = {_short(exact)}, which is {replacement}"
+    else:
+        replacement = replace_digits(mention, miss.expected)
+        what = f"{miss.expression} = {_short(exact)}, which is {replacement} at the precision shown"
+    proof = EvidenceExcerpt(
+        source_ref="calculator", excerpt=f"{miss.expression} = {exact}", label="calculator"
+    )
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "close_but_wrong",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" does not follow from the numbers it is stated from: {what}'
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [proof],
+        }
+    )
+    result.tool_calls.append(call)
+    if not miss.clear or error or replacement == mention.text or result.fixes_full():
+        return
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"calculator: {miss.expression} = {exact}",
+            confidence=miss.confidence,
+            kind="worded_result",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[proof],
+        )
+    )
+
+
+def _fix(
+    body: str,
+    mention: NumberMention,
+    replacement: str,
+    *,
+    verified_with: str,
+    confidence: float,
+    kind: str,
+    finding_index: int,
+    tool_calls: list[ToolCallRecord],
+    evidence: list[EvidenceExcerpt],
+) -> dict[str, Any]:
+    find, offset = widen_to_unique(body, mention.start, mention.end)
+    head = mention.start - offset
+    tail = head + (mention.end - mention.start)
+    return {
+        "find": find,
+        "replace": find[:head] + replacement + find[tail:],
+        "verified_with": verified_with,
+        "confidence": confidence,
+        "kind": kind,
+        "origin": "deterministic",
+        "offset": offset,
+        "finding_index": finding_index,
+        "tool_calls": tool_calls,
+        "evidence": evidence,
+    }
+
+
+def _short_label(label: str) -> str:
+    """The last part of a JSON path ("quote.price" -> "price")."""
+    if not label:
+        return "value"
+    tail = label.rsplit(".", 1)[-1]
+    return tail if "[" not in tail else tail.split("[", 1)[0] or label
+
+
+def _short(exact: str) -> str:
+    if "." in exact and len(exact.split(".", 1)[1]) > 6:
+        whole, fraction = exact.split(".", 1)
+        return f"{whole}.{fraction[:6]}…"
+    return exact

@@ -1,0 +1,261 @@
+"""What an evidence entry is: its JSON path, its label and row label, an excerpt of
+its text, and the scale its item declares.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from decimal import Decimal
+from typing import Any
+
+from validation.engine.checks.numeric._index_build import _IndexBuilding
+from validation.engine.checks.numeric._index_state import (
+    _EXCERPT_RADIUS,
+    _MANTISSA,
+    _MAX_EXCERPT,
+    _PROSE,
+    _SCALAR,
+    _SCALED,
+    _TEXT,
+    _plain,
+)
+from validation.engine.checks.numeric._lexicon import prose_label
+from validation.engine.checks.numeric._scales import declared_scales, single_scale
+from validation.engine.types import EvidenceExcerpt
+
+
+class _IndexLabels(_IndexBuilding):
+    """What an entry is: its path, label, row label, excerpt and declared scale."""
+
+    def remember(self, key: Any, value: Any) -> None:
+        """Store a lookup answer in `memo` (cleared when it grows past 50,000)."""
+        if len(self.memo) >= 50_000:
+            self.memo.clear()
+        self.memo[key] = value
+
+    def item_of(self, entry: int) -> int:
+        record = self._record[entry]
+        return int(record[1]) if record[0] == _TEXT else self._containers[record[1]][0]
+
+    def _flags(self, entry: int) -> int:
+        return self._flags_of(entry, self._record[entry])
+
+    def _flags_of(self, entry: int, record: tuple[Any, ...]) -> int:
+        flags = int(record[7] if record[0] == _TEXT else record[5])
+        if entry and self._record[entry - 1] is record:
+            flags |= _MANTISSA  # the twin (see _MANTISSA)
+        return flags
+
+    def _parts(self, entry: int) -> tuple[str, Decimal, str, int]:
+        """(raw number, scale, unit, flags) of an entry."""
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            return record[4], record[5], record[6], self._flags_of(entry, record)
+        if kind == _SCALAR:
+            value = record[3]
+            raw = repr(value) if type(value) is float else str(value)
+            if "e" in raw or "E" in raw:
+                raw = _plain(Decimal(raw))
+            flags = self._flags_of(entry, record)
+            scale = Decimal(1)
+            if flags & _SCALED:
+                container = self._containers[record[1]]
+                own = self._key_scale(record[2]) if isinstance(record[2], str) else None
+                scale = own if own is not None else container[3]
+            return raw.lstrip("-"), scale, "", flags
+        return record[3], record[6], record[7], self._flags_of(entry, record)
+
+    def _container_path(self, container: int) -> str:
+        """`quote.price`, `annual[2]`: how a container is reached from its item's
+        root (walked up iteratively: nesting can be arbitrarily deep)."""
+        path = self._paths.get(container)
+        if path is not None:
+            return path
+        containers = self._containers
+        steps: list[tuple[bool, Any]] = []  # (parent is a list, key), leaf first
+        current = container
+        while True:
+            _, owner, _, _, _, place = containers[current]
+            if owner < 0:
+                break
+            steps.append((containers[owner][2], place))
+            current = owner
+        parts: list[str] = []
+        written = False  # is the path so far non-empty
+        for in_list, place in reversed(steps):
+            if in_list:
+                parts.append(f"[{place}]")
+                written = True
+            else:
+                if written:
+                    parts.append(".")
+                parts.append(place)
+                written = written or bool(place)
+        path = self._paths[container] = "".join(parts)
+        return path
+
+    def _path(self, entry: int) -> str:
+        record = self._record[entry]
+        is_list = self._containers[record[1]][2]
+        path = self._container_path(record[1])
+        key = record[2]
+        if is_list:
+            return f"{path}[{key}]"
+        return f"{path}.{key}" if path else str(key)
+
+    def _label(self, entry: int) -> str:
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            cached = self._labels.get(entry)
+            if cached is not None:
+                return cached
+            item = self.items[record[1]]
+            assert item.text is not None
+            start, end = record[2], record[3]
+            position = bisect_left(item.starts, start)
+            prev_end = item.ends[position - 1] if position > 0 else 0
+            next_start = (
+                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
+            )
+            label = prose_label(item.text, start, end, prev_end, next_start)
+            if not label and position > 0 and _SAME_ROW.fullmatch(item.text, prev_end, start):
+                # The next column of a table row: the row's label ("Net sales $ 14,082 $ 11,303").
+                label = self._row_label(record[1], position - 1)
+            if not label:
+                label = _markdown_row_label(item.text, start)
+            self._labels[entry] = label
+            return label
+        path = self._path(entry)
+        if kind == _PROSE:
+            text = self._string_texts[record[8]]
+            words = prose_label(text, record[9], record[10], 0, len(text))
+            return f"{path}: {words}" if words else path
+        return path
+
+    def _row_label(self, item_id: int, position: int) -> str:
+        """The label of the text number at `position`, or of the first number of its
+        row (numbers separated by blanks, currency signs and parentheses only)."""
+        item = self.items[item_id]
+        assert item.text is not None
+        for _ in range(8):
+            start, end = item.starts[position], item.ends[position]
+            prev_end = item.ends[position - 1] if position > 0 else 0
+            next_start = (
+                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
+            )
+            label = prose_label(item.text, start, end, prev_end, next_start)
+            if label or position == 0 or not _SAME_ROW.fullmatch(item.text, prev_end, start):
+                return label
+            position -= 1
+        return ""
+
+    def excerpt(self, entry: int) -> EvidenceExcerpt:
+        """What a reviewer sees as proof: ~120 characters around a text number, or
+        `path = value` for a JSON number."""
+        record = self._record[entry]
+        kind = record[0]
+        item = self.items[self.item_of(entry)]
+        if kind == _TEXT:
+            assert item.text is not None
+            snippet = _window(item.text, record[2], record[3])
+            label = self._label(entry)
+        elif kind == _PROSE:
+            snippet = _window(self._string_texts[record[8]], record[9], record[10])
+            label = self._path(entry)
+        else:
+            label = self._path(entry)
+            snippet = f"{label} = {self._parts(entry)[0]}"
+            if len(snippet) > _MAX_EXCERPT:  # a path thousands of levels deep: keep its end
+                snippet = "…" + snippet[1 - _MAX_EXCERPT :]
+        return EvidenceExcerpt(
+            source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
+        )
+
+    def shares_row_label(self, entry: int) -> bool:
+        """Another number of the same markdown table row has this one's label (the row
+        label names every column alike, so it does not single this number out)."""
+        record = self._record[entry]
+        if record[0] != _TEXT:
+            return False
+        label = self._label(entry)
+        item = self.items[record[1]]
+        assert item.text is not None
+        if not label or label != _markdown_row_label(item.text, record[2]):
+            return False
+        for other in (entry - 1, entry + 1):
+            if 0 <= other < len(self._record):
+                neighbour = self._record[other]
+                if (
+                    neighbour[0] == _TEXT
+                    and neighbour[1] == record[1]
+                    and self._label(other) == label
+                ):
+                    return True
+        return False
+
+    def written_in_text(self, entry: int) -> bool:
+        """The number stands in text as written (trailing zeros and all), not as a
+        JSON number whose precision was lost ("190.70" stored as 190.7)."""
+        return self._record[entry][0] in (_TEXT, _PROSE)
+
+    def declared_scale(self, item: int) -> Decimal | None:
+        """The scale an item's text declares for its numbers ("(in millions)"),
+        else the one the evidence as a whole declares; None when none or several."""
+        key = ("declared", item)
+        if key in self.memo:
+            return self.memo[key]  # type: ignore[no-any-return]
+        own = self._declared_in(item)
+        if not own:
+            everywhere = self.memo.get(("declared", -1))
+            if everywhere is None:
+                everywhere = frozenset().union(
+                    *(self._declared_in(other) for other in range(len(self.items)))
+                )
+                self.remember(("declared", -1), everywhere)
+            own = everywhere
+        scale = single_scale(own)
+        self.remember(key, scale)
+        return scale
+
+    def _declared_in(self, item: int) -> frozenset[Decimal]:
+        """The scales one item's text declares, scanned once per item (an item's own
+        scan and the evidence-wide union share it)."""
+        scales = self._item_scales.get(item)
+        if scales is None:
+            text = self.items[item].text
+            scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
+        return scales
+
+
+_SAME_ROW = re.compile(r"[\s$€£¥()%|-]{0,12}")
+_MARKDOWN_ROW_LABEL_CHARS = 200
+
+
+def _markdown_row_label(text: str, start: int) -> str:
+    """The row label of a number in a markdown table: the first cell of its row that
+    has words ("| Discount rate | 2.9 | 3.8 |" -> "Discount rate"), or ""."""
+    line_start = text.rfind("\n", max(0, start - _MARKDOWN_ROW_LABEL_CHARS), start) + 1
+    if line_start == 0 and start > _MARKDOWN_ROW_LABEL_CHARS:
+        return ""
+    row = text[line_start:start]
+    if not row.lstrip(" \t").startswith("|"):
+        return ""
+    for cell in row.split("|")[1:-1]:
+        words = cell.strip()
+        if words and any(char.isalpha() for char in words):
+            return words
+    return ""
+
+
+def _window(text: str, start: int, end: int) -> str:
+    low = max(0, start - _EXCERPT_RADIUS)
+    high = min(len(text), end + _EXCERPT_RADIUS)
+    snippet = " ".join(text[low:high].split())
+    if low > 0:
+        snippet = "…" + snippet
+    if high < len(text):
+        snippet = snippet + "…"
+    return snippet

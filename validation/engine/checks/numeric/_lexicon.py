@@ -1,0 +1,390 @@
+"""The words around a number: currency codes and symbols, months and periods,
+reference and section words, hedges, scale and unit words, and the labels prose
+gives a number ("revenue of $5M").
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from itertools import pairwise
+
+from validation.engine.checks.numeric._labels import wordset
+from validation.engine.checks.numeric._types import _Raw
+
+CURRENCY_CODES = (
+    "USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|DKK|SEK|NOK|KRW|BRL|MXN|ZAR|SGD|NZD|TWD"
+)
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
+)
+_CODES = frozenset(CURRENCY_CODES.split("|"))
+_SYMBOLS = "$€£¥₹₩₽"
+_THOUSANDS_MARK = "'\u2019" + _SYMBOLS
+_DOLLAR_PREFIXES = ("US", "HK", "NZ", "C", "A", "S", "R")
+# One cheap token per digit run: the number, an optional date/time/fraction tail
+# (which makes it a non-claim) and an optional suffix word. Context checks are
+# done on the few characters around each token, which is much faster than one
+# regex with an alternative per non-claim form.
+_TOKEN = re.compile(
+    r"(?P<num>[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)*)"
+    r"(?P<tail>-[0-9]{1,2}-[0-9]{1,4}|/[0-9]+(?:/[0-9]+)?|:[0-9]+(?::[0-9]+)?)?"
+    r"(?P<suf>[ \u00a0]?(?:%|\u00d7|[A-Za-z]+))?"
+)
+_URLS = re.compile(r"(?:https?://|www\.)[^\s<>\])\"'`]+|\]\([^()\[\]\s]*\)")
+_MONTHS = wordset(
+    "Jan January Feb February Mar March Apr April May Jun June Jul July Aug August Sep Sept "
+    "September Oct October Nov November Dec December"
+)
+_PERIOD_MARKERS = wordset("FY CY Q1 Q2 Q3 Q4 H1 H2")
+_INDEX_NAMES = wordset(
+    "s&p russell ftse nikkei dax cac stoxx eurostoxx nasdaq asx nifty sensex ibex omxc omxs "
+    "kospi tsx wilshire dow"
+)
+# Words before a bare integer that make it a reference, not a quantity.
+_REFERENCE_WORDS = wordset(
+    """step steps section sec page pages pp p table figure fig note notes item items phase tier
+    level version ver chapter ch appendix exhibit ex slide rule article art form schedule part
+    sections tables figures chapters appendices exhibits paragraphs clauses articles parts
+    no nos question round line paragraph para clause footnote rank ranked top bottom attempt
+    iteration loop option scenario case day week month year quarter gen generation series model
+    class grade stage group category type # №"""
+)
+# Words before a dotted number that make it a section of a document ("section 4.2",
+# "Table 2.1"); a dotted number after other reference words ("day 4.5") is a value.
+_SECTION_WORDS = wordset(
+    """section sections sec chapter chapters ch appendix appendices exhibit exhibits table
+    tables figure figures fig note notes item items step steps clause clauses paragraph
+    paragraphs para article articles art part parts rule schedule slide version ver"""
+)
+# Between two references of one list: "§§ 4.1-4.3", "sections 4.1, 4.2 and 4.3".
+_REFERENCE_LIST_GAP = re.compile(
+    r"[ \t]*(?:[-\u2013\u2014,/&]|and|or|to|through)[ \t]*(?:§+[ \t]*)?"
+)
+_FOOTNOTE_LIST = re.compile(r"\[[0-9]{1,3}(?:[ ]*[,\-\u2013][ ]*[0-9]{1,3})+\]")
+_HEDGE_WORDS = wordset(
+    "about approximately approx around roughly nearly almost over under some circa c estimated ~ ≈"
+)
+_HEDGE_PAIR_ENDS = frozenset(("than", "to", "of", "least", "most", "over", "under"))
+_HEDGE_PAIRS = frozenset(
+    (
+        "more than",
+        "less than",
+        "close to",
+        "upwards of",
+        "at least",
+        "at most",
+        "up to",
+        "just over",
+        "just under",
+    )
+)
+
+
+def _words_before(text: str, start: int) -> list[str]:
+    return text[max(0, start - 24) : start].split()[-2:]
+
+
+def _is_reference(text: str, start: int, number: str) -> bool:
+    """ "page 67", "Table 2", "March 31", "FY 24", "S&P 500", "No. 1", "#3"."""
+    if text[start - 1 : start] in ("#", "№"):
+        return True
+    words = _words_before(text, start)
+    if not words:
+        return False
+    last = words[-1]
+    bare = last.rstrip(".")
+    if bare in _MONTHS or bare.capitalize() in _MONTHS or last in _PERIOD_MARKERS:
+        return True
+    lowered = bare.lower()
+    if lowered in _INDEX_NAMES:
+        return number in _INDEX_SIZES
+    return lowered in _REFERENCE_WORDS
+
+
+def _is_section(text: str, start: int, number: str, before: str) -> bool:
+    """ "§4.1", "§ 4.2", "[§4.1 quote]", "section 4.2", "Table 2.1": a place in a document."""
+    if before == "§":
+        return True
+    if before not in " \t\u00a0":
+        return False
+    if text[start - 2 : start - 1] == "§":
+        return True
+    if "." not in number:
+        return False
+    words = _words_before(text, start)
+    return bool(words) and words[-1].rstrip(".").lower() in _SECTION_WORDS
+
+
+def _continues_references(text: str, last_end: int, num_start: int, number: str) -> bool:
+    """The next number of a list of references ("sections 4.1 and 4.3", "§§ 4.1-4.3")."""
+    if num_start - last_end > 12 or "," in number or len(number.split(".", 1)[0]) > 3:
+        return False
+    return _REFERENCE_LIST_GAP.fullmatch(text, last_end, num_start) is not None
+
+
+def _is_hedged(text: str, start: int) -> bool:
+    """ "about 1,200", "~$5B", "more than 40%"."""
+    head = text[max(0, start - 24) : start].rstrip()
+    if not head:
+        return False
+    if head[-1] in "~\u2248":
+        return True
+    cut = head.rfind(" ")
+    last = head[cut + 1 :].lower().rstrip(".,")
+    if last in _HEDGE_WORDS:
+        return True
+    if last not in _HEDGE_PAIR_ENDS or cut < 0:
+        return False
+    previous = head[:cut].rstrip()
+    return f"{previous[previous.rfind(' ') + 1 :].lower()} {last}" in _HEDGE_PAIRS
+
+
+_INDEX_SIZES = wordset(
+    "500 400 600 100 1500 1000 2000 3000 250 350 225 30 40 50 200 300 35 25 60 5000"
+)
+_MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\b")
+_PERIOD_COMPOUND = re.compile(r"(?:day|month|minute|hour|year)\b")  # not "52-week high"
+_ORDINALS = frozenset({"st", "nd", "rd", "th"})
+# Suffix words after a space; single letters only count when attached ("5B").
+_SPACED_SUFFIXES = wordset(
+    "% percent pct pp ppt ppts bp bps thousand thousands million millions billion billions "
+    "trillion trillions mn mln bn bln tn trn mm"
+)
+# First letters of the suffixes that may follow a number after a space.
+_SPACED_FIRST = frozenset("%pPbBtTmM")
+_TWO_WORD_SUFFIXES = {
+    "percentage": (re.compile(r"[ ]+points?\b"), "pp"),
+    "basis": (re.compile(r"[ ]+points?\b"), "bp"),
+    "per": (re.compile(r"[ ]?cent\b"), "%"),
+}
+_CURRENCY_AFTER = re.compile(
+    rf"[ \u00a0](?:(?P<code>{CURRENCY_CODES})|(?P<word>dollars|euros|pounds|yen))\b"
+)
+_SCALE_AFTER = re.compile(
+    rf"[ ]in[ ]+(?:(?:{CURRENCY_CODES})[ ]+|US[ ]?\$[ ]*|\$[ ]*)?"
+    r"(?P<word>(?i:thousands|millions|billions|trillions))\b"
+)
+_SCALE_WORDS: dict[str, Decimal] = {
+    "k": Decimal(1000),
+    "thousand": Decimal(1000),
+    "thousands": Decimal(1000),
+    "000": Decimal(1000),
+    "000s": Decimal(1000),
+    "'000": Decimal(1000),
+    "'000s": Decimal(1000),
+    "m": Decimal(10**6),
+    "mm": Decimal(10**6),
+    "mn": Decimal(10**6),
+    "mln": Decimal(10**6),
+    "million": Decimal(10**6),
+    "millions": Decimal(10**6),
+    "b": Decimal(10**9),
+    "bn": Decimal(10**9),
+    "bln": Decimal(10**9),
+    "billion": Decimal(10**9),
+    "billions": Decimal(10**9),
+    "t": Decimal(10**12),
+    "tn": Decimal(10**12),
+    "trn": Decimal(10**12),
+    "trillion": Decimal(10**12),
+    "trillions": Decimal(10**12),
+}
+_UNIT_WORDS: dict[str, str] = {
+    "%": "%",
+    "\u00d7": "x",
+    "percent": "%",
+    "per cent": "%",
+    "percent.": "%",
+    "pct": "%",
+    "pp": "pp",
+    "ppt": "pp",
+    "ppts": "pp",
+    "percentage point": "pp",
+    "percentage points": "pp",
+    "bp": "bp",
+    "bps": "bp",
+    "basis point": "bp",
+    "basis points": "bp",
+    "x": "x",
+}
+_CURRENCY_WORDS = {"dollars": "$", "euros": "€", "pounds": "£", "yen": "¥"}
+
+_CUR_OR_CODE = rf"(?:US[ ]?\$|\$|€|£|¥|₹|\b(?:{CURRENCY_CODES})\b)"
+_SCALE_PHRASE = re.compile(
+    # (in millions) / ($ in thousands) / (USD millions) / (in millions of dollars, except ...)
+    rf"\((?:[ ]*(?:all[ ]+)?(?:amounts?|figures?|values?|numbers?|data)[ ]+)?[ ]*(?:in[ ]+)?"
+    rf"(?:{_CUR_OR_CODE}[ ]*(?:in[ ]+)?)?"
+    r"(?P<w1>(?i:thousands|millions|billions|trillions|thousand|million|billion|mm|mn|mln|bn"
+    r"|['\u2018\u2019]?000s?))\b"
+    r"(?:[ ]+of[ ]+[A-Za-z$€£ ]{2,20}?)?(?:[ ]*[,;][^()\n]{0,80})?[ ]*\)"
+    # ($M) / (€m) / (USD bn) / ($000)
+    rf"|\([ ]*{_CUR_OR_CODE}[ ]*(?P<w2>[kKmMbB]|mm|MM|mn|bn|['\u2018\u2019]?000s?)[ ]*\)"
+    # in $ millions / in millions of dollars / figures in thousands
+    rf"|\b(?i:in)[ ]+(?:{_CUR_OR_CODE}[ ]*)?(?P<w3>(?i:thousands|millions|billions|trillions))\b"
+    # USD millions / $ millions / DKK bn (no digits follow)
+    rf"|{_CUR_OR_CODE}[ ]*(?P<w4>(?i:thousands|millions|billions|mn|bn|mm))\b"
+    # USD '000 / US$'000 (a statement's "in thousands")
+    rf"|{_CUR_OR_CODE}[ ]*(?P<w5>['\u2018\u2019]000s?)(?![0-9])"
+)
+_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]", re.MULTILINE)
+# Label words: words, and years (they say *which* number: "2024 revenue").
+_WORDS = re.compile(
+    r"(?<![0-9A-Za-z.,])(?:[A-Za-z][A-Za-z0-9&'\u2019_/-]*|(?:19|20)[0-9]{2}(?![0-9]))"
+)
+# Unit and scale words say nothing about *what* a number is.
+_NOT_LABEL_WORDS = wordset(
+    """
+    k m b t bn mn mm mln tn x pp bp bps percent pct per cent thousand thousands million
+    millions billion billions trillion trillions usd eur gbp dkk jpy
+    """
+)
+_CLAUSE_BOUNDARIES = ("\n", "|", ";", ". ")
+_RANGE_GAP = re.compile(r"[ \t]*(?:-|\u2013|\u2014|to|and)[ \t]*")
+_RANGE_FROM = re.compile(r"(?i)\b(?:from|between)[ \t]*$")
+_BY_BEFORE = re.compile(r"(?i)\bby[ \t]+$")
+
+
+_ONE = Decimal(1)
+_ATTACHED_SCALES = {"K": "k", "k": "k", "M": "m", "m": "m", "B": "b", "b": "b", "T": "t"}
+
+
+def _opens_exponent(text: str, start: int) -> bool:
+    """The number at `start` is an exponent: "1.5^0.5", "(a / b)^(1/2)", "x ** (1/3)"."""
+    position = start - 1
+    floor = max(0, start - 6)
+    while position >= floor and text[position] in " (":
+        position -= 1
+    if position < floor or text[position] not in "^*":
+        return False
+    if text[position] == "*":
+        position -= 1
+        if position < 0 or text[position] != "*":
+            return False
+    position -= 1
+    floor = max(0, position - 4)
+    while position > floor and text[position] == " ":
+        position -= 1
+    return position >= 0 and (text[position].isdigit() or text[position] == ")")
+
+
+def _digit_at(text: str, index: int) -> bool:
+    return index < len(text) and text[index].isdigit()
+
+
+def _read_suffix_word(word: str, attached: bool) -> tuple[str, Decimal, str] | None:
+    """(unit, scale, scale text) of the word after a number, or None if it is
+    not a unit or scale ("5 stores")."""
+    if word in _ATTACHED_SCALES:
+        if not attached:
+            return None
+        return "", _SCALE_WORDS[_ATTACHED_SCALES[word]], word
+    lowered = word.lower()
+    if lowered in ("x", "\u00d7"):
+        return ("x", _ONE, "") if attached else None
+    if lowered in _TWO_WORD_SUFFIXES:
+        return "", _ONE, ""  # completed by the caller
+    if not attached and lowered not in _SPACED_SUFFIXES and word != "MM":
+        return None
+    unit = _UNIT_WORDS.get(lowered)
+    if unit is not None:
+        return unit, _ONE, ""
+    scale = _SCALE_WORDS.get(lowered)
+    if scale is not None and lowered not in ("t", "k", "m", "b"):
+        return "", scale, word
+    return None
+
+
+def _mark_ranges(text: str, raws: list[_Raw]) -> None:
+    """ "10-12%", "$5 to $7", "$1.2-1.5B": both ends are numbers; a bare first end
+    takes the unit and scale of the second."""
+    for first, second in pairwise(raws):
+        gap = _RANGE_GAP.fullmatch(text, first.end, second.start)
+        if gap is None:
+            continue
+        connector = gap.group().strip()
+        if connector in ("to", "and"):
+            from_before = _RANGE_FROM.search(text, max(0, first.start - 12), first.start)
+            if connector == "and" and from_before is None:
+                continue
+            if connector == "to" and from_before is not None and "from" in from_before.group():
+                continue  # "from X to Y" is a change, not a range
+            if connector == "to" and _BY_BEFORE.search(text, max(0, first.start - 8), first.start):
+                continue  # "increased by $445,000 to $1,609,000": a change and where it ends
+        if first.unit and second.unit and first.unit != second.unit:
+            continue  # "fell 5% to $3.2 billion": a change and a level, not two ends
+        elif connector == "-" and first.end < second.start - 1:
+            continue  # "15.5 - 0.7" with spaces is a subtraction
+        first.in_range = second.in_range = True
+        if not first.unit:
+            first.unit = second.unit
+            first.currency = second.currency
+        if first.scale == 1 and first.unit not in ("%", "pp", "bp", "x"):
+            first.scale, first.scale_text = second.scale, second.scale_text
+
+
+def prose_label(text: str, start: int, end: int, prev_end: int, next_start: int) -> str:
+    """The label words of a number in running text (used for evidence text too)."""
+    before, after = _prose_label(text, start, end, prev_end, next_start)
+    return before if before else after
+
+
+def _prose_label(
+    text: str, start: int, end: int, prev_end: int, next_start: int
+) -> tuple[str, str]:
+    """(words before, words after) the number, within its clause. Before-words stop
+    at the previous number when there are words in between ("OCF $15.5B - CapEx
+    $0.7B": the label of $0.7B is "CapEx"), else reach back to the clause start."""
+    low = max(0, start - 160)
+    window = text[low:start]
+    period = window.rfind(". ")
+    clause = low + max(
+        window.rfind("\n") + 1,
+        window.rfind("|") + 1,
+        window.rfind(";") + 1,
+        period + 2 if period >= 0 else 0,
+    )
+    words: list[str] = []
+    if prev_end > clause:
+        words = _last_label_words(_WORDS.findall(text, prev_end, start))
+    if not words:
+        words = _last_label_words(_WORDS.findall(text, clause, start))
+    if not words and clause > 0 and text[clause - 1] == "\n" and prev_end < clause:
+        # A number alone on its line (a table extracted from a PDF, one cell a line,
+        # "$" on a line of its own): its label is the words on the lines above, back to
+        # the previous number.
+        words = _last_label_words(_WORDS.findall(text, max(prev_end, clause - 160), clause))
+    before = " ".join(words).strip(" -/")
+    high = min(len(text), end + 60, max(next_start, end))
+    tail = text[end:high]
+    for boundary in _CLAUSE_BOUNDARIES:
+        found = tail.find(boundary)
+        if found >= 0:
+            tail = tail[:found]
+    after = [word for word in _WORDS.findall(tail)[:5] if word.lower() not in _NOT_LABEL_WORDS]
+    return before, " ".join(after[:3])
+
+
+def _last_label_words(words: list[str]) -> list[str]:
+    """The words before a number up to eight content words (unit and scale words
+    are dropped; small words like "to", "of" do not count towards the eight)."""
+    kept: list[str] = []
+    content = 0
+    for word in reversed(words[-16:]):
+        lowered = word.lower()
+        if lowered in _NOT_LABEL_WORDS:
+            continue
+        kept.append(word)
+        if lowered not in _SMALL_WORDS:
+            content += 1
+            if content == 8:
+                break
+    kept.reverse()
+    return kept
+
+
+_SMALL_WORDS = wordset(
+    "a an the of in on at to for and or by with from as is was were are be been its it this "
+    "that than then which who up down"
+)
