@@ -19,6 +19,7 @@ that the evidence does not contain, are not claims.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from decimal import Decimal
 
@@ -91,10 +92,22 @@ def scan_numbers(text: str) -> list[tuple[int, int, str, Decimal, str]]:
             )
             for raw in raws
         ]
-    dashes = _dash_cells(text, extractor.tables)
-    if dashes:
-        found = sorted(found + dashes, key=lambda number: number[0])
+    extra = _dash_cells(text, extractor.tables) + _ordinals(text)
+    if extra:
+        found = sorted(found + extra, key=lambda number: number[0])
     return found
+
+
+# An ordinal of the evidence ("the 65th consecutive year of dividend increases") states
+# a count: the report's "65 consecutive years" restates it. (In a report an ordinal
+# names a place, not a quantity, and is no claim.)
+_ORDINAL = re.compile(r"(?<![\w.,])([1-9][0-9]{0,3})(?:st|nd|rd|th)\b")
+
+
+def _ordinals(text: str) -> list[tuple[int, int, str, Decimal, str]]:
+    return [
+        (match.start(), match.end(), match.group(1), _ONE, "") for match in _ORDINAL.finditer(text)
+    ]
 
 
 def parse_number_string(text: str) -> NumberMention | None:

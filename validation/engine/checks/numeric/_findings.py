@@ -112,16 +112,17 @@ def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
     proof = EvidenceExcerpt(
         source_ref="calculator", excerpt=f"{expression} = {checked.exact}", label="calculator"
     )
+    slip = checked.scale_fix is None and _rounding_slip(mention, checked.expected)
     finding_index = len(result.finding_dicts)
     result.finding_dicts.append(
         {
             "check": "claims_supported",
             "kind": "arithmetic",
-            "severity": "major",
+            "severity": "minor" if slip else "major",
             "message": (
                 f'"{mention.text}" does not follow from the calculation written before it: '
                 f"{expression} = {_short(checked.exact)}, which is {replacement} "
-                "at the precision shown"
+                "at the precision shown" + (_SLIP_NOTE if slip else "")
             ),
             "start": mention.start,
             "end": mention.end,
@@ -129,7 +130,7 @@ def _arithmetic_finding(body: str, claim: Claim, result: _Output) -> None:
             "evidence": [proof],
         }
     )
-    if replacement == mention.text or result.fixes_full():
+    if slip or replacement == mention.text or result.fixes_full():
         return
     result.fix_dicts.append(
         _fix(
@@ -213,12 +214,14 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
         error=error,
         duration_ms=round((time.perf_counter() - began) * 1000, 3),
     )
+    slip = miss.scale is None and _rounding_slip(mention, miss.expected)
     if miss.scale is not None:
         replacement = replace_scale(mention, miss.scale)
         what = f"{miss.expression} = {_short(exact)}, which is {replacement}"
     else:
         replacement = replace_digits(mention, miss.expected)
         what = f"{miss.expression} = {_short(exact)}, which is {replacement} at the precision shown"
+        what += _SLIP_NOTE if slip else ""
     proof = EvidenceExcerpt(
         source_ref="calculator", excerpt=f"{miss.expression} = {exact}", label="calculator"
     )
@@ -227,7 +230,7 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
         {
             "check": "claims_supported",
             "kind": "close_but_wrong",
-            "severity": "major",
+            "severity": "minor" if slip else "major",
             "message": (
                 f'"{mention.text}" does not follow from the numbers it is stated from: {what}'
             ),
@@ -238,7 +241,7 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
         }
     )
     result.tool_calls.append(call)
-    if not miss.clear or error or replacement == mention.text or result.fixes_full():
+    if slip or not miss.clear or error or replacement == mention.text or result.fixes_full():
         return
     result.fix_dicts.append(
         _fix(
@@ -253,6 +256,22 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
             evidence=[proof],
         )
     )
+
+
+# Digits a result must show for one unit off in its last to be a slip of rounding.
+_SLIP_DIGITS = 3
+_SLIP_NOTE = " (a rounding slip within one unit of the last digit: no fix proposed)"
+
+
+def _rounding_slip(mention: NumberMention, expected: Decimal) -> bool:
+    """The right value lies within one unit of the last digit the result shows, and the
+    result shows three digits or more ("= 4.19%" for 4.1844...): the writer rounded
+    wrongly, the number is not another one. It is reported, but no fix changes it: a
+    reviewer decides whether a last digit is worth a revision."""
+    if mention.significant_digits < _SLIP_DIGITS:
+        return False
+    unit = Decimal(1).scaleb(-mention.decimals)
+    return abs(abs(expected) - abs(mention.written)) < unit
 
 
 def _fix(

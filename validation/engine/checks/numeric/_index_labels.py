@@ -175,24 +175,21 @@ class _IndexLabels(_IndexBuilding):
         )
 
     def shares_row_label(self, entry: int) -> bool:
-        """Another number of the same markdown table row has this one's label (the row
-        label names every column alike, so it does not single this number out)."""
+        """A neighbouring number of the same text item has this one's label: a table
+        row, in markdown or as a filing's text lays it out ("Consolidated Operating
+        Revenues $ 136,835 $ 133,613"). The row label names every column alike, so it
+        does not single this number out."""
         record = self._record[entry]
-        if record[0] != _TEXT:
+        if record[0] not in (_TEXT, _PROSE):
             return False
         label = self._label(entry)
-        item = self.items[record[1]]
-        assert item.text is not None
-        if not label or label != _markdown_row_label(item.text, record[2]):
+        if not label:
             return False
         for other in (entry - 1, entry + 1):
             if 0 <= other < len(self._record):
                 neighbour = self._record[other]
-                if (
-                    neighbour[0] == _TEXT
-                    and neighbour[1] == record[1]
-                    and self._label(other) == label
-                ):
+                same_item = neighbour[0] == record[0] and neighbour[1] == record[1]
+                if same_item and self._label(other) == label:
                     return True
         return False
 
