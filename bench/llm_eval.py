@@ -27,6 +27,7 @@ import argparse
 import importlib.util
 import json
 import math
+import os
 import random
 import statistics
 import sys
@@ -336,7 +337,7 @@ def print_report(result: dict[str, Any], llm_settings: LLMSettings) -> None:
 def endpoint(local: bool) -> Iterator[LLMSettings | None]:
     """The endpoint's settings: the environment's, or a local server's for ``--local``."""
     if not local:
-        yield settings_from_env()
+        yield settings_from_env(os.environ)
         return
     log = ROOT / "var" / "llm-eval-server.log"
     log.parent.mkdir(parents=True, exist_ok=True)

@@ -401,3 +401,12 @@ def test_an_ordinal_of_the_evidence_states_a_count() -> None:
         ("release", "This marked the 65th consecutive year of dividend increases."),
     )
     assert numeric_findings(verdict) == []
+
+
+def test_a_number_and_a_remark_in_parentheses_are_no_two_cells_of_a_row() -> None:
+    verdict = check(
+        "Intrinsic value is $138.00 per share.",
+        ("dcf", "Intrinsic value per share: 139.00 USD (10-year DCF, 8% discount rate)."),
+    )
+    (fix,) = verdict.fixes
+    assert "$139.00" in fix.replace

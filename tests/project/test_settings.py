@@ -214,6 +214,17 @@ def test_settings_py_is_the_one_reader_of_the_environment_on_the_django_side() -
         ]
 
 
+def test_the_engine_reads_the_environment_in_one_place_for_its_command_lines() -> None:
+    engine = ROOT / "validation" / "engine"
+    readers = sorted(
+        str(path.relative_to(ROOT))
+        for path in engine.rglob("*.py")
+        if re.search(r"os\.environ|getenv", path.read_text("utf-8"))
+    )
+
+    assert readers == ["validation/engine/environment.py"]
+
+
 def test_the_readme_table_lists_every_variable_settings_read_and_no_other() -> None:
     settings_names = _names_read(ROOT / "project" / "settings.py")
     gunicorn_names = _names_read(ROOT / "project" / "gunicorn_conf.py")

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, TextIO
 
 from pydantic import ValidationError
 
+from validation.engine.environment import process_environment
 from validation.engine.errors import EngineError
 from validation.engine.intake import BundleError, read_bundle, validation_messages
 from validation.engine.limits import InputLimits
@@ -161,7 +162,7 @@ def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> 
 
 def _limits_from_env() -> InputLimits:
     try:
-        return InputLimits.from_env()
+        return InputLimits.from_env(process_environment())
     except (ValueError, ValidationError) as error:
         raise CommandInputError(f"bad input limits in the environment: {error}") from None
 
@@ -294,7 +295,7 @@ def _llm_engine(engine: Engine | None) -> Engine:
     from validation.engine.pipeline import validate
 
     try:
-        llm_settings = settings_from_env()
+        llm_settings = settings_from_env(process_environment())
     except LLMConfigError as error:
         raise CommandInputError(f"--llm: {error}") from None
     if llm_settings is None:

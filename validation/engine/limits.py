@@ -5,7 +5,6 @@ the structured fields (numeric field names and their values).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -59,8 +58,7 @@ class InputLimits(BaseModel):
     evidence_bytes: int = Field(default=DEFAULT_MAX_EVIDENCE_BYTES, ge=1)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> InputLimits:
-        environ = os.environ if environ is None else environ
+    def from_env(cls, environ: Mapping[str, str]) -> InputLimits:
         values: dict[str, int] = {}
         for name, key in (
             ("body_bytes", "REDLINE_MAX_BODY_BYTES"),

@@ -5,7 +5,7 @@
 takes all three from there: its default, its validator, its choices, and the database check
 constraint ``engine_constraints`` derives. Making an engine setting admin-tunable is two
 edits: ``name = engine_field("name")`` in the Policy, and the migration ``makemigrations``
-writes. ``tests/validation/models/test_policy_engine_settings.py`` holds the two in step.
+writes. ``tests/validation/models/test_engine_fields.py`` holds the two in step.
 """
 
 from __future__ import annotations

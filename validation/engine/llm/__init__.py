@@ -5,7 +5,7 @@ Public API::
 
     from validation.engine.llm import run_llm_path, settings_from_env, Deadline
 
-    llm_settings = settings_from_env()          # None: no endpoint, stay deterministic
+    llm_settings = settings_from_env(environ)   # None: no endpoint, stay deterministic
     if llm_settings is not None:
         outcome = run_llm_path(bundle, verdict, engine_settings, llm_settings,
                                Deadline(seconds_left_in_the_task))

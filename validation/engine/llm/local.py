@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from validation.engine.environment import process_environment
 from validation.engine.errors import EngineError
 
 HOST = "127.0.0.1"
@@ -188,7 +189,7 @@ def local_server(
         server_command(model, port),
         stdout=output,
         stderr=subprocess.STDOUT,
-        env=server_env(os.environ if environ is None else environ),
+        env=server_env(process_environment() if environ is None else environ),
     )
     try:
         wait_ready(base_url, timeout_s, process)
@@ -229,7 +230,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if model is None:
         print("the local LLM is not installed: run bin/install-local-llm", file=sys.stderr)
         return 1
-    os.execve(sys.executable, server_command(model, args.port), server_env(os.environ))
+    os.execve(sys.executable, server_command(model, args.port), server_env(process_environment()))
     return 1  # pragma: no cover - execv does not return
 
 

@@ -29,7 +29,6 @@ variable                           field                            default
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Literal
 
@@ -130,11 +129,11 @@ _RETRY_FIELDS: dict[str, str] = {
 }
 
 
-def settings_from_env(environ: Mapping[str, str] | None = None) -> LLMSettings | None:
+def settings_from_env(environ: Mapping[str, str]) -> LLMSettings | None:
     """``LLMSettings`` from ``REDLINE_LLM_*``; None when no base URL is configured.
 
     Raises :class:`LLMConfigError` naming the variable when a value is not acceptable."""
-    env = os.environ if environ is None else environ
+    env = environ
     if not env.get("REDLINE_LLM_BASE_URL", "").strip():
         return None
     data: dict[str, object] = {

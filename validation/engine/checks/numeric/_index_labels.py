@@ -175,22 +175,38 @@ class _IndexLabels(_IndexBuilding):
         )
 
     def shares_row_label(self, entry: int) -> bool:
-        """A neighbouring number of the same text item has this one's label: a table
-        row, in markdown or as a filing's text lays it out ("Consolidated Operating
-        Revenues $ 136,835 $ 133,613"). The row label names every column alike, so it
-        does not single this number out."""
-        record = self._record[entry]
-        if record[0] not in (_TEXT, _PROSE):
+        """The number next to this one in the same text item has its label, with nothing
+        written between them but spaces, separators and signs: two cells of one table row,
+        in markdown or as a filing's text lays it out ("Consolidated Operating Revenues
+        $ 136,835 $ 133,613"). The row label names every column alike, so it does not
+        single this number out. (Words between them - "139.00 USD (10-year DCF" - make
+        them two statements of one sentence, not two cells.)"""
+        records = self._record
+        record = records[entry]
+        if record[0] != _TEXT:
             return False
         label = self._label(entry)
         if not label:
             return False
-        for other in (entry - 1, entry + 1):
-            if 0 <= other < len(self._record):
-                neighbour = self._record[other]
-                same_item = neighbour[0] == record[0] and neighbour[1] == record[1]
-                if same_item and self._label(other) == label:
-                    return True
+        text = self.items[record[1]].text
+        assert text is not None
+        for step in (-1, 1):
+            other = entry + step
+            while 0 <= other < len(records) and records[other] is record:
+                other += step  # the as-written twin of a scaled number
+            if not 0 <= other < len(records):
+                continue
+            neighbour = records[other]
+            if neighbour[0] != _TEXT or neighbour[1] != record[1]:
+                continue
+            low, high = (neighbour[3], record[2]) if step < 0 else (record[3], neighbour[2])
+            gap = text[low:high]
+            if not _CELL_GAP.fullmatch(gap):
+                continue
+            if "(" in gap and not _CELL_BREAK.search(gap):
+                continue
+            if self._label(other) == label:
+                return True
         return False
 
     def written_in_text(self, entry: int) -> bool:
@@ -229,6 +245,13 @@ class _IndexLabels(_IndexBuilding):
 
 _SAME_ROW = re.compile(r"[\s$€£¥()%|-]{0,12}")
 _MARKDOWN_ROW_LABEL_CHARS = 200
+
+
+# What stands between two cells of one row: spaces, separators, signs, currency symbols and
+# the parentheses of negative amounts; but within a line, a parenthesis opens a remark
+# ("139.00 USD (10-year DCF" is no second cell), unless a table separator stands there.
+_CELL_GAP = re.compile(r"[\s|$€£¥%\-\u2013\u2014,:;()]*")
+_CELL_BREAK = re.compile(r"[\n\t|]|  ")
 
 
 def _markdown_row_label(text: str, start: int) -> str:
