@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.calculator import CalculatorError, calculate
-from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
 from validation.engine.checks.numeric._matching import Claim, Hit
 from validation.engine.checks.numeric._operations import Miss
@@ -65,14 +65,7 @@ def _close_finding(
     if replacement == mention.text:
         return
     chosen_excerpt = index.excerpt(chosen.number.entry)
-    found = f"{chosen.number.source_ref}: {chosen.number.label} = {chosen.number.raw}"
-    call = ToolCallRecord(
-        tool="evidence_search",
-        input={"query": mention.label or mention.text, "value": mention.text},
-        output=found,
-        duration_ms=round(claim.search_ms, 3),
-    )
-    result.tool_calls.append(call)
+    found, call = _evidence_search(claim, chosen.number, result)
     result.fix_dicts.append(
         _fix(
             body,
@@ -175,14 +168,7 @@ def _scale_finding(
     )
     if replacement == mention.text or result.fixes_full():
         return
-    found = f"{number.source_ref}: {number.label} = {number.raw}"
-    call = ToolCallRecord(
-        tool="evidence_search",
-        input={"query": mention.label or mention.text, "value": mention.text},
-        output=found,
-        duration_ms=round(claim.search_ms, 3),
-    )
-    result.tool_calls.append(call)
+    found, call = _evidence_search(claim, number, result)
     result.fix_dicts.append(
         _fix(
             body,
@@ -272,6 +258,23 @@ def _rounding_slip(mention: NumberMention, expected: Decimal) -> bool:
         return False
     unit = Decimal(1).scaleb(-mention.decimals)
     return abs(abs(expected) - abs(mention.written)) < unit
+
+
+def _evidence_search(
+    claim: Claim, number: EvidenceNumber, result: _Output
+) -> tuple[str, ToolCallRecord]:
+    """The evidence search that proves a fix from `number`, recorded among the tool
+    calls: what it found ("10-K p22: Revenue = 136835") and the call itself."""
+    mention = claim.mention
+    found = f"{number.source_ref}: {number.label} = {number.raw}"
+    call = ToolCallRecord(
+        tool="evidence_search",
+        input={"query": mention.label or mention.text, "value": mention.text},
+        output=found,
+        duration_ms=round(claim.search_ms, 3),
+    )
+    result.tool_calls.append(call)
+    return found, call
 
 
 def _fix(
