@@ -40,7 +40,8 @@ def _text_files() -> Iterator[Path]:
 
 
 def _sections(page: Path) -> set[str]:
-    return set(HEADING.findall(page.read_text("utf-8")))
+    text = re.sub(r"^```.*?^```", "", page.read_text("utf-8"), flags=re.DOTALL | re.MULTILINE)
+    return set(HEADING.findall(text))
 
 
 def _numbers(run: str) -> list[str]:
