@@ -1,4 +1,4 @@
-"""Measure the LLM path on the dev sets (retry seed, requirement 5): `.venv/bin/python
+"""Measure the LLM path on the dev sets (docs/spec.md §12.5, docs/figures.md): `.venv/bin/python
 bench/llm_eval.py [SET.jsonl ...] [--limit N] [--settings JSON] [--json OUT] [--local]`.
 
 Runs a fixed sample of N bundles (default 300; the same sample as ``score.py --limit N``) of

@@ -4,7 +4,7 @@
 # The Policy is the one the data set is documented for (../shared/evaldata/README.md,
 # numbers-only.json: citations off, since TAT-QA answers cite nothing) with validator-only
 # approval on, so the validator's APPROVE verdicts are approved and the export pull has them.
-# The Celery workers run under `nice -n 10` (BENCH_WORKER_NICE, 0 to turn it off), as README
+# The Celery workers run under `nice -n 10` (BENCH_WORKER_NICE, 0 to turn it off), as docs/production.md
 # recommends wherever workers share cores with gunicorn: the web answers first, validation
 # (asynchronous, and well above its target) takes the CPU the web leaves.
 #   PGHOST=127.0.0.1 bench/run_api_load.sh [--count 1000]

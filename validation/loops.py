@@ -1,4 +1,4 @@
-"""Loop state (docs/validation-phase-spec.md §7): how many REVISE and RETRY loops an
+"""Loop state (docs/spec.md §7): how many REVISE and RETRY loops an
 analysis has used and has left.
 
 A loop is a new revision made to answer the validator: applying accepted fixes uses a

@@ -1,4 +1,4 @@
-"""The safe calculator (seed: hallucination mitigation, tasks 1-2)."""
+"""The safe calculator (docs/spec.md §13)."""
 
 import re
 import time

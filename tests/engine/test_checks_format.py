@@ -1,4 +1,4 @@
-"""Coherent format (seed §4.4): well-formed Markdown, clickable links, not truncated."""
+"""Coherent format (docs/spec.md §4.4): well-formed Markdown, clickable links, not truncated."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Query addressed (seed §4.3) and multi-goal scoring (seed §8)."""
+"""Query addressed (docs/spec.md §4.3) and multi-goal scoring (docs/spec.md §8)."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def test_a_report_sharing_no_term_with_the_query_is_unrelated() -> None:
     ("score", "status"),
     [(1.0, "PASS"), (0.75, "PASS"), (0.7499, "PARTIAL"), (0.5, "PARTIAL"), (0.4999, "FAIL")],
 )
-def test_goal_bands_follow_seed_8_1(score: float, status: GoalStatus) -> None:
+def test_goal_bands_follow_spec_8_1(score: float, status: GoalStatus) -> None:
     assert goal_status(score, EngineSettings()) == status
 
 
@@ -152,7 +152,7 @@ def test_goal_bands_come_from_the_settings() -> None:
         ([], None),
     ],
 )
-def test_the_aggregate_matrix_of_seed_8_2(statuses: list[GoalStatus], decision: str) -> None:
+def test_the_aggregate_matrix_of_spec_8_2(statuses: list[GoalStatus], decision: str) -> None:
     assert goal_matrix(statuses) == decision
 
 

@@ -1,4 +1,4 @@
-"""Sources (seed §4.2, §4.5): URLs come from the evidence, cited refs exist, numeric
+"""Sources (docs/spec.md §4.2, §4.5): URLs come from the evidence, cited refs exist, numeric
 claims carry a source reference."""
 
 from __future__ import annotations

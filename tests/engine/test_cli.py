@@ -66,7 +66,7 @@ def test_standard_input_gives_the_same_verdict_as_the_file() -> None:
     )
 
 
-def test_markdown_format_is_the_seed_section_plus_findings_and_fixes() -> None:
+def test_markdown_format_is_the_attempt_record_plus_findings_and_fixes() -> None:
     result = redline("check", str(DATA / "bundle_flawed.json"), "--format", "markdown")
 
     assert result.returncode == 0, result.stderr
@@ -117,13 +117,13 @@ def test_jsonl_reads_a_non_utf8_line_as_an_error_line(tmp_path: Path) -> None:
     assert Verdict.model_validate_json(second).decision
 
 
-def test_seed_context_and_response_files() -> None:
+def test_the_context_pair_files() -> None:
     result = redline(
         "check",
         "--context",
-        str(DATA / "seed" / "context.md"),
+        str(DATA / "pair" / "context.md"),
         "--response",
-        str(DATA / "seed" / "response.md"),
+        str(DATA / "pair" / "response.md"),
     )
 
     assert result.returncode == 0, result.stderr
@@ -207,7 +207,7 @@ def test_invalid_settings_name_the_field(tmp_path: Path) -> None:
     )
 
 
-def test_a_seed_without_a_query_is_refused(tmp_path: Path) -> None:
+def test_a_context_pair_without_a_query_is_refused(tmp_path: Path) -> None:
     context = tmp_path / "context.md"
     context.write_text("## 4. Execution Progress\nprice 1\n", "utf-8")
 

@@ -1,4 +1,4 @@
-"""Confidence from findings, the five checks, and the seed §5 decision table."""
+"""Confidence from findings, the five checks, and the decision table (docs/spec.md §5)."""
 
 from __future__ import annotations
 
@@ -234,7 +234,7 @@ def test_an_orphan_number_fails_claims_supported_as_well() -> None:
         (0.0, ALL_PASS, "FAIL"),
     ],
 )
-def test_the_seed_5_thresholds_at_their_exact_edges(
+def test_the_spec_5_thresholds_at_their_exact_edges(
     confidence: float, checks: Checks, decision: str
 ) -> None:
     assert decide(confidence, checks, EngineSettings()) == decision

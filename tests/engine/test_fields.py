@@ -1,4 +1,4 @@
-"""Decision, conviction and numeric fields (validator-driven-refinement seed: a field that
+"""Decision, conviction and numeric fields (docs/spec.md §11.4: a field that
 cannot be re-read keeps its old value; nothing becomes UNKNOWN or None)."""
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def test_a_field_that_cannot_be_re_read_keeps_its_previous_value() -> None:
         numeric={"intrinsic_value": Decimal("195.0"), "fair_value": Decimal("180")},
     )
 
-    # The seed's bug: a refinement without the decision lines erased every field.
+    # The bug §11.4 guards against: a fix without the decision lines erased every field.
     fixed = extract_fields("Owner Earnings: $14.8B (15.5 - 0.7). Fair value: $185.", previous)
 
     assert fixed == ExtractedFields(

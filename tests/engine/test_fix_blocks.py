@@ -1,30 +1,30 @@
-"""Parsing `<FIX>` blocks (validator-driven-refinement seed: Fix Parsing)."""
+"""Parsing `<FIX>` blocks (docs/spec.md §11.2)."""
 
 from __future__ import annotations
 
 from validation.engine.fixes import FixBlockError, ParsedFix, parse_fix_blocks, strip_thinking
 
-SEED_EXAMPLE = """<FIX>
-<FIND>Owner Earnings: $14.8B</FIND>
-<REPLACE>Owner Earnings: $14.8B (Operating Cash Flow $15.5B - CapEx $0.7B = $14.8B)
-Source: GuruFocus 2024 financials, verified via calculator_tool</REPLACE>
-<VERIFIED_WITH>calculator_tool: 15.5 - 0.7 = 14.8; gurufocus_tool: OCF & CapEx data</VERIFIED_WITH>
+SPEC_EXAMPLE = """<FIX>
+<FIND>Free cash flow: $14.8B</FIND>
+<REPLACE>Free cash flow: $14.8B (cash from operations $15.5B less capital spending $0.7B)
+Checked against the 2024 cash-flow statement with the calculator</REPLACE>
+<VERIFIED_WITH>calculator: 15.5 - 0.7 = 14.8; evidence cashflow-2024: both inputs</VERIFIED_WITH>
 </FIX>"""
 
 
-def test_the_seed_example_parses_into_one_fix() -> None:
-    fixes, errors = parse_fix_blocks(SEED_EXAMPLE)
+def test_the_spec_example_parses_into_one_fix() -> None:
+    fixes, errors = parse_fix_blocks(SPEC_EXAMPLE)
 
     assert errors == []
     assert fixes == [
         ParsedFix(
             number=1,
-            find="Owner Earnings: $14.8B",
+            find="Free cash flow: $14.8B",
             replace=(
-                "Owner Earnings: $14.8B (Operating Cash Flow $15.5B - CapEx $0.7B = $14.8B)\n"
-                "Source: GuruFocus 2024 financials, verified via calculator_tool"
+                "Free cash flow: $14.8B (cash from operations $15.5B less capital spending $0.7B)\n"
+                "Checked against the 2024 cash-flow statement with the calculator"
             ),
-            verified_with="calculator_tool: 15.5 - 0.7 = 14.8; gurufocus_tool: OCF & CapEx data",
+            verified_with="calculator: 15.5 - 0.7 = 14.8; evidence cashflow-2024: both inputs",
             confidence=None,
         )
     ]

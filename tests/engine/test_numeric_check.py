@@ -347,7 +347,7 @@ def test_claim_spans_cover_every_claim() -> None:
     assert [body[start:end] for start, end in result.claim_spans] == ["$190.68", "97,271"]
 
 
-def test_the_report_has_the_seed_shape() -> None:
+def test_the_numbers_report_has_the_spec_shape() -> None:
     body = "NVO closed at $190.66, volume 3,456,789, and 97,271 puts."
     report = check(body, QUOTE).report
     assert report.exact_matches == 1

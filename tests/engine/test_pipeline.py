@@ -1,4 +1,4 @@
-"""`validate(bundle)`: all deterministic checks merged into one seed §6 verdict."""
+"""`validate(bundle)`: all deterministic checks merged into one verdict (docs/spec.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The seed §9 layout of context.md section 7."""
+"""The attempt record laid out as a context.md section 7 (docs/spec.md §9)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from validation.engine.report import (
 from validation.engine.types import Checks, Finding, FixProposal, GoalScore, Verdict
 
 
-def test_an_approve_attempt_matches_seed_9_1() -> None:
+def test_an_approve_attempt_matches_spec_9_1() -> None:
     verdict = Verdict(decision="APPROVE", confidence=0.92)
 
     assert render_attempt_markdown(verdict) == (
@@ -36,16 +36,16 @@ def test_an_approve_attempt_matches_seed_9_1() -> None:
     )
 
 
-def test_a_revise_attempt_matches_seed_9_2() -> None:
+def test_a_revise_attempt_has_hints_as_in_spec_9_1() -> None:
     verdict = Verdict(
         decision="REVISE",
         confidence=0.65,
         checks=Checks(claims_supported=False, source_metadata_present=False),
         issues=[
-            'Price claim "$104.20" has no `url` or `source_ref` in §4',
-            '"Feature" mentioned but not in workflow results',
+            'The price "$104.20" cites no evidence',
+            '"Free delivery" appears in no evidence item',
         ],
-        revision_hints="Add source metadata for price claims.",
+        revision_hints="Cite the quote for the price; drop the delivery claim.",
     )
 
     assert render_attempt_markdown(verdict, attempt_number=1) == (
@@ -64,21 +64,21 @@ def test_a_revise_attempt_matches_seed_9_2() -> None:
         "| Source Metadata Present | FAIL |\n"
         "\n"
         "### Issues\n"
-        '1. Price claim "$104.20" has no `url` or `source_ref` in §4\n'
-        '2. "Feature" mentioned but not in workflow results\n'
+        '1. The price "$104.20" cites no evidence\n'
+        '2. "Free delivery" appears in no evidence item\n'
         "\n"
         "### Revision Hints\n"
-        "Add source metadata for price claims.\n"
+        "Cite the quote for the price; drop the delivery claim.\n"
     )
 
 
-def test_a_retry_attempt_has_suggested_fixes_as_in_seed_9_3() -> None:
+def test_a_retry_attempt_has_suggested_fixes_as_in_spec_9_1() -> None:
     verdict = Verdict(
         decision="RETRY",
         confidence=0.32,
         checks=Checks(claims_supported=False, no_hallucinations=False, query_addressed=False),
         issues=["Query asked for keyboards"],
-        suggested_fixes="Re-plan research with the correct item type.",
+        suggested_fixes="Search for keyboards, not mice, and gather their prices.",
     )
 
     text = render_attempt_markdown(verdict, attempt_number=2)
@@ -89,7 +89,7 @@ def test_a_retry_attempt_has_suggested_fixes_as_in_seed_9_3() -> None:
     assert "### Notes" not in text
     assert text.endswith(
         "### Issues\n1. Query asked for keyboards\n\n"
-        "### Suggested Fixes\nRe-plan research with the correct item type.\n"
+        "### Suggested Fixes\nSearch for keyboards, not mice, and gather their prices.\n"
     )
 
 

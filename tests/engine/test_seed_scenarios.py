@@ -1,5 +1,5 @@
-"""The scenarios the seeds report, as tests (hallucination mitigation plan,
-validator-driven refinement)."""
+"""The known cases of docs/spec.md, as tests: the options-volume orphan and the earnings
+surprise (§13, §14.3), a close price, and owner earnings computed from cash flow and capex."""
 
 from decimal import Decimal
 from typing import Any
@@ -26,7 +26,7 @@ OPTIONS = ("options-NVO", {"symbol": "NVO", "call_volume": 10899, "put_volume": 
 
 
 def test_options_volume_orphan() -> None:
-    """Seed: the validator catches the 97,271 options-volume orphan."""
+    """§14.3: a volume of 97,271 contracts that no evidence holds is an orphan."""
     body = (
         "NVO options volume today was 97,271 contracts. "
         "Calls and puts together came to 20,875 contracts."
@@ -47,7 +47,7 @@ def test_options_volume_written_out() -> None:
 
 
 def test_eps_surprise_calculator() -> None:
-    """Seed: (0.50 - 0.45) / 0.45 * 100 = 11.111..."""
+    """§13: (0.50 - 0.45) / 0.45 * 100 = 11.111..."""
     assert evaluate("(0.50 - 0.45) / 0.45 * 100").quantize(Decimal("0.001")) == Decimal("11.111")
 
 
@@ -107,7 +107,8 @@ OWNER_EARNINGS = "Owner Earnings: Operating Cash Flow $15.5B - CapEx $0.7B = $14
     ],
 )
 def test_nvo_owner_earnings_are_accepted(financials: dict[str, Any]) -> None:
-    """Seed: Owner Earnings = OCF $15.5B - CapEx $0.7B = $14.8B (validator-driven refinement)."""
+    """Owner earnings of $14.8B are operating cash flow $15.5B less capex $0.7B, however the
+    evidence writes them."""
     result = check(OWNER_EARNINGS, ("gurufocus-NVO", financials))
     assert statuses(result) == {"$15.5B": "exact", "$0.7B": "exact", "$14.8B": "derived"}
     assert result.findings == []

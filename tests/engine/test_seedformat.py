@@ -1,4 +1,4 @@
-"""Reading the seed pipeline's context.md + response.md (validation-phase-spec §2)."""
+"""Reading a pipeline's context.md + response.md (docs/spec.md §2.2)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import pytest
 
 from validation.engine.seedformat import read_seed
 
-SEED = Path(__file__).parent / "data" / "seed"
+PAIR = Path(__file__).parent / "data" / "pair"
 
 
 def _read_fixture() -> tuple[str, str]:
-    return (SEED / "context.md").read_text("utf-8"), (SEED / "response.md").read_text("utf-8")
+    return (PAIR / "context.md").read_text("utf-8"), (PAIR / "response.md").read_text("utf-8")
 
 
-def test_the_fixture_seed_becomes_a_bundle() -> None:
+def test_the_fixture_pair_becomes_a_bundle() -> None:
     bundle = read_seed(*_read_fixture())
 
     assert bundle.query == (

@@ -31,7 +31,7 @@ BUNDLE = Bundle(
 )
 
 
-def test_the_defaults_are_the_seed_rules() -> None:
+def test_the_defaults_are_the_spec_rules() -> None:
     settings = EngineSettings()
 
     assert (settings.citations, settings.failing_severity) == ("claims", "major")

@@ -1,5 +1,5 @@
 """Every command of the README's CLI and import sections works as written, in a new shell,
-after the first `make run` of a fresh copy of the repository; so do the REST API section's
+after the first `make run` of a fresh copy of the repository; so do the pipeline guide's
 token command and first ingest, against the running `make run`.
 
 The copy holds the tracked files (and new ones not ignored) and shares this checkout's
@@ -35,7 +35,8 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-SECTIONS = ("Checking a report without a database", "Importing bundles")
+SECTIONS = ("Check a report without a database", "Import bundles")
+PIPELINE = "Send reports from your pipeline"
 RUN_TIMEOUT = 240
 
 
@@ -67,9 +68,9 @@ def readme_commands() -> list[str]:
 
 
 def rest_api_commands() -> list[str]:
-    """The REST API section's commands up to its first ingest: the token, then the curl
+    """The pipeline guide's commands up to its first ingest: the token, then the curl
     (continuation lines joined, as a shell reads them)."""
-    section = _section(README.read_text(encoding="utf-8"), "REST API")
+    section = _section(README.read_text(encoding="utf-8"), PIPELINE)
     commands: list[str] = []
     pending = ""
     for line in section.splitlines():
@@ -91,9 +92,9 @@ def rest_api_commands() -> list[str]:
 
 
 def rest_api_later_commands() -> list[str]:
-    """The REST API section's commands after its first ingest: follow, list, the RETRY path,
+    """The pipeline guide's commands after its first ingest: follow, list, the RETRY path,
     the exports (continuation lines joined)."""
-    section = _section(README.read_text(encoding="utf-8"), "REST API")
+    section = _section(README.read_text(encoding="utf-8"), PIPELINE)
     commands: list[str] = []
     pending = ""
     for line in section.split("# 201 ", 1)[1].splitlines()[1:]:  # after the first ingest

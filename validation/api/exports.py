@@ -3,7 +3,7 @@
 Reads only. ``analysis_detail`` is the status view (attempts, findings, fixes and their
 review); ``analysis_export`` is an approved report as it leaves Redline, and
 ``export_markdown`` its Markdown form: the report plus a validation appendix in the
-style of the context.md section 7 record (docs/validation-phase-spec.md §9).
+style of the context.md section 7 record (docs/spec.md §9).
 """
 
 from __future__ import annotations

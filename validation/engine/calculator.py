@@ -1,4 +1,4 @@
-"""The safe calculator (docs/hallucination-mitigation-plan.md, Task 2).
+"""The safe calculator (docs/spec.md §13).
 
 `evaluate("(0.50 - 0.45) / 0.45 * 100")` walks the parsed AST and never calls
 `eval`/`exec`. Whitelist: numeric constants, `+ - * / // % **`, unary `+ -`, and
@@ -20,7 +20,7 @@ and it has no node or depth limits. This walker is ~150 lines and exact:
 Accepted spellings: `x` and `÷`, the minus signs `-` and `-`, a trailing `=`,
 and thousands separators inside numbers (`10,899 + 9,976`) - but only outside a
 function call's parentheses, where a comma separates arguments (`max(1,234)` is
-max(1, 234)). `%` stays the modulo operator as in the seed; callers turn
+max(1, 234)). `%` stays the modulo operator (§13); callers turn
 percentages into fractions before calling (22.5% -> 0.225). `^` is refused
 (it is not a power in Python).
 """

@@ -5,12 +5,12 @@ No Django, no database::
     redline check bundle.json                      # one bundle -> one Verdict JSON
     redline check - < bundle.json                  # the bundle on standard input
     redline check --jsonl bundles.jsonl            # one bundle per line -> one verdict per line
-    redline check --context context.md --response response.md   # the seed pair
+    redline check --context context.md --response response.md   # a context pair
     redline check bundle.json --format markdown    # section 7 + findings and fixes
     redline check bundle.json --settings settings.json          # EngineSettings overrides
     redline check --llm bundle.json        # then the LLM judge and fixer (REDLINE_LLM_*)
 
-``--format markdown`` writes the context.md section 7 of docs/validation-phase-spec.md
+``--format markdown`` writes the context.md section 7 of docs/spec.md
 §9, then the findings and fixes.
 
 Input rules: the same as ingest's (``validation.engine.intake``, one set of rules): the same
@@ -87,19 +87,19 @@ def build_parser() -> argparse.ArgumentParser:
     check = commands.add_parser(
         "check",
         help="validate a bundle and print its verdict",
-        description="Validate a report bundle (JSON) or a seed context.md + response.md pair.",
+        description="Validate a report bundle (JSON) or a context.md + response.md pair.",
         epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("bundle", nargs="?", help="bundle JSON file, or - for standard input")
     check.add_argument("--jsonl", metavar="FILE", help="one bundle JSON per line")
-    check.add_argument("--context", metavar="CONTEXT_MD", help="seed context.md (§0-§6)")
-    check.add_argument("--response", metavar="RESPONSE_MD", help="seed response.md (the report)")
+    check.add_argument("--context", metavar="CONTEXT_MD", help="context.md (sections 0-6)")
+    check.add_argument("--response", metavar="RESPONSE_MD", help="its response.md (the report)")
     check.add_argument(
         "--format",
         choices=("json", "markdown"),
         default="json",
-        help="json (default) or markdown (seed §9 section plus findings and fixes)",
+        help="json (default) or markdown (the attempt record plus findings and fixes)",
     )
     check.add_argument("--settings", metavar="JSON", help="EngineSettings as a JSON object")
     check.add_argument(
@@ -267,7 +267,7 @@ def _read_seed(context: Path, response: Path, limits: InputLimits) -> Bundle:
         raise CommandInputError(f"{where} do not make a valid bundle:", details) from None
     except ValueError as error:
         raise CommandInputError(f"{context}: {error}") from None
-    # The seed pair meets the same rules as a bundle file.
+    # The context pair meets the same rules as a bundle file.
     try:
         return read_bundle(bundle.model_dump(mode="json"), limits)
     except BundleError as error:

@@ -1,4 +1,4 @@
-"""Confidence, checks and the decision (docs/validation-phase-spec.md §5, §6, §8.2).
+"""Confidence, checks and the decision (docs/spec.md §5, §6, §8.2).
 
 Confidence
 ----------
@@ -13,7 +13,7 @@ where s(c, k) is the severity of check c's k-th finding, most severe first, and
   0.80. One critical (an empty report): 0.40. A major in each of three checks: 0.512
   (REVISE); in four: 0.41 (RETRY). Three invented numbers in one check: 0.66; fifteen:
   0.48. So wording and citation problems land in REVISE, and RETRY needs problems in
-  most checks or many in one -- the seed's "wrong approach or missing data".
+  most checks or many in one: the approach or the data is wrong (docs/spec.md §5.3).
 * Diminishing weights *within* a check (1, 1/2, 1/3 …): ten uncited sentences cost less
   than ten independent problems, but still more than one. Across checks penalties
   multiply in full: a report wrong in several ways is worse than one wrong in one way.
@@ -28,7 +28,7 @@ A check fails when it has a finding at least as severe as ``settings.failing_sev
 match -- are shown and lower the confidence, but pass the check: a correct report is
 not held back by a nit. ``info`` never fails a check. Besides, a failing ``orphan``
 number (found in no evidence) fails ``claims_supported`` as well as its own check,
-because an unsupported claim is both (docs/validation-phase-spec.md §10.1: "single unsupported
+because an unsupported claim is both (docs/spec.md §10.1: "single unsupported
 claim = false").
 
 Decision
@@ -38,13 +38,13 @@ Decision
 * ``confidence >= approve_threshold`` and all five checks pass -> APPROVE;
 * else ``>= revise_threshold`` -> REVISE (also when confidence is high but a check fails);
 * else ``>= retry_threshold`` -> RETRY; else FAIL.
-* The multi-goal aggregate (docs/validation-phase-spec.md §8.2) can only make the
+* The multi-goal aggregate (docs/spec.md §8.2) can only make the
   decision stricter (APPROVE < REVISE < RETRY < FAIL; "APPROVE (partial)" counts as APPROVE).
 * A RETRY *signal* -- the report shares no topic term with the query (instructions such
   as "summarize" or "round to" are not topics, so a good summary or answer never sends
   it: see :mod:`validation.engine.checks.query`), or it makes numeric claims while no
   evidence was supplied -- means the approach, not the wording, is
-  wrong (docs/validation-phase-spec.md §5 "REVISE vs RETRY"): the decision is RETRY whatever
+  wrong (docs/spec.md §5 "REVISE vs RETRY"): the decision is RETRY whatever
   the confidence, since more evidence or a new plan can still rescue it (FAIL is for the
   unrecoverable).
 """
@@ -95,7 +95,7 @@ def checks_from(findings: Sequence[Finding], settings: EngineSettings) -> Checks
 
 
 def goal_decision_floor(goal_decision: str | None) -> Decision | None:
-    """The docs/validation-phase-spec.md §8.2 aggregate as a decision: "APPROVE (partial)" is
+    """The docs/spec.md §8.2 aggregate as a decision: "APPROVE (partial)" is
     an APPROVE."""
     if goal_decision is None:
         return None
@@ -117,7 +117,7 @@ def decide(
     *,
     retry_signal: bool = False,
 ) -> Decision:
-    """The docs/validation-phase-spec.md §5 decision table with the policy thresholds, then
+    """The docs/spec.md §5 decision table with the policy thresholds, then
     the goal matrix."""
     if retry_signal:
         return "RETRY"
@@ -154,7 +154,7 @@ def _sentence(message: str) -> str:
 
 @dataclass(frozen=True)
 class RetrySignals:
-    """Signs that the approach, not the wording, is wrong (docs/validation-phase-spec.md §5
+    """Signs that the approach, not the wording, is wrong (docs/spec.md §5
     "REVISE vs RETRY")."""
 
     # Numeric claims made while the bundle holds no evidence at all.
@@ -170,7 +170,7 @@ _FORMAT_KINDS = ("unbalanced_emphasis", "table", "heading", "unclosed_code_fence
 
 
 def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
-    """Concrete guidance for the writer (docs/validation-phase-spec.md §6 ``revision_hints``),
+    """Concrete guidance for the writer (docs/spec.md §6 ``revision_hints``),
     built from findings."""
     by_kind = _by_kind(findings)
     hints: list[str] = []
@@ -236,7 +236,7 @@ def revision_hints(findings: Sequence[Finding], fix_count: int = 0) -> str:
 def suggested_fixes(
     findings: Sequence[Finding], signals: RetrySignals, failed_goals: Sequence[str] = ()
 ) -> str:
-    """Guidance for the planner (docs/validation-phase-spec.md §6 ``suggested_fixes``): what
+    """Guidance for the planner (docs/spec.md §6 ``suggested_fixes``): what
     evidence or approach is missing."""
     suggestions: list[str] = []
     if signals.claims_without_evidence:

@@ -1,8 +1,8 @@
 """Structured fields of a report: the decision, the conviction and the numeric fields.
 
-The refinement seed's bug was a re-parse that turned ``decision`` into UNKNOWN and
-``intrinsic_value`` into None. Here a field that cannot be re-read keeps its previous
-value -- :func:`extract_fields` never empties a field.
+The bug this guards against (docs/spec.md §11.4) was a re-parse that turned ``decision``
+into UNKNOWN and ``intrinsic_value`` into None. Here a field that cannot be re-read keeps
+its previous value -- :func:`extract_fields` never empties a field.
 
 Decision (last match wins, so a closing "FINAL DECISION" beats an early summary):
 

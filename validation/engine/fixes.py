@@ -1,6 +1,6 @@
 """FIX blocks: parsing an LLM's ``<FIX>`` output, and applying fixes to a revision body.
 
-Block format (docs/validator-driven-refinement.md)::
+Block format (docs/spec.md §11)::
 
     <FIX confidence="0.9">
     <FIND>exact text of the current revision</FIND>

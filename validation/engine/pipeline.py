@@ -1,5 +1,5 @@
 """``validate(bundle)``: every deterministic check, merged into one
-docs/validation-phase-spec.md §6 Verdict.
+docs/spec.md §6 Verdict.
 
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``

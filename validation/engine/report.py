@@ -1,7 +1,7 @@
-"""The docs/validation-phase-spec.md §9 Markdown of an attempt (context.md section 7), and a
+"""The docs/spec.md §9 Markdown of an attempt (context.md section 7), and a
 details listing.
 
-Layout (docs/validation-phase-spec.md §9.1-9.3)::
+Layout (docs/spec.md §9.1)::
 
     ## 7. Validation (Attempt 1)        <- "## 7. Validation" without an attempt number
 
@@ -14,7 +14,7 @@ Layout (docs/validation-phase-spec.md §9.1-9.3)::
     | Claims Supported | FAIL |
     ...
 
-    ### Goals                           <- only with goals (docs/validation-phase-spec.md §8)
+    ### Goals                           <- only with goals (docs/spec.md §8)
     ### Issues                          <- numbered, or "None"
     ### Notes                           <- APPROVE only
     ### Revision Hints                  <- when present
@@ -122,7 +122,7 @@ def _notes(verdict: Verdict) -> str:
             "are backed by the evidence."
         )
     partial = [goal.goal for goal in verdict.goals if goal.status == "PARTIAL"]
-    # docs/validation-phase-spec.md §8.2: proceed with a caveat noting partial completion
+    # docs/spec.md §8.2: proceed with a caveat noting partial completion
     if partial:
         goals = "; ".join(f'"{_line(goal)}"' for goal in partial)
         note += (

@@ -1,6 +1,6 @@
-"""Read the seed pipeline's ``context.md`` + ``response.md`` pair into a :class:`Bundle`.
+"""Read a pipeline's ``context.md`` + ``response.md`` pair into a :class:`Bundle`.
 
-``context.md`` holds numbered sections (validation-phase-spec §2):
+``context.md`` holds numbered sections (docs/spec.md §2.2):
 
 ====  ============================  ==================================================
 §0    User Query                    -> ``Bundle.query`` (+ ``goals``)
@@ -108,7 +108,7 @@ class _Section:
 
 
 def read_seed(context_md: str, response_md: str) -> Bundle:
-    """Build a bundle from the seed pair. ``ValueError`` if §0 holds no query; pydantic's
+    """Build a bundle from the context pair. ``ValueError`` if §0 holds no query; pydantic's
     ``ValidationError`` (a ``ValueError`` too) if the result breaks the bundle's bounds."""
     sections = _split_sections(context_md)
     first = {section.number: section for section in reversed(sections)}  # first wins

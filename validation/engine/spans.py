@@ -1,6 +1,6 @@
 """Spans of a revision body that a fix can safely FIND.
 
-A fix is applied by plain string replacement (docs/validator-driven-refinement.md),
+A fix is applied by plain string replacement (docs/spec.md §11.3),
 so its FIND text must occur exactly once in the body. `widen_to_unique` grows a
 span word by word until it does.
 """

@@ -48,7 +48,8 @@ CHECK_NAMES: tuple[CheckName, ...] = (
     "source_metadata_present",
 )
 # The one set of labels people read for the checks: the review screen shows them as they are,
-# the admin capitalised (Finding.check_name choices), the seed record in title case.
+# the admin capitalised (Finding.check_name choices), the attempt record in title case
+# (docs/spec.md §9).
 CHECK_LABELS: dict[CheckName, str] = {
     "claims_supported": "claims supported",
     "no_hallucinations": "no hallucinations",
@@ -58,7 +59,7 @@ CHECK_LABELS: dict[CheckName, str] = {
 }
 Severity = Literal["critical", "major", "minor", "info"]
 # How strictly sources must be cited: not at all, somewhere in the report, or on every
-# numeric claim (docs/validation-phase-spec.md §4.5, the default).
+# numeric claim (docs/spec.md §4.5, the default).
 Citations = Literal["none", "report", "claims"]
 # The least severe finding that fails its check; "info" never fails one.
 FailingSeverity = Literal["critical", "major", "minor"]
@@ -171,7 +172,7 @@ class Bundle(_Model):
 
 
 class EngineSettings(_Model):
-    """The part of the admin Policy the engine needs. Defaults follow the seeds."""
+    """The part of the admin Policy the engine needs. Defaults follow docs/spec.md §4-§8."""
 
     approve_threshold: float = Field(default=0.80, ge=0, le=1)
     revise_threshold: float = Field(default=0.50, ge=0, le=1)
@@ -179,11 +180,11 @@ class EngineSettings(_Model):
     # A report number within this relative distance of an evidence number, but not
     # equal at the precision shown, is close-but-wrong rather than orphan.
     relative_tolerance: float = Field(default=0.05, ge=0, le=1)
-    # Goal score bands of docs/validation-phase-spec.md §8.
+    # Goal score bands of docs/spec.md §8.
     goal_pass: float = Field(default=0.75, ge=0, le=1)
     goal_partial: float = Field(default=0.50, ge=0, le=1)
     # Citation strictness: "claims" (every sentence with a numeric claim cites a source,
-    # docs/validation-phase-spec.md §4.5), "report" (the report cites its sources somewhere)
+    # docs/spec.md §4.5), "report" (the report cites its sources somewhere)
     # or "none".
     citations: Citations = "claims"
     # A check fails on a finding at least this severe; less severe ones are shown and
@@ -261,7 +262,7 @@ class NumberMatch(_Model):
 
 
 class NumbersReport(_Model):
-    """The hallucination seed's ValidationResult, plus the per-number detail."""
+    """The numbers report (docs/spec.md §14.4), with the per-number detail."""
 
     exact_matches: int = 0
     close_matches: list[NumberMatch] = Field(default_factory=list)
@@ -295,7 +296,7 @@ class ExtractedFields(_Model):
 
 
 class Verdict(_Model):
-    # The docs/validation-phase-spec.md §6 schema.
+    # The docs/spec.md §6 schema.
     decision: Decision
     confidence: float = Field(ge=0, le=1)
     issues: list[str] = Field(default_factory=list)
@@ -307,7 +308,7 @@ class Verdict(_Model):
     findings: list[Finding] = Field(default_factory=list)
     fixes: list[FixProposal] = Field(default_factory=list)
     goals: list[GoalScore] = Field(default_factory=list)
-    # The docs/validation-phase-spec.md §8 aggregate, e.g. "APPROVE (partial)".
+    # The docs/spec.md §8 aggregate, e.g. "APPROVE (partial)".
     goal_decision: str | None = None
     fields: ExtractedFields = Field(default_factory=ExtractedFields)
     tool_calls: list[ToolCallRecord] = Field(default_factory=list)
@@ -346,7 +347,7 @@ class LLMCallRecord(_Model):
 
 
 class LLMFieldError(_Model):
-    """One reason an LLM answer was refused, categorized (retry seed, requirement 4)."""
+    """One reason an LLM answer was refused, categorized (docs/spec.md §12.3)."""
 
     category: Literal[
         "required_missing",

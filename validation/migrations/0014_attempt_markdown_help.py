@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='attempt',
             name='markdown',
-            field=models.TextField(blank=True, help_text='The validation record of this attempt (docs/validation-phase-spec.md §9).'),
+            field=models.TextField(blank=True, help_text='The validation record of this attempt (docs/spec.md §9).'),
         ),
     ]

@@ -77,7 +77,7 @@ class Attempt(models.Model):
     goal_decision = models.CharField(max_length=40, blank=True)
     markdown = models.TextField(
         blank=True,
-        help_text="The validation record of this attempt (docs/validation-phase-spec.md §9).",
+        help_text="The validation record of this attempt (docs/spec.md §9).",
     )
     timings = models.JSONField(default=dict, blank=True)
     llm_call_count = models.PositiveIntegerField(default=0)

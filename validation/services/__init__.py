@@ -10,7 +10,7 @@ One module per aggregate, re-exported here:
 
 - ``submissions``: a new analysis from a bundle, a new draft, new evidence.
 - ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
-- ``outcomes``: record a run's verdict or error; loop control (docs/validation-phase-spec.md §7).
+- ``outcomes``: record a run's verdict or error; loop control (docs/spec.md §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
 - ``apply``: apply the accepted fixes into the next revision.

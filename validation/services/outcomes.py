@@ -1,5 +1,5 @@
 """Outcomes: what a finished run does. A verdict (or an error) is recorded on its attempt,
-and loop control (docs/validation-phase-spec.md §7) routes the analysis within the policy's
+and loop control (docs/spec.md §7) routes the analysis within the policy's
 loop limits."""
 
 from __future__ import annotations

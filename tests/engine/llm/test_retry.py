@@ -1,4 +1,4 @@
-"""The retry orchestrator (retry seed, requirements 1-4) on its own: categories, the
+"""The retry orchestrator (docs/spec.md §12) on its own: categories, the
 re-ask's content and escaping, early abort, exhaustion, the metrics and their warning."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ schema's links from an ingest to its detail, evidence, drafts and export.
 Run from the command line, as a client would, against gunicorn serving this test's database
 (tests/validation/api/schemathesis.toml and schemathesis_hooks.py say what the run assumes).
 The seed is fixed, so a red build is reproducible; set REDLINE_SCHEMATHESIS_SEED and
-REDLINE_SCHEMATHESIS_EXAMPLES to explore further (README, "Tests and benchmarks")."""
+REDLINE_SCHEMATHESIS_EXAMPLES to explore further (docs/benchmarks.md)."""
 
 from __future__ import annotations
 

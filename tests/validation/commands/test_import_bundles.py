@@ -1,4 +1,5 @@
-"""`manage.py import_bundles`: .json, .jsonl and the seed context.md + response.md pair."""
+"""`manage.py import_bundles`: .json, .jsonl and a pipeline's context.md + response.md pair
+(docs/spec.md §2.2)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from tests.support.bundles import row_counts
 
 pytestmark = pytest.mark.django_db
 
-SEED = Path(__file__).resolve().parents[3] / "analyses" / "demo" / "seed"
+PAIR = Path(__file__).resolve().parents[3] / "analyses" / "demo" / "pair"
 
 
 def _import(*args: str) -> tuple[str, CommandError | None]:
@@ -100,16 +101,16 @@ def test_non_utf8_in_a_jsonl_line_is_reported_for_that_line(tmp_path: Path, bund
     assert Analysis.objects.count() == 0
 
 
-def test_the_seed_pair_is_imported_through_read_seed(reviewer: User) -> None:
+def test_the_context_pair_is_imported_through_read_seed(reviewer: User) -> None:
     out, error = _import(
         "--context",
-        str(SEED / "context.md"),
+        str(PAIR / "context.md"),
         "--response",
-        str(SEED / "response.md"),
+        str(PAIR / "response.md"),
         "--submitter",
         "dana",
         "--external-id",
-        "seed-monitors",
+        "pair-monitors",
     )
 
     assert error is None, out
@@ -121,7 +122,7 @@ def test_the_seed_pair_is_imported_through_read_seed(reviewer: User) -> None:
         "A link to buy it",
     ]
     assert analysis.submitter == reviewer
-    assert analysis.external_id == "seed-monitors"
+    assert analysis.external_id == "pair-monitors"
     assert [(e.source_ref, e.kind) for e in analysis.evidence.order_by("id")] == [
         ("memory-monitors: prior research", "context"),
         ("§4.1 retailer_search", "workflow_result"),
@@ -132,20 +133,20 @@ def test_the_seed_pair_is_imported_through_read_seed(reviewer: User) -> None:
 
     again, error = _import(
         "--context",
-        str(SEED / "context.md"),
+        str(PAIR / "context.md"),
         "--response",
-        str(SEED / "response.md"),
+        str(PAIR / "response.md"),
         "--submitter",
         "dana",
         "--external-id",
-        "seed-monitors",
+        "pair-monitors",
     )
     assert error is None
     assert "already present" in again
     assert Analysis.objects.count() == 1
 
 
-def test_a_seed_pair_without_a_query_is_an_error(tmp_path: Path) -> None:
+def test_a_context_pair_without_a_query_is_an_error(tmp_path: Path) -> None:
     context = tmp_path / "context.md"
     context.write_text("# Context\n\n## 4. Execution Progress\n\nNothing.\n", "utf-8")
     response = tmp_path / "response.md"
@@ -153,12 +154,12 @@ def test_a_seed_pair_without_a_query_is_an_error(tmp_path: Path) -> None:
 
     out, error = _import("--context", str(context), "--response", str(response))
 
-    assert "error: cannot read the seed pair: context.md has no §0 user query section" in out
+    assert "error: cannot read the context pair: context.md has no §0 user query section" in out
     assert error is not None
     assert Analysis.objects.count() == 0
 
 
-def test_a_seed_file_that_is_not_utf8_is_an_error(tmp_path: Path) -> None:
+def test_a_pair_file_that_is_not_utf8_is_an_error(tmp_path: Path) -> None:
     context = tmp_path / "context.md"
     context.write_bytes(b"## 0. User Query\n\nQuery: caf\xe9?\n")
     response = tmp_path / "response.md"

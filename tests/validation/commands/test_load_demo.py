@@ -125,7 +125,7 @@ def test_each_demo_bundle_is_valid_and_has_an_external_id(path: Any) -> None:
     assert bundle.body.startswith("# ")
 
 
-def test_the_nvo_thesis_carries_the_seed_errors_and_its_structured_fields(
+def test_the_nvo_thesis_carries_the_planted_errors_and_its_structured_fields(
     demo_password: Any,
 ) -> None:
     _load_demo()
@@ -172,7 +172,7 @@ def _verdict(name: str) -> Verdict:
     return validate(Bundle.model_validate(_demo(name)))
 
 
-def test_the_nvo_thesis_is_caught_with_its_three_seed_errors_and_two_proven_fixes() -> None:
+def test_the_nvo_thesis_is_caught_with_its_three_planted_errors_and_two_proven_fixes() -> None:
     verdict = _verdict("01-nvo-thesis.json")
 
     found = {(f.kind, f.text) for f in verdict.findings}

@@ -59,7 +59,7 @@ def test_the_total_loop_limit_covers_the_revise_and_retry_limits() -> None:
     _rejected(lambda: Policy.objects.filter(pk=1).update(max_total_loops=1))
 
 
-def test_citations_and_failing_severity_default_to_the_seed_rules() -> None:
+def test_citations_and_failing_severity_default_to_the_spec_rules() -> None:
     policy = Policy.load()
 
     assert (policy.citations, policy.failing_severity) == ("claims", "major")

@@ -1,4 +1,4 @@
-"""Loop control (docs/validation-phase-spec.md §7, Policy limits): where a done attempt
+"""Loop control (docs/spec.md §7, Policy limits): where a done attempt
 sends its analysis.
 
 REVISE at most 2, RETRY at most 1, 3 in all by default. A loop is counted when it is used

@@ -26,7 +26,7 @@ def _running(**fields: Any) -> Attempt:
     return attempt
 
 
-def test_the_attempt_records_the_seed_schema_and_redlines_additions() -> None:
+def test_the_attempt_records_the_spec_schema_and_redlines_additions() -> None:
     attempt = _running()
 
     wrote = services.attempt_record_verdict(

@@ -1,4 +1,4 @@
-"""Coherent format (docs/validation-phase-spec.md §4.4): is the report well-formed, readable
+"""Coherent format (docs/spec.md §4.4): is the report well-formed, readable
 Markdown?
 
 Findings (check ``coherent_format``), each with the span it is about:

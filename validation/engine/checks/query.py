@@ -1,5 +1,5 @@
-"""Query addressed (docs/validation-phase-spec.md §4.3) and per-goal scores
-(docs/validation-phase-spec.md §8), by coverage of the topic.
+"""Query addressed (docs/spec.md §4.3) and per-goal scores
+(docs/spec.md §8), by coverage of the topic.
 
 The topic of a query
 --------------------
@@ -53,7 +53,7 @@ no topic terms: "summarize this transcript" is answered by any summary of it).
   (``query_uncertain``); an LLM judge decides this better.
 * ``score < 0.2`` with two or more topic terms: the report misses what was asked --
   ``query_not_addressed``, major. At ``score == 0`` it shares no term at all with the
-  query -- the seed's "answers a different question" -- which is also a RETRY signal.
+  query -- it answers a different question -- which is also a RETRY signal (docs/spec.md §5.3).
 
 On the dev data a correct answer covers at least 0.2 of its question's topic terms,
 while a report paired with another question's covers less than 0.2 in three cases out
@@ -71,7 +71,7 @@ Goals
 -----
 Each goal is scored the same way and banded by ``settings.goal_pass`` (PASS, 0.75) and
 ``settings.goal_partial`` (PARTIAL, 0.50); below is FAIL. The aggregate follows
-docs/validation-phase-spec.md §8.2 (see :func:`goal_matrix`). A FAIL goal is a major
+docs/spec.md §8.2 (see :func:`goal_matrix`). A FAIL goal is a major
 ``goal_not_met`` finding; a PARTIAL goal is an ``info`` finding (it does not fail the check:
 §8.2 lets a partial answer through with a caveat). A goal that only restates the query (same
 topic terms) is the query itself, not a second goal: it gets its score but no finding of its
@@ -214,7 +214,7 @@ def goal_status(score: float, settings: EngineSettings) -> GoalStatus:
 
 
 def goal_matrix(statuses: Sequence[GoalStatus]) -> str | None:
-    """docs/validation-phase-spec.md §8.2. ``None`` without goals.
+    """docs/spec.md §8.2. ``None`` without goals.
 
     ==================================  =====================
     all PASS                            ``APPROVE``

@@ -1,4 +1,4 @@
-"""Sources (docs/validation-phase-spec.md §4.2 URLs, §4.5 source metadata): are the report's
+"""Sources (docs/spec.md §4.2 URLs, §4.5 source metadata): are the report's
 citations real, and does every numeric claim carry one?
 
 Recognised citation syntaxes (code spans and fenced code are never read):
@@ -38,12 +38,12 @@ Findings:
   is evidence to cite. A citation that does not resolve is reported as ``unknown_ref``
   only, not as missing too.
 * ``uncited_claims`` (``source_metadata_present``, major) -- the citation policy is
-  broken, once per report: under ``citations="claims"`` (the seed's rule, the default)
+  broken, once per report: under ``citations="claims"`` (docs/spec.md §4.5, the default)
   when any sentence is ``missing_source`` ("2 of 3 sentences with numeric claims cite no
   source"), under ``citations="report"`` when the report makes numeric claims and cites
   nothing anywhere. ``citations="none"`` asks for no citation at all. Each uncited
   sentence stays minor, so the policy fails the check once and a long uncited report
-  lands in REVISE ("missing citations", docs/validation-phase-spec.md §5), not RETRY.
+  lands in REVISE ("missing citations", docs/spec.md §5), not RETRY.
 
 Whatever the policy, a citation that is given must be real: ``unknown_url`` and
 ``unknown_ref`` are always checked.

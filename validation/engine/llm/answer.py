@@ -1,6 +1,6 @@
 """The judge's answer: the model every answer is parsed into, and what makes one a judgement.
 
-:class:`JudgeAnswer` is the docs/validation-phase-spec.md §6 output schema plus per-goal
+:class:`JudgeAnswer` is the docs/spec.md §6 output schema plus per-goal
 scores (§8) and the report's prose claims that the evidence does not support, each *quoted*.
 Pydantic refuses, besides the schema's bounds, the placeholders a small model writes: an unnamed
 goal score, an issue that is a word and not a sentence ("items"), FAIL without a quoted claim.
@@ -76,7 +76,7 @@ class JudgeClaim(BaseModel):
 
 
 class JudgeAnswer(BaseModel):
-    """The seed §6 output schema, plus goal scores and quoted unsupported claims."""
+    """The docs/spec.md §6 verdict schema, plus goal scores and quoted unsupported claims."""
 
     model_config = ConfigDict(extra="ignore")
 

@@ -1,4 +1,4 @@
-"""The fixer (docs/validator-driven-refinement.md): the LLM fixes what was found, with tools,
+"""The fixer (docs/spec.md §11): the LLM fixes what was found, with tools,
 and every fix it proposes is checked by the engine before anyone sees it.
 
 Loop: the model gets the findings, the report (the part with most findings when long) and

@@ -1,4 +1,4 @@
-"""The LLM judge: the docs/validation-phase-spec.md §6 verdict for what rules cannot decide.
+"""The LLM judge: the docs/spec.md §6 verdict for what rules cannot decide.
 
 It sees the query and goals, a bounded view of the evidence, the deterministic findings
 and the report (in parts when long: :mod:`validation.engine.llm.view`), and answers with

@@ -1,4 +1,4 @@
-"""Retry with error feedback (docs/validation-retry-requirements.md, requirements 1-4).
+"""Retry with error feedback (docs/spec.md §12).
 
 :func:`generate_and_validate` asks the model, parses the answer, and when the answer is
 refused re-asks with the errors -- categorized, prioritized, the top five with "showing 5 of
@@ -8,12 +8,12 @@ N", each value escaped so that nothing the model wrote can become an instruction
   means a single attempt.
 * Identical errors on two consecutive attempts abort early: the model is not learning.
 * When no attempt is valid, :class:`ValidationExhaustedError` carries every attempt's
-  errors; :meth:`ValidationExhaustedError.to_json` is the seed's export format.
-* :class:`RetryMetrics` counts what the seed asks to monitor, and logs a warning when the
+  errors; :meth:`ValidationExhaustedError.to_json` is the failure record (§12.4).
+* :class:`RetryMetrics` counts what §12.5 monitors, and logs a warning when the
   retry success rate over a window falls below the threshold.
 
-Error categories, in priority order (most critical first; the seed's "required > type >
-pattern > range", with an answer that is not even the right structure before all of them
+Error categories, in priority order (most critical first, §12.3: required before type before
+pattern before range, with an answer that is not even the right structure before all of them
 and a semantic contradiction after): ``structural_error``, ``required_missing``,
 ``type_mismatch``, ``pattern_violation``, ``range_violation``, ``semantic_error``.
 """
@@ -91,7 +91,7 @@ class AnswerRejected(EngineError):
 
 
 def categorize(error_type: str) -> str:
-    """The seed category of a pydantic error type."""
+    """The category (docs/spec.md §12.3) of a pydantic error type."""
     if error_type == "missing":
         return "required_missing"
     if error_type in _STRUCTURAL_TYPES:
@@ -230,7 +230,7 @@ class ValidationExhaustedError(EngineError):
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The seed's export format (requirement 4.3)."""
+        """The failure record (docs/spec.md §12.4)."""
         return {
             "original_prompt": self.original_prompt[:20_000],
             "attempts": [

@@ -42,7 +42,7 @@ class LLMConfigError(EngineError, ValueError):
 
 
 class RetryPolicy(BaseModel):
-    """Retry-with-error-feedback of the judge (retry seed, requirements 1 and 3.4)."""
+    """Retry-with-error-feedback of the judge (docs/spec.md §12.1)."""
 
     model_config = ConfigDict(extra="forbid")
 

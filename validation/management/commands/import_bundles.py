@@ -1,6 +1,6 @@
 """Import analysis bundles from files: .json (one bundle), .jsonl (one bundle a line), or the
-seed pipeline's context.md + response.md pair. Each bundle is ingested on its own, so one bad
-bundle never stops the others; the exit status is non-zero if any failed."""
+pipeline's context.md + response.md pair (docs/spec.md §2.2). Each bundle is ingested on its
+own, so one bad bundle never stops the others; the exit status is non-zero if any failed."""
 
 from __future__ import annotations
 
@@ -24,13 +24,13 @@ _Item = tuple[str, bytes | dict[str, Any] | IngestError]
 class Command(BaseCommand):
     help = (
         "Import analysis bundles: FILE.json (one bundle), FILE.jsonl (one bundle per line), "
-        "or --context context.md --response response.md (the seed pipeline's pair)."
+        "or --context context.md --response response.md (a pipeline's context pair)."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="*", metavar="FILE", help=".json or .jsonl bundles")
-        parser.add_argument("--context", metavar="CONTEXT_MD", help="seed context.md (§0-§6)")
-        parser.add_argument("--response", metavar="RESPONSE_MD", help="seed response.md (draft)")
+        parser.add_argument("--context", metavar="CONTEXT_MD", help="context.md (sections 0-6)")
+        parser.add_argument("--response", metavar="RESPONSE_MD", help="its response.md (the draft)")
         parser.add_argument(
             "--external-id",
             default="",
@@ -53,7 +53,7 @@ class Command(BaseCommand):
 
         sources: list[Iterator[_Item]] = [_file_sources(Path(name)) for name in files]
         if context:
-            sources.append(_seed_source(Path(context), Path(response), options["external_id"]))
+            sources.append(_pair_source(Path(context), Path(response), options["external_id"]))
 
         total = failed = 0
         for iterator in sources:
@@ -127,7 +127,7 @@ def _file_sources(path: Path) -> Iterator[_Item]:
                 yield f"{path}:{number}", line.rstrip(b"\r\n")
 
 
-def _seed_source(context: Path, response: Path, external_id: str) -> Iterator[_Item]:
+def _pair_source(context: Path, response: Path, external_id: str) -> Iterator[_Item]:
     label = f"{context} + {response}"
     try:
         texts = [_read_text(context), _read_text(response)]
@@ -137,7 +137,7 @@ def _seed_source(context: Path, response: Path, external_id: str) -> Iterator[_I
     try:
         bundle = read_seed(texts[0], texts[1])
     except ValueError as exc:  # pydantic's ValidationError is a ValueError too
-        yield label, IngestError(f"cannot read the seed pair: {exc}")
+        yield label, IngestError(f"cannot read the context pair: {exc}")
         return
     data = bundle.model_dump(mode="json")
     if external_id:

@@ -76,7 +76,7 @@ def _assemble(
             orphans.append(position)
             _orphan_finding(claim, result)
     # One validation of all matches is much cheaper than one per number; the
-    # seed's lists are views of the same validated matches.
+    # report's lists (docs/spec.md §14.4) are views of the same validated matches.
     validated = _MATCHES.validate_python(matches)
     report = NumbersReport.model_construct(
         exact_matches=supported,

@@ -1,6 +1,6 @@
 """The numeric check: every number the report claims, judged against the evidence.
 
-Each claim gets one status (docs/hallucination-mitigation-plan.md, Task 8):
+Each claim gets one status (docs/spec.md §14.1):
 
 - exact   - an evidence number has this value ("$14.8B" and "14.8 billion");
 - rounded - an evidence number equals it at the precision shown, scale-aware
