@@ -197,12 +197,9 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     page = context["page"]
     attempt = page.current_attempt
     if changed:
-        messages.warning(
-            request,
-            f"The report changed while you read revision {seen[:9]}: revision "
-            f"{page.current_revision.number} is current now "
-            f"({page.current_revision.get_reason_display().lower()}).",
-        )
+        now = page.current_revision
+        why = f"revision {now.number} is current now ({now.get_reason_display().lower()})"
+        messages.warning(request, f"The report changed while you read revision {seen[:9]}: {why}.")
     elif attempt is not None and attempt.status == Attempt.Status.DONE:
         messages.info(
             request,
@@ -440,9 +437,7 @@ def _seen_revision(request: HtmxHttpRequest) -> int:
     """The revision number the sign-off and reject forms carry: the one the reviewer read."""
     raw = request.POST.get("revision", "").strip()
     if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
-        raise InvalidInput(
-            "The form does not say which revision you read: reload the page and try again."
-        )
+        raise InvalidInput("The form does not say which revision you read: reload the page.")
     return int(raw)
 
 
@@ -453,12 +448,9 @@ def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     override = request.POST.get("override") in ("1", "on", "true")
     analysis = _analysis_to_act_on(request, pk)
     with _refusal_kept() as result:
+        seen = _seen_revision(request)
         services.analysis_sign_off(
-            analysis=analysis,
-            user=request.user,
-            comment=comment,
-            override=override,
-            revision=_seen_revision(request),
+            analysis=analysis, user=request.user, comment=comment, override=override, revision=seen
         )
         result.done = "Signed off: the analysis is approved."
     return _analysis_answer(request, pk, result)
@@ -470,11 +462,9 @@ def analysis_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
     analysis = _analysis_to_act_on(request, pk)
     with _refusal_kept() as result:
+        seen = _seen_revision(request)
         services.analysis_reject(
-            analysis=analysis,
-            user=request.user,
-            comment=comment,
-            revision=_seen_revision(request),
+            analysis=analysis, user=request.user, comment=comment, revision=seen
         )
         result.done = "The analysis was rejected."
     return _analysis_answer(request, pk, result)
