@@ -6,7 +6,7 @@ an ordinary Markdown reader, so they are also kept out of what Redline *reads* f
 report and escaped in what it *exports*:
 
 * HTML comments, CDATA sections, processing instructions and declarations;
-* ``<script>``, ``<style>``, ``<template>``, ``<textarea>``, ``<title>``, ``<noscript>``,
+* ``<script>``, ``style`` elements, ``<template>``, ``<textarea>``, ``<title>``, ``<noscript>``,
   ``<iframe>``, ``<object>``, ``<svg>`` elements, content included;
 * a self-closed unknown tag (``<circle/>``): an HTML parser leaves it open, and the rest
   of its paragraph vanishes with it;

@@ -39,7 +39,7 @@ _ALLOWED_ATTRIBUTES = {
 }
 _URL_SCHEMES = {"http", "https", "mailto"}
 # CommonMark + GitHub tables. Raw HTML is never rendered: it is shown as the text it is,
-# so a comment, a <style> or a self-closed <circle/> hides nothing from the reviewer; a
+# so a comment, a style element or a self-closed <circle/> hides nothing from the reviewer; a
 # link reference definition (which renders as nothing) stays a line of text too
 # (engine.visible holds the rule; docs/security.md says why). nh3 still sanitizes the result.
 _MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table").disable("reference")
