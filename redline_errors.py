@@ -17,6 +17,7 @@ statuses.
         ├── NothingToApply      apply was asked for with no accepted fix
         ├── LoopLimitReached    the policy's loop limits allow no further revision
         ├── FixesUndecided      sign-off with undecided fixes and no override comment
+        ├── RevisionChanged     a sign-off or reject names a revision that is not current
         └── DatabaseBusy        (SQLite) another writer kept the database past the retries
 
 Views and the API answer ``http_status(error)`` with ``str(error)``. Outside the tree, on
@@ -50,6 +51,7 @@ __all__ = [
     "NothingToApply",
     "ReasonRequired",
     "RedlineError",
+    "RevisionChanged",
     "http_status",
 ]
 
@@ -137,6 +139,10 @@ class LoopLimitReached(DomainError):
 
 class FixesUndecided(DomainError):
     """Sign-off was asked for with fixes nobody decided, and no override comment."""
+
+
+class RevisionChanged(DomainError):
+    """A sign-off or reject names the revision its reviewer saw, and another is current."""
 
 
 HTTP_STATUS: dict[type[RedlineError], int] = {

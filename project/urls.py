@@ -1,6 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import include, path
+from django.views import defaults
 
 from project import ops
 from validation.api.routes import api
@@ -15,3 +18,19 @@ urlpatterns = [
     path("metrics", ops.metrics, name="metrics"),
     path("", include("validation.web.urls")),
 ]
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Django's 400 (a disallowed Host header, a suspicious request): JSON on the API, like
+    every other API error, and Django's own page elsewhere."""
+    if request.path.startswith("/api/"):
+        message = (
+            "the Host header names a host this server does not serve (ALLOWED_HOSTS)"
+            if isinstance(exception, DisallowedHost)
+            else "bad request"
+        )
+        return JsonResponse({"message": message, "field": None}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+handler400 = bad_request

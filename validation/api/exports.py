@@ -8,6 +8,8 @@ style of the context.md section 7 record (docs/spec.md §9).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
@@ -17,6 +19,7 @@ from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
 
 from analyses.models import Analysis, Evidence, Revision
 from validation.engine.report import format_confidence
+from validation.engine.visible import markdown_code, markdown_for_readers, markdown_text
 from validation.models import Attempt, AuditEvent, Fix, ToolCall
 
 
@@ -196,13 +199,20 @@ def analysis_export(analysis: Analysis) -> dict[str, Any]:
 
 
 def export_markdown(export: dict[str, Any]) -> str:
-    """The report, then a §7-style validation appendix."""
-    lines = [export["body"].rstrip(), "", "---", "", "## Validation appendix", ""]
+    """The report, then a §7-style validation appendix.
+
+    The body is written as the review page showed it (engine.visible: raw HTML as text,
+    invisible characters marked). Every value of the appendix is inert Markdown: a
+    comment with line breaks cannot start a line of its own ("**Decision:** …"), and a
+    backtick in a fix cannot close its code span."""
+    text, code = markdown_text, markdown_code
+    lines = [markdown_for_readers(export["body"]).rstrip(), "", "---", "", "## Validation appendix"]
+    lines.append("")
     validation = export["validation"]
     if validation:
         confidence = validation["confidence"]
         lines += [
-            f"- **Decision:** {validation['decision']}",
+            f"- **Decision:** {text(validation['decision'])}",
             f"- **Confidence:** {format_confidence(confidence)}" if confidence is not None else "",
             f"- **Attempts:** {validation['attempts']}",
             f"- **Loops:** REVISE {export['revise_loops']}, RETRY {export['retry_loops']}",
@@ -210,21 +220,36 @@ def export_markdown(export: dict[str, Any]) -> str:
         checks = validation["checks"] or {}
         if checks:
             lines += ["", "| check | result |", "| --- | --- |"]
-            lines += [f"| {name} | {'pass' if ok else 'fail'} |" for name, ok in checks.items()]
+            lines += [
+                f"| {text(name)} | {'pass' if ok else 'fail'} |" for name, ok in checks.items()
+            ]
     sign_off = export["sign_off"]
     if sign_off:
-        comment = f": {sign_off['comment']}" if sign_off["comment"] else ""
-        lines += ["", f"**Signed off** by {sign_off['by']} at {sign_off['at']}{comment}"]
+        comment = f": {text(sign_off['comment'])}" if sign_off["comment"] else ""
+        by, at = text(sign_off["by"]), text(sign_off["at"])
+        lines += ["", f"**Signed off** by {by} at {at}{comment}"]
     if export["applied_fixes"]:
         lines += ["", "### Applied fixes", ""]
         for number, fix in enumerate(export["applied_fixes"], 1):
+            reviewer = text(fix["reviewer"] or "nobody")
             lines += [
-                f"{number}. `{fix['find']}` → `{fix['replace']}` ({fix['kind']}, "
-                f"{fix['origin']}; accepted by {fix['reviewer'] or 'nobody'} at "
-                f"{fix['reviewed_at']})",
-                f"   VERIFIED_WITH: {fix['verified_with']}",
+                f"{number}. {code(fix['find'])} → {code(fix['replace'])} ({text(fix['kind'])}, "
+                f"{text(fix['origin'])}; accepted by {reviewer} at {text(fix['reviewed_at'])})",
+                f"   VERIFIED_WITH: {text(fix['verified_with'])}",
             ]
     return "\n".join(line for line in lines if line is not None) + "\n"
+
+
+# Line ends JSON leaves raw inside strings, which a consumer splitting on lines (Python's
+# str.splitlines, JavaScript's line terminators) would cut a record at.
+_LINE_ENDS_IN_JSON = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\u0085": "\\u0085"}
+_LINE_ENDS_RE = re.compile("[\u2028\u2029\u0085]")
+
+
+def ndjson_line(record: dict[str, Any]) -> str:
+    """One NDJSON record: JSON on one line whose only line end is the final ``\\n``."""
+    text = json.dumps(record, ensure_ascii=False)
+    return _LINE_ENDS_RE.sub(lambda m: _LINE_ENDS_IN_JSON[m.group()], text) + "\n"
 
 
 def approved_exports(

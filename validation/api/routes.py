@@ -9,7 +9,6 @@ anything unforeseen a JSON 500, never an HTML page.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from datetime import UTC, datetime
@@ -441,10 +440,7 @@ def exports_approved(
     rows = list(
         exports.approved_exports(user=_owner(request).user, since=since, after=cursor, limit=limit)
     )
-    body = "".join(
-        json.dumps({"cursor": position, **export}, ensure_ascii=False) + "\n"
-        for position, export in rows
-    )
+    body = "".join(exports.ndjson_line({"cursor": position, **export}) for position, export in rows)
     response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
     if len(rows) == limit:
         response["X-Next-Cursor"] = str(rows[-1][0])

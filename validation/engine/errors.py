@@ -12,12 +12,14 @@ the code that raises it, and keeps the built-in base it had (``ValueError``,
     ├── CalculatorError (ValueError)    calculator: an expression refused or not computable
     ├── LLMConfigError (ValueError)     llm.settings: ``REDLINE_LLM_*`` cannot be read
     ├── ProviderError                   llm.provider: a chat request that did not complete
+    ├── OutboundRefused (ValueError)    outbound: a URL the outbound-address rule refuses
+    ├── OutboundError                   outbound: a request to an allowed URL got no answer
     ├── AnswerRejected                  llm.retry: a parser refuses an LLM answer
     ├── ValidationExhaustedError        llm.retry: no attempt gave a valid answer
     └── LocalLLMError (RuntimeError)    llm.local: the local model or its server is missing
 
-Two are private and never leave their module: ``intake._NonFiniteNumberError``
-(ValueError) and ``checks.numeric._expressions._ParseError``.
+Three are private and never leave their module: ``intake._NonFiniteNumberError`` and
+``intake._DuplicateKeyError`` (ValueError), and ``checks.numeric._expressions._ParseError``.
 
 The Django side has its own root, ``RedlineError``, and maps its errors to HTTP
 statuses; no exception class name is used on both sides.

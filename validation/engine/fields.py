@@ -46,6 +46,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from validation.engine.types import ExtractedFields
+from validation.engine.visible import mask_hidden
 
 RATINGS = (
     "STRONG BUY",
@@ -117,7 +118,11 @@ _RESULT = re.compile(rf"(?i)[:=]?(?:(?![.;!?]\s)[^\n:=]){{0,120}}?=[*_\s]*+{_NUM
 
 
 def extract_fields(body: str, previous: ExtractedFields | None = None) -> ExtractedFields:
-    """Read the fields of ``body``; whatever cannot be read keeps its ``previous`` value."""
+    """Read the fields of ``body``; whatever cannot be read keeps its ``previous`` value.
+
+    Only visible text counts: a comment or another construct a Markdown reader hides is
+    blanked first (engine.visible), so it decides nothing."""
+    body = mask_hidden(body)
     previous = previous or ExtractedFields()
     numeric = dict(previous.numeric)
     numeric.update(read_numeric(body))

@@ -126,6 +126,23 @@ def _field_messages(
 # ---------------------------------------------------------------- JSON
 
 
+class _DuplicateKeyError(EngineError, ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # JSON leaves a repeated key undefined (most parsers keep the last): a pipeline and a
+    # reviewer could read two different bundles from one body. Refused, naming the key.
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise _DuplicateKeyError(key)
+        found[key] = value
+    return found
+
+
 def load_json(data: Mapping[str, Any] | bytes | str, limits: InputLimits) -> tuple[Any, bool]:
     """The bundle as Python data, and whether it came from bytes that were not valid UTF-8.
 
@@ -155,9 +172,19 @@ def load_json(data: Mapping[str, Any] | bytes | str, limits: InputLimits) -> tup
         raise BundleError(f"bundle must be a JSON object, got {type(data).__name__}")
     try:
         return (
-            json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int),
+            json.loads(
+                text,
+                parse_constant=_reject_constant,
+                parse_int=_parse_int,
+                object_pairs_hook=_unique_keys,
+            ),
             invalid is not None,
         )
+    except _DuplicateKeyError as exc:
+        raise BundleError(
+            f"duplicate key {json.dumps(exc.key[:100], ensure_ascii=False)} in a JSON object: "
+            "send each key once"
+        ) from None
     except json.JSONDecodeError as exc:
         if invalid is not None:
             bad = invalid.object[invalid.start]

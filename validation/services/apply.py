@@ -15,6 +15,7 @@ from django.db import OperationalError, connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from analyses.bundles import input_limits
 from analyses.models import Analysis, Revision
 from redline_errors import (
     DatabaseBusy,
@@ -24,6 +25,7 @@ from redline_errors import (
 )
 from validation.engine.fields import extract_fields
 from validation.engine.fixes import ApplyResult, FixToApply, apply_fixes
+from validation.engine.intake import body_problems
 from validation.engine.types import ExtractedFields
 from validation.loops import REVISE, LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
@@ -122,6 +124,15 @@ def _plan_apply(analysis_id: int) -> _ApplyPlan:
     )
     extracted = None
     if result.applied:
+        # The new revision obeys the rules a draft does (issue 27): edits may not grow a
+        # body past the limit. Refused here, before any write.
+        problems = body_problems(result.body, input_limits())
+        if problems:
+            raise DomainError(
+                f"The accepted fixes would make revision {current.number + 1} a body the "
+                f"input rules refuse ({'; '.join(problems)}); nothing was applied: undo or "
+                "shorten some of them."
+            )
         extracted = extract_fields(result.body, previous=analysis.extracted_fields())
     return _ApplyPlan(
         current,

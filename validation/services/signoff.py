@@ -6,8 +6,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from analyses.models import Analysis
-from redline_errors import FixesUndecided, IllegalTransition, ReasonRequired
+from analyses.models import Analysis, Revision
+from redline_errors import FixesUndecided, IllegalTransition, ReasonRequired, RevisionChanged
 from validation.loops import LoopState
 from validation.models import Attempt, AuditEvent, Fix, Policy
 from validation.services._shared import (
@@ -26,9 +26,31 @@ from validation.services.claims import claim_for_action
 UNDECIDED = (Fix.Status.PROPOSED, Fix.Status.CONFLICT)
 
 
+def _require_seen(current: Revision, seen: int | None, action: str) -> None:
+    """A person's last word holds for the revision they read: ``seen`` is its number (None
+    for callers that show no page). Another revision current now is a refusal, never a
+    decision carried over to text nobody read."""
+    if seen is None or seen == current.number:
+        return
+    why = {
+        Revision.Reason.NEW_DRAFT: "a new draft arrived",
+        Revision.Reason.NEW_EVIDENCE: "new evidence arrived",
+        Revision.Reason.FIXES_APPLIED: "accepted fixes were applied",
+    }.get(Revision.Reason(current.reason), "it was revised")
+    raise RevisionChanged(
+        f"The report changed: you read revision {seen}, and revision {current.number} is "
+        f"current now ({why}). Nothing was {action}; read revision {current.number} first."
+    )
+
+
 @transaction.atomic
 def analysis_sign_off(
-    *, analysis: Analysis, user: User, comment: str = "", override: bool = False
+    *,
+    analysis: Analysis,
+    user: User,
+    comment: str = "",
+    override: bool = False,
+    revision: int | None = None,
 ) -> Analysis:
     """Approve an analysis in review whose latest attempt is done.
 
@@ -38,12 +60,17 @@ def analysis_sign_off(
     new revision can be made) they are recorded as accepted, not applied. Signing off what
     the validator did not approve while checks failed overrides it: that needs a comment
     too, and the audit records the decision and the failed checks.
+
+    ``revision`` is the number of the revision the reviewer read (the review page's form
+    sends it): another current revision is refused with ``RevisionChanged``.
     """
     comment = (comment or "").strip()
     check_length(comment, "The comment")
     now = timezone.now()
     analysis = lock_analysis(analysis)
     require_status(analysis, IN_REVIEW, "be signed off")
+    current = current_revision(analysis)
+    _require_seen(current, revision, "signed off")
     claim_for_action(analysis, user, now)
     latest = analysis.attempts.order_by("-number").first()
     if latest is None or latest.status != Attempt.Status.DONE:
@@ -51,7 +78,6 @@ def analysis_sign_off(
         raise IllegalTransition(
             f"Only an analysis whose latest validation is done can be signed off ({state})."
         )
-    current = current_revision(analysis)
     fixes = list(Fix.objects.filter(revision=current).values_list("pk", "status"))
     undecided = [pk for pk, status in fixes if status in UNDECIDED]
     accepted = [pk for pk, status in fixes if status == Fix.Status.ACCEPTED]
@@ -103,8 +129,11 @@ def analysis_sign_off(
 
 
 @transaction.atomic
-def analysis_reject(*, analysis: Analysis, user: User, comment: str) -> Analysis:
-    """Reject an open analysis for good; the comment (why) is required."""
+def analysis_reject(
+    *, analysis: Analysis, user: User, comment: str, revision: int | None = None
+) -> Analysis:
+    """Reject an open analysis for good; the comment (why) is required. ``revision``: the
+    revision the reviewer read, as for a sign-off."""
     comment = (comment or "").strip()
     if not comment:
         raise ReasonRequired("Say why the analysis is rejected.")
@@ -112,6 +141,8 @@ def analysis_reject(*, analysis: Analysis, user: User, comment: str) -> Analysis
     now = timezone.now()
     analysis = lock_analysis(analysis)
     require_status(analysis, OPEN, "be rejected")
+    current = current_revision(analysis)
+    _require_seen(current, revision, "rejected")
     claim_for_action(analysis, user, now)
     set_status(analysis, Status.REJECTED)
     analysis.save()
@@ -119,7 +150,7 @@ def analysis_reject(*, analysis: Analysis, user: User, comment: str) -> Analysis
         analysis,
         AuditEvent.Action.REJECTED,
         actor=user,
-        revision_id=current_revision(analysis).pk,
+        revision_id=current.pk,
         comment=comment,
     )
     return analysis

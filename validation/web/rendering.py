@@ -27,6 +27,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from validation.engine.visible import INVISIBLE, mark_name, mark_text
+
 # ---------------------------------------------------------------- sanitizing
 
 # nh3's defaults minus images and image maps: a report has no business loading remote
@@ -36,8 +38,11 @@ _ALLOWED_ATTRIBUTES = {
     tag: set(attrs) for tag, attrs in nh3.ALLOWED_ATTRIBUTES.items() if tag in _ALLOWED_TAGS
 }
 _URL_SCHEMES = {"http", "https", "mailto"}
-# CommonMark + GitHub tables; raw HTML is passed on to nh3, which keeps only what is safe.
-_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
+# CommonMark + GitHub tables. Raw HTML is never rendered: it is shown as the text it is,
+# so a comment, a style element or a self-closed <circle/> hides nothing from the reviewer; a
+# link reference definition (which renders as nothing) stays a line of text too
+# (engine.visible holds the rule; docs/security.md says why). nh3 still sanitizes the result.
+_MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table").disable("reference")
 # Every link becomes a link and nh3 alone decides which URLs survive: a refused
 # ``[x](javascript:…)`` loses its href instead of staying behind as literal text.
 _MARKDOWN.validateLink = lambda url: True  # type: ignore[method-assign]
@@ -84,9 +89,31 @@ def render_markdown(source: str) -> SafeString:
     """Render untrusted Markdown to sanitized HTML (plain escaped text above the markup cap)."""
     if not renders_as_markdown(source):
         # safe: escaped
-        return mark_safe(f'{_plain_notice(source)}<pre class="report-plain">{escape(source)}</pre>')
+        plain = show_invisible(f'<pre class="report-plain">{escape(source)}</pre>')
+        return mark_safe(f"{_plain_notice(source)}{plain}")
     html = _MARKDOWN.render(source).rstrip("\n")
-    return mark_safe(sanitize_html(html))  # safe: nh3 has just sanitized it
+    return mark_safe(show_invisible(sanitize_html(html)))  # safe: nh3 has just sanitized it
+
+
+def show_invisible(html: str) -> str:
+    """Bidi controls and zero-width characters as visible marks: in text a marked
+    ``[U+202E]`` named in its title, inside a tag (an attribute) the plain ``[U+202E]``."""
+    if not INVISIBLE.search(html):
+        return html
+    out: list[str] = []
+    for part in _TAG_OR_TEXT.split(html):
+        if part.startswith("<"):
+            out.append(INVISIBLE.sub(lambda m: mark_text(m.group()), part))
+        else:
+            out.append(INVISIBLE.sub(_invisible_mark, part))
+    return "".join(out)
+
+
+def _invisible_mark(match: re.Match[str]) -> str:
+    char = match.group()
+    return (
+        f'<span class="invisible-char" title="{escape(mark_name(char))}">{mark_text(char)}</span>'
+    )
 
 
 def safe_url(url: str | None) -> str:
@@ -266,7 +293,7 @@ def render_report(source: str, highlights: Sequence[Highlight] = ()) -> SafeStri
     if renders_as_markdown(source):
         html = str(render_markdown(marked_source))
     else:
-        html = f'<pre class="report-plain">{escape(marked_source)}</pre>'
+        html = show_invisible(f'<pre class="report-plain">{escape(marked_source)}</pre>')
         html = _plain_notice(source) + html
     # Safe: sanitized or escaped above; the marks added now are ours, with escaped attributes.
     return mark_safe(_sentinels_to_marks(html, usable))

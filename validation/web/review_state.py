@@ -74,6 +74,12 @@ class CheckResult:
     why: str = ""  # for a failed check: what made it fail
 
 
+# An open review page asks this often whether a new revision arrived (a new draft or new
+# evidence from the pipeline): one cheap query set per page, and the reviewer learns of it
+# before signing off (the sign-off itself is refused for a revision they did not read).
+WATCH_SECONDS = 5
+
+
 @dataclass
 class ReviewState:
     """What the header, footer and card buttons need: statuses, counts, permissions."""
@@ -118,6 +124,11 @@ class ReviewState:
     @property
     def apply_warning(self) -> str:
         return self.loops.last_loop_warning(REVISE) if self.can_apply else ""
+
+    @property
+    def watch_seconds(self) -> int:
+        """How often an open page asks whether its revision is still the current one."""
+        return WATCH_SECONDS
 
     @property
     def is_final(self) -> bool:

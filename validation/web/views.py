@@ -28,7 +28,7 @@ from django_htmx.http import HttpResponseStopPolling, reswap, retarget
 from django_htmx.middleware import HtmxDetails
 
 from analyses.models import Analysis
-from redline_errors import InvalidInput, RedlineError, http_status
+from redline_errors import InvalidInput, RedlineError, RevisionChanged, http_status
 from validation import selectors, services
 from validation.engine.report import format_confidence
 from validation.models import Attempt, Fix, Policy
@@ -177,19 +177,30 @@ def analysis_review(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @login_required
 def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The live validation status, polled every 1.5 s while an attempt is queued or
-    running. Once it is done the whole review region is swapped in and polling stops."""
+    running. Once it is done the whole review region is swapped in and polling stops.
+    An open page that is not validating polls it too, slower (``watch=1``), so that a new
+    revision nobody on the page made shows up there."""
     analysis = _load_analysis(request, pk)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
     state = review_state.review_state(
         analysis=analysis, user=request.user, reviewer=is_reviewer(request.user)
     )
-    if state.validating:  # the cheap answer, every 1.5 s
+    # The page names the revision it shows: another one current (a new draft or new
+    # evidence, whoever holds the claim) swaps the whole review region in, with a word why.
+    seen = request.GET.get("revision", "")
+    changed = seen != "" and seen != str(state.current_revision.number)
+    watching = request.GET.get("watch") == "1"  # the idle page's slower poll
+    if not changed and (state.validating or watching):  # the cheap answer
         return render(request, f"{REVIEW_TEMPLATE}#validation-status", {"page": state})
     context = _review_context(request, analysis)
     page = context["page"]
     attempt = page.current_attempt
-    if attempt is not None and attempt.status == Attempt.Status.DONE:
+    if changed:
+        now = page.current_revision
+        why = f"revision {now.number} is current now ({now.get_reason_display().lower()})"
+        messages.warning(request, f"The report changed while you read revision {seen[:9]}: {why}.")
+    elif attempt is not None and attempt.status == Attempt.Status.DONE:
         messages.info(
             request,
             f"Validation of revision {page.current_revision.number} finished: "
@@ -213,6 +224,7 @@ class _Result:
     done: str = ""
     error: str = ""
     status: int = 200
+    changed: bool = False  # refused because another revision is current: show it
 
 
 @contextmanager
@@ -226,6 +238,7 @@ def _refusal_kept() -> Iterator[_Result]:
         raise Http404("No such fix on this analysis.") from None
     except RedlineError as exc:
         result.error, result.status = str(exc), http_status(exc)
+        result.changed = isinstance(exc, RevisionChanged)
 
 
 def _fix_to_review(request: HtmxHttpRequest, pk: int, fix_id: int) -> Fix:
@@ -378,9 +391,14 @@ def _analysis_answer(request: HtmxHttpRequest, pk: int, result: _Result) -> Http
         messages.error(request, result.error)
     else:
         messages.success(request, result.done)
-    if not _is_fragment_request(request):
+    if not _is_fragment_request(request) and not result.changed:
         return redirect("analysis_review", pk=pk)
     analysis = _load_analysis(request, pk)
+    if result.changed and not _is_fragment_request(request):
+        # 409 with the page of the current revision: what the reviewer must read now.
+        response = render(request, REVIEW_TEMPLATE, _review_context(request, analysis))
+        response.status_code = result.status
+        return _vary(response)
     response = render(
         request, f"{REVIEW_TEMPLATE}#main-response", _review_context(request, analysis)
     )
@@ -415,6 +433,14 @@ def _apply_message(outcome: services.ApplyOutcome) -> str:
     return " ".join(parts)
 
 
+def _seen_revision(request: HtmxHttpRequest) -> int:
+    """The revision number the sign-off and reject forms carry: the one the reviewer read."""
+    raw = request.POST.get("revision", "").strip()
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
+        raise InvalidInput("The form does not say which revision you read: reload the page.")
+    return int(raw)
+
+
 @require_POST
 @login_required
 def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
@@ -422,8 +448,9 @@ def analysis_sign_off(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     override = request.POST.get("override") in ("1", "on", "true")
     analysis = _analysis_to_act_on(request, pk)
     with _refusal_kept() as result:
+        seen = _seen_revision(request)
         services.analysis_sign_off(
-            analysis=analysis, user=request.user, comment=comment, override=override
+            analysis=analysis, user=request.user, comment=comment, override=override, revision=seen
         )
         result.done = "Signed off: the analysis is approved."
     return _analysis_answer(request, pk, result)
@@ -435,7 +462,10 @@ def analysis_reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     comment = request.POST.get("comment", "").strip()
     analysis = _analysis_to_act_on(request, pk)
     with _refusal_kept() as result:
-        services.analysis_reject(analysis=analysis, user=request.user, comment=comment)
+        seen = _seen_revision(request)
+        services.analysis_reject(
+            analysis=analysis, user=request.user, comment=comment, revision=seen
+        )
         result.done = "The analysis was rejected."
     return _analysis_answer(request, pk, result)
 

@@ -65,7 +65,9 @@ def test_the_sign_off_form_warns_and_requires_a_comment(client: Client, reviewer
         '<textarea id="sign-off-comment" name="comment" rows="3" maxlength="2000" required>' in page
     )
 
-    refused = client.post(reverse("analysis_sign_off", args=[analysis.pk]), HTTP_HX_REQUEST="true")
+    refused = client.post(
+        reverse("analysis_sign_off", args=[analysis.pk]), {"revision": "1"}, HTTP_HX_REQUEST="true"
+    )
     assert refused.status_code == 409
     assert "say why you sign off" in refused.content.decode()
 

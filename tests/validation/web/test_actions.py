@@ -203,7 +203,7 @@ class TestApply:
         assert html.lstrip().startswith('<div id="review-main"')
         assert "Applied 2 fixes into revision 2; re-validating." in html
         status_url = url("analysis_status", review)
-        assert f'hx-get="{status_url}" hx-trigger="every 1500ms"' in html
+        assert f'hx-get="{status_url}?revision=2" hx-trigger="every 1500ms"' in html
         assert "✓ applied in revision 2" in html
         assert "These are the fixes of revision 1; revision 2 is being validated." in html
         revision = Revision.objects.get(analysis=review.analysis, number=2)
@@ -239,7 +239,8 @@ class TestApply:
         assert done["HX-Retarget"] == "#review-main" and done["HX-Reswap"] == "outerHTML"
         html = done.content.decode()
         assert html.lstrip().startswith('<div id="review-main"')
-        assert "hx-trigger" not in html and "APPROVE · 0.93" in html
+        assert 'hx-trigger="every 1500ms"' not in html and "APPROVE · 0.93" in html
+        assert f"{url('analysis_status', review)}?revision=2&amp;watch=1" in html  # the slow watch
         assert "Validation of revision 2 finished: APPROVE · 0.93." in html  # in the flash, OOB
         assert "revision 2" in html
 
@@ -275,7 +276,7 @@ class TestSignOffAndReject:
         self, client: Client, review: Review
     ) -> None:
         response = client.post(
-            url("analysis_sign_off", review), {"comment": "Checked by hand."}, **HX
+            url("analysis_sign_off", review), {"comment": "Checked by hand.", "revision": "1"}, **HX
         )
         assert response.status_code == 409
         assert "not decided" in response.content.decode()
@@ -284,7 +285,7 @@ class TestSignOffAndReject:
     def test_sign_off_approves_with_a_comment(self, client: Client, review: Review) -> None:
         response = client.post(
             url("analysis_sign_off", review),
-            {"comment": "Checked by hand.", "override": "1"},
+            {"comment": "Checked by hand.", "override": "1", "revision": "1"},
             **HX,
         )
         assert response.status_code == 200
@@ -301,17 +302,21 @@ class TestSignOffAndReject:
         client.post(fix_url("accept", review, review.fixes[0]), **HX)
         page = client.get(url("analysis_review", review)).content.decode()
         assert re.search(r'<button type="button" class="btn" disabled title="Apply or undo', page)
-        response = client.post(url("analysis_sign_off", review), **HX)
+        response = client.post(url("analysis_sign_off", review), {"revision": "1"}, **HX)
         assert response.status_code == 409
         assert "apply or undo them before signing off" in response.content.decode()
         assert Analysis.objects.get(pk=review.analysis.pk).status == Analysis.Status.IN_REVIEW
 
     def test_reject_needs_a_comment(self, client: Client, review: Review) -> None:
-        response = client.post(url("analysis_reject", review), {"comment": ""}, **HX)
+        response = client.post(
+            url("analysis_reject", review), {"comment": "", "revision": "1"}, **HX
+        )
         assert response.status_code == 409
         assert "Say why the analysis is rejected." in response.content.decode()
         assert Analysis.objects.get(pk=review.analysis.pk).status == Analysis.Status.IN_REVIEW
-        client.post(url("analysis_reject", review), {"comment": "Evidence is stale."})
+        client.post(
+            url("analysis_reject", review), {"comment": "Evidence is stale.", "revision": 1}
+        )
         assert Analysis.objects.get(pk=review.analysis.pk).status == Analysis.Status.REJECTED
 
     def test_a_closed_analysis_shows_no_actions(self, client: Client, review: Review) -> None:

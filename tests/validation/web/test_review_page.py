@@ -30,10 +30,11 @@ def page(client: Any, review: Review, **params: str) -> str:
 
 
 def no_script(html: str) -> None:
-    assert "window.__xss" not in html
-    assert not re.search(r"<script(?![^>]*\bsrc=\"/static/)", html), "an inline script survived"
-    assert not re.search(r"\son[a-z]+\s*=", html), "an event handler attribute survived"
-    assert 'href="javascript:' not in html.lower()
+    # Raw HTML in a report is shown as text (issue 27): only real tags could run anything.
+    tags = " ".join(re.findall(r"<[^<>]*>", html))
+    assert not re.search(r"<script(?![^>]*\bsrc=\"/static/)", tags), "an inline script survived"
+    assert not re.search(r"\son[a-z]+\s*=", tags), "an event handler attribute survived"
+    assert 'href="javascript:' not in tags.lower()
 
 
 class TestHeader:

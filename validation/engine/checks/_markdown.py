@@ -15,9 +15,10 @@ from urllib.parse import urlsplit
 
 from validation.engine.spans import occurs_once, widen_to_unique
 from validation.engine.types import Finding, FixProposal
+from validation.engine.visible import closes_fence, mask_code
 
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+__all__ = ["closes_fence", "mask_code"]  # their home is engine.visible; the checks use them
+
 URL = re.compile(r"https?://[^\s<>\[\]\"'`{}|\\^]+", re.IGNORECASE)
 _INLINE_LINK = re.compile(
     r"(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*<?((?:[^()\s<>]|\([^()\s]*\))+)>?"
@@ -30,45 +31,6 @@ LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 TABLE_ROW = re.compile(r"^[ \t]*\|")
 THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-
-
-def mask_code(body: str) -> str:
-    """``body`` with fenced code blocks (fence lines included) and inline code spans
-    replaced by spaces. An unclosed fence masks to the end, as Markdown renders it."""
-    out = list(body)
-    offset = 0
-    fence: str | None = None
-    for line in body.splitlines(keepends=True):
-        match = _FENCE_LINE.match(line.rstrip("\r\n"))
-        if fence is None and match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
-            fence = match.group(1)
-            _blank(out, offset, offset + len(line))
-        elif fence is not None:
-            _blank(out, offset, offset + len(line))
-            if closes_fence(match, fence):
-                fence = None
-        offset += len(line)
-    masked = "".join(out)
-    for span in _INLINE_CODE.finditer(masked):
-        if "\n\n" not in span.group(0):  # a code span never crosses a paragraph
-            _blank(out, span.start(), span.end())
-    return "".join(out)
-
-
-def closes_fence(match: re.Match[str] | None, fence: str) -> bool:
-    """A closing fence: same character, at least as long, nothing after it."""
-    return (
-        match is not None
-        and match.group(1)[0] == fence[0]
-        and len(match.group(1)) >= len(fence)
-        and not match.group(2).strip()
-    )
-
-
-def _blank(chars: list[str], start: int, end: int) -> None:
-    for i in range(start, end):
-        if chars[i] not in "\r\n":
-            chars[i] = " "
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,9 @@ kind                   severity  when
                                  ``<url>`` and ``[ref]: url`` are links)
 ``wall_of_text``       minor     more than 1,500 characters with no heading, list or
                                  table and fewer than three paragraphs
+``invisible_character`` major    a bidi control or zero-width character (engine.visible)
+``hidden_markup``      minor     a comment, raw element or reference definition that a
+                                 Markdown reader shows as nothing (engine.visible)
 =====================  ========  ====================================================
 
 Fixes: a raw URL becomes ``[host/path](url)`` (confidence 0.97) and ``##Title`` becomes
@@ -52,6 +55,7 @@ from validation.engine.checks._markdown import (
     unique_find,
 )
 from validation.engine.types import Finding, FixProposal, Severity
+from validation.engine.visible import visibility_findings
 
 CHECK = "coherent_format"
 RAW_URL_VERIFIED_WITH = "format: raw URL wrapped as a markdown link"
@@ -93,6 +97,7 @@ def check_format(body: str) -> tuple[list[Finding], list[FixProposal]]:
     _raw_urls(body, masked, findings, fixes)
     findings.extend(_truncation(body, masked, found_blocks))
     findings.extend(_structure(body, found_blocks))
+    findings.extend(visibility_findings(body, CHECK, MAX_FINDINGS_PER_KIND))
     return in_span_order(findings, fixes)
 
 

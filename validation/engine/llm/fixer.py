@@ -48,6 +48,7 @@ from validation.engine.types import (
     ToolCallRecord,
     Verdict,
 )
+from validation.engine.visible import mask_hidden
 
 MAX_ISSUES = 15
 
@@ -103,8 +104,9 @@ def run_fixer(
     known = known_numbers([bundle.body, *(content_text(item) for item in bundle.evidence)])
     for run in runs:
         run.not_proof = grounding(run, known)
-    report.final_decision = read_decision(strip_thinking(text)) or verdict.fields.decision
-    report.final_conviction = read_conviction(strip_thinking(text)) or verdict.fields.conviction
+    shown = mask_hidden(strip_thinking(text))  # fields come from visible text only
+    report.final_decision = read_decision(shown) or verdict.fields.decision
+    report.final_conviction = read_conviction(shown) or verdict.fields.conviction
     parsed, errors = parse_fix_blocks(text)
     for malformed in errors:
         report.rejected.append(
