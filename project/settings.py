@@ -138,8 +138,12 @@ AXES_HANDLER = "project.lockout.LockoutHandler"
 REDLINE_LOGIN_IP_FAILURE_LIMIT = envint("REDLINE_LOGIN_IP_FAILURE_LIMIT", 20)
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 if envbool("REDLINE_BEHIND_PROXY", False):
-    # The client address is the one the (single) proxy in front of us saw.
-    AXES_IPWARE_PROXY_COUNT = 1
+    # The client's address, read by django-ipware (axes' [ipware] extra) from X-Forwarded-For:
+    # the first proxy the client reaches replaces that header with the address it saw
+    # (deploy/nginx.conf does) and each proxy after it appends its own peer's, so the header
+    # holds the client and then REDLINE_PROXY_COUNT - 1 addresses. A header of any other
+    # length was not written by our proxies: the request counts as the proxy's address.
+    AXES_IPWARE_PROXY_COUNT = max(envint("REDLINE_PROXY_COUNT", 1), 1) - 1
     AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 ROOT_URLCONF = "project.urls"

@@ -1,12 +1,17 @@
 """The edges of a request (issue 19): a NUL character anywhere is a 400 that changes nothing
 (PostgreSQL refuses NUL in text: it was a 500 in query strings and in reject reasons and
 comments); a chunked body is read, within the same size limit as any other; one address
-spraying passwords across usernames is locked out."""
+spraying passwords across usernames is locked out, and behind a proxy that address is the
+forwarded client's, not the proxy's (issue 27)."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+import tempfile
 from typing import Any
 
 import pytest
@@ -200,3 +205,60 @@ def test_a_success_does_not_reset_the_addresss_count(client: Client) -> None:
     response = client.post("/accounts/login/", {"username": "mine", "password": PASSWORD})
 
     assert response.status_code == 429
+
+
+# ---------------------------------------------------------------- lockout behind a proxy
+
+
+def _behind_proxy_settings() -> dict[str, Any]:
+    """The AXES_IPWARE_* settings production reads with REDLINE_BEHIND_PROXY=1."""
+    script = (
+        "import json, project.settings as s; print(json.dumps({k: getattr(s, k) for k in "
+        "('AXES_IPWARE_PROXY_COUNT', 'AXES_IPWARE_META_PRECEDENCE_ORDER')}))"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "REDLINE_SECRET_KEY": "proxy-test-secret-key-0123456789abcdef0123456789",
+        "REDLINE_ALLOWED_HOSTS": "redline.example.com",
+        "REDLINE_BEHIND_PROXY": "1",
+        "REDLINE_ENV_FILE": os.devnull,
+        "REDLINE_VAR_DIR": tempfile.mkdtemp(prefix="redline-proxy-"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=django_settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    values: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return values
+
+
+def test_behind_a_proxy_one_forwarded_client_locked_out_leaves_the_other_in(
+    client: Client, settings: Settings
+) -> None:
+    for name, value in _behind_proxy_settings().items():
+        setattr(settings, name, value)
+    limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
+    _user("victim")
+    # Both come through the proxy on this host: same REMOTE_ADDR, their own X-Forwarded-For.
+    proxy = {"REMOTE_ADDR": "127.0.0.1"}
+    attacker = {**proxy, "HTTP_X_FORWARDED_FOR": "203.0.113.7"}
+    someone = {**proxy, "HTTP_X_FORWARDED_FOR": "198.51.100.2"}
+    for n in range(limit):
+        client.post("/accounts/login/", {"username": f"user{n}", "password": "guess"}, **attacker)
+
+    locked = client.post(
+        "/accounts/login/", {"username": "victim", "password": PASSWORD}, **attacker
+    )
+    other = Client()
+    response = other.post(
+        "/accounts/login/", {"username": "victim", "password": PASSWORD}, **someone
+    )
+
+    assert locked.status_code == 429
+    assert response.status_code == 302
+    assert "_auth_user_id" in other.session
