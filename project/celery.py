@@ -38,10 +38,10 @@ def first_worker_of_this_broker_run() -> bool:
     Redis gives each start of its server a new ``run_id``; the first worker to see one marks
     it in Redis (SET NX), so one re-send follows each broker start, however many workers
     reconnect. Always False for other brokers (the filesystem broker keeps its messages)."""
-    if not app.conf.broker_url.startswith(("redis://", "rediss://")):
-        return False
     try:
         with app.connection_for_write() as connection:
+            if connection.transport.driver_type != "redis":
+                return False
             client: Any = connection.default_channel.client  # type: ignore[attr-defined]
             run_id = str(client.info("server")["run_id"])
             marked = client.set(

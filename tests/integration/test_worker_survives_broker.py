@@ -55,9 +55,10 @@ def running_stack(directory: Path, *, lease_seconds: int) -> Iterator[Stack]:
 
 
 def test_the_worker_lives_through_a_redis_restart_under_load(tmp_path: Path) -> None:
-    with running_stack(tmp_path, lease_seconds=300) as stack, Load(
-        stack, per_second=INGESTS_PER_SECOND
-    ) as load:
+    with (
+        running_stack(tmp_path, lease_seconds=300) as stack,
+        Load(stack, per_second=INGESTS_PER_SECOND) as load,
+    ):
         until(lambda: len(stack.acknowledged) >= 40, "ingests before the restart")
         worker = stack.processes["worker"]
 

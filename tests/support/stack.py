@@ -101,6 +101,7 @@ class Stack:
     processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     acknowledged: list[int] = field(default_factory=list)
     worker_env: dict[str, str] = field(default_factory=dict)
+    extra_env: dict[str, str] = field(default_factory=dict)  # for every process of the stack
     worker_starts: int = 0
     _supervising: threading.Event = field(default_factory=threading.Event)
     _supervisor: threading.Thread | None = None
@@ -132,6 +133,7 @@ class Stack:
             "REDLINE_WEB_WORKERS": "1",
             "REDLINE_WEB_THREADS": "4",
             "PYTHONUNBUFFERED": "1",
+            **self.extra_env,
         }
 
     # -- set-up -------------------------------------------------------------------------
