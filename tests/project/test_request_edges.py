@@ -238,27 +238,32 @@ def _behind_proxy_settings() -> dict[str, Any]:
 
 
 def test_behind_a_proxy_one_forwarded_client_locked_out_leaves_the_other_in(
-    client: Client, settings: Settings
+    settings: Settings,
 ) -> None:
     for name, value in _behind_proxy_settings().items():
         setattr(settings, name, value)
     limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
     _user("victim")
-    # Both come through the proxy on this host: same REMOTE_ADDR, their own X-Forwarded-For.
-    proxy = {"REMOTE_ADDR": "127.0.0.1"}
-    attacker = {**proxy, "HTTP_X_FORWARDED_FOR": "203.0.113.7"}
-    someone = {**proxy, "HTTP_X_FORWARDED_FOR": "198.51.100.2"}
+    attacker, someone = Client(), Client()
+
+    def login(browser: Client, username: str, password: str, forwarded_for: str) -> int:
+        # Both come through the proxy on this host: the same REMOTE_ADDR, each its own
+        # X-Forwarded-For.
+        form = {"username": username, "password": password}
+        answer = browser.post(
+            "/accounts/login/",
+            form,
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_FORWARDED_FOR=forwarded_for,
+        )
+        return answer.status_code
+
     for n in range(limit):
-        client.post("/accounts/login/", {"username": f"user{n}", "password": "guess"}, **attacker)
+        login(attacker, f"user{n}", "guess", "203.0.113.7")
 
-    locked = client.post(
-        "/accounts/login/", {"username": "victim", "password": PASSWORD}, **attacker
-    )
-    other = Client()
-    response = other.post(
-        "/accounts/login/", {"username": "victim", "password": PASSWORD}, **someone
-    )
+    locked = login(attacker, "victim", PASSWORD, "203.0.113.7")
+    response = login(someone, "victim", PASSWORD, "198.51.100.2")
 
-    assert locked.status_code == 429
-    assert response.status_code == 302
-    assert "_auth_user_id" in other.session
+    assert locked == 429
+    assert response == 302
+    assert "_auth_user_id" in someone.session

@@ -12,7 +12,6 @@ import pytest
 from django.conf import settings
 from django.test import Client
 from django.utils import timezone
-from pytest_django import Settings
 
 from analyses.models import Analysis
 from project.celery import app, first_worker_of_this_broker_run
