@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from validation.metrics import API_REQUESTS, render
-from validation.services import queue_state, rate_cache_state
+from validation.selectors import queue_state
+from validation.services import rate_cache_state
 
 logger = logging.getLogger(__name__)
 

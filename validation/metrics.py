@@ -27,6 +27,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from validation.models import Attempt, Fix, LLMCall
+from validation.selectors import queue_state
 
 ATTEMPT_SECONDS = Histogram(
     "redline_attempt_duration_seconds",
@@ -100,8 +101,6 @@ class DatabaseCollector(Collector):
         )
         retries.add_metric([], sum(max(row["n"] - 1, 0) for row in per_attempt))
         yield retries
-
-        from validation.services.backlog import queue_state  # services import this module
 
         state = queue_state()
         depth = GaugeMetricFamily("redline_queue_depth", "Attempts waiting for a worker.")

@@ -10,8 +10,7 @@ One module per aggregate, re-exported here:
 
 - ``submissions``: a new analysis from a bundle, a new draft, new evidence.
 - ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
-- ``backlog``: whether workers are taking queued attempts; re-sending all of them after the
-  broker lost its messages.
+- ``backlog``: every queued attempt's wake-up sent again after the broker lost its messages.
 - ``outcomes``: record a run's verdict or error; loop control (docs/validation-phase-spec.md §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
@@ -23,7 +22,7 @@ One module per aggregate, re-exported here:
 
 from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
-from validation.services.backlog import QueueState, attempts_resend_queued, queue_state
+from validation.services.backlog import attempts_resend_queued
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
     MAX_RUNS,
@@ -64,7 +63,6 @@ __all__ = [
     "MAX_RUNS",
     "ApplyOutcome",
     "FixNotFound",
-    "QueueState",
     "analysis_claim",
     "analysis_claim_next",
     "analysis_reject",
@@ -93,7 +91,6 @@ __all__ = [
     "fix_undo",
     "fixes_apply",
     "fixes_bulk_accept",
-    "queue_state",
     "rate_cache_state",
     "sweep_stale_attempts",
 ]

@@ -19,7 +19,8 @@ from tests.support.review_data import analysis_in_review
 from tests.support.servers import RedisServer, servers_available
 from validation.metrics import render
 from validation.models import Attempt
-from validation.services import attempts_resend_queued, queue_state
+from validation.selectors import queue_state
+from validation.services import attempts_resend_queued
 
 pytestmark = pytest.mark.django_db
 
