@@ -216,23 +216,24 @@ def _behind_proxy_settings() -> dict[str, Any]:
         "import json, project.settings as s; print(json.dumps({k: getattr(s, k) for k in "
         "('AXES_IPWARE_PROXY_COUNT', 'AXES_IPWARE_META_PRECEDENCE_ORDER')}))"
     )
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "REDLINE_SECRET_KEY": "proxy-test-secret-key-0123456789abcdef0123456789",
-        "REDLINE_ALLOWED_HOSTS": "redline.example.com",
-        "REDLINE_BEHIND_PROXY": "1",
-        "REDLINE_ENV_FILE": os.devnull,
-        "REDLINE_VAR_DIR": tempfile.mkdtemp(prefix="redline-proxy-"),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=django_settings.BASE_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
+    with tempfile.TemporaryDirectory(prefix="redline-proxy-") as var_dir:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "REDLINE_SECRET_KEY": "proxy-test-secret-key-0123456789abcdef0123456789",
+            "REDLINE_ALLOWED_HOSTS": "redline.example.com",
+            "REDLINE_BEHIND_PROXY": "1",
+            "REDLINE_ENV_FILE": os.devnull,
+            "REDLINE_VAR_DIR": var_dir,
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=django_settings.BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
     values: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     return values
 
