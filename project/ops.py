@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from validation.metrics import API_REQUESTS, render
+from validation.selectors import queue_state
 from validation.services import rate_cache_state
 
 logger = logging.getLogger(__name__)
@@ -39,15 +40,19 @@ def readyz(request: HttpRequest) -> HttpResponse:
     503 only when the database is down: nothing can be served without it. A broker that is
     down leaves ingest working (a committed analysis is acknowledged and its validation sent
     once the broker is back); a rate cache that is down leaves each process counting on its
-    own. Either makes the host ``degraded``: 200, with the dependency named."""
+    own. Either makes the host ``degraded``: 200, with the dependency named. So does a queue
+    no worker takes from (``workers: stalled``, services.backlog): the web host still serves,
+    but validation has stopped, which a person must hear about."""
+    database = _database_ok()
     checks = {
-        "database": "ok" if _database_ok() else "down",
+        "database": "ok" if database else "down",
         "broker": "ok" if _broker_ok() else "down",
         "rate_cache": rate_cache_state(),
+        "workers": _workers_state() if database else "unknown",
     }
     if checks["database"] != "ok":
         status = "unavailable"
-    elif "down" in checks.values():
+    elif "down" in checks.values() or checks["workers"] == "stalled":
         status = "degraded"
     else:
         status = "ok"
@@ -64,6 +69,14 @@ def _database_ok() -> bool:
     except Exception:
         logger.warning("Readiness: the database is unreachable.", exc_info=True)
         return False
+
+
+def _workers_state() -> str:
+    try:
+        return "stalled" if queue_state().stalled else "ok"
+    except Exception:
+        logger.warning("Readiness: could not read the queue.", exc_info=True)
+        return "unknown"
 
 
 def _broker_ok() -> bool:

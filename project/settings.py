@@ -138,8 +138,12 @@ AXES_HANDLER = "project.lockout.LockoutHandler"
 REDLINE_LOGIN_IP_FAILURE_LIMIT = envint("REDLINE_LOGIN_IP_FAILURE_LIMIT", 20)
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 if envbool("REDLINE_BEHIND_PROXY", False):
-    # The client address is the one the (single) proxy in front of us saw.
-    AXES_IPWARE_PROXY_COUNT = 1
+    # The client's address, read by django-ipware (axes' [ipware] extra) from X-Forwarded-For:
+    # the first proxy the client reaches replaces that header with the address it saw
+    # (deploy/nginx.conf does) and each proxy after it appends its own peer's, so the header
+    # holds the client and then REDLINE_PROXY_COUNT - 1 addresses. A header of any other
+    # length was not written by our proxies: the request counts as the proxy's address.
+    AXES_IPWARE_PROXY_COUNT = max(envint("REDLINE_PROXY_COUNT", 1), 1) - 1
     AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"]
 
 ROOT_URLCONF = "project.urls"
@@ -281,6 +285,9 @@ CACHES = {
 REDLINE_TASKS_EAGER = envbool("REDLINE_TASKS_EAGER", False)
 REDLINE_ATTEMPT_LEASE_SECONDS = envint("REDLINE_ATTEMPT_LEASE_SECONDS", 300)
 REDLINE_SWEEP_INTERVAL_SECONDS = envint("REDLINE_SWEEP_INTERVAL_SECONDS", 60)
+# Attempts queued this long with none started meanwhile: no worker is taking work (/readyz,
+# redline_queue_stalled).
+REDLINE_QUEUE_STALL_SECONDS = envint("REDLINE_QUEUE_STALL_SECONDS", 120)
 # Test seam for the crash-recovery integration test only: sleep inside the task.
 REDLINE_TASK_DEBUG_DELAY_SECONDS = envint("REDLINE_TASK_DEBUG_DELAY_SECONDS", 0)
 
@@ -293,6 +300,13 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker whose broker is away keeps trying for as long as it takes (Celery's default gives up
+# after 100 tries, about 50 minutes, and exits).
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A validation running when the broker goes away runs to its end and records its verdict; the
+# message it could not acknowledge comes back and finds nothing to claim. Cancelling it would
+# leave its attempt running until the lease runs out.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # A wake-up the broker refuses is given up within a second: the attempt row is the job, and
 # validation.services.jobs sends it again as soon as the broker is back.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {

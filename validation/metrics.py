@@ -4,8 +4,9 @@
   ``prometheus_client`` metrics, which in multiprocess mode (PROMETHEUS_MULTIPROC_DIR set, as
   under gunicorn and Celery) each process writes to files the scrape aggregates;
 - read from the database at scrape time (attempts by decision, LLM calls and retries, retry
-  error categories, fixes by state, queue depth and the oldest queued age): the database is
-  the source of truth, so every web process on every host reports the same totals.
+  error categories, fixes by state, queue depth, the oldest queued age, whether the queue is
+  stalled): the database is the source of truth, so every web process on every host reports
+  the same totals.
 """
 
 from __future__ import annotations
@@ -13,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.db.models import Count, Min
-from django.utils import timezone
+from django.db.models import Count
 from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
@@ -27,6 +27,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from validation.models import Attempt, Fix, LLMCall
+from validation.selectors import queue_state
 
 ATTEMPT_SECONDS = Histogram(
     "redline_attempt_duration_seconds",
@@ -101,16 +102,22 @@ class DatabaseCollector(Collector):
         retries.add_metric([], sum(max(row["n"] - 1, 0) for row in per_attempt))
         yield retries
 
-        queued = Attempt.objects.filter(status=Attempt.Status.QUEUED)
+        state = queue_state()
         depth = GaugeMetricFamily("redline_queue_depth", "Attempts waiting for a worker.")
-        depth.add_metric([], queued.count())
+        depth.add_metric([], state.queued)
         yield depth
-        oldest = queued.aggregate(oldest=Min("queued_at"))["oldest"]
         age = GaugeMetricFamily(
             "redline_queue_oldest_age_seconds", "How long the oldest queued attempt has waited."
         )
-        age.add_metric([], (timezone.now() - oldest).total_seconds() if oldest else 0.0)
+        age.add_metric([], state.oldest_wait_seconds)
         yield age
+        stalled = GaugeMetricFamily(
+            "redline_queue_stalled",
+            "1 while attempts are queued and no worker has started any for "
+            "REDLINE_QUEUE_STALL_SECONDS; 0 otherwise (an empty queue included).",
+        )
+        stalled.add_metric([], 1.0 if state.stalled else 0.0)
+        yield stalled
 
 
 def render() -> bytes:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import (
     Count,
     F,
     IntegerField,
+    Min,
     Model,
     OuterRef,
     Prefetch,
@@ -300,3 +303,39 @@ def final_event_of(analysis: Analysis) -> AuditEvent | None:
         .order_by("-created_at", "-id")
         .first()
     )
+
+
+# ---------------------------------------------------------------- the queue
+
+
+@dataclass(frozen=True)
+class QueueState:
+    queued: int
+    oldest_wait_seconds: float
+    stalled: bool
+
+
+def queue_state(*, now: datetime | None = None) -> QueueState:
+    """How many attempts wait, for how long, and whether workers have stopped taking them.
+
+    Stalled: attempts are queued, the oldest has waited longer than
+    ``REDLINE_QUEUE_STALL_SECONDS``, and no attempt was started within that time. An empty
+    queue, or a long one whose workers keep starting attempts, is healthy; a queue nobody
+    takes from is not (every worker dead, or cut off from the broker). ``/readyz`` and the
+    ``redline_queue_stalled`` metric report it."""
+    now = now or timezone.now()
+    window = timedelta(seconds=settings.REDLINE_QUEUE_STALL_SECONDS)
+    waiting = Attempt.objects.filter(status=Attempt.Status.QUEUED).aggregate(
+        oldest=Min("queued_at")
+    )
+    oldest: datetime | None = waiting["oldest"]
+    if oldest is None:
+        return QueueState(queued=0, oldest_wait_seconds=0.0, stalled=False)
+    queued = Attempt.objects.filter(status=Attempt.Status.QUEUED).count()
+    wait = (now - oldest).total_seconds()
+    stalled = False
+    if oldest < now - window:
+        # Any start within the window means some worker is taking work (validation_attempt_
+        # started_idx answers this without reading the table).
+        stalled = not Attempt.objects.filter(started_at__gte=now - window).exists()
+    return QueueState(queued=queued, oldest_wait_seconds=wait, stalled=stalled)

@@ -50,6 +50,13 @@ def sweep_stale_attempts() -> None:
     sweep_stale_attempts()
 
 
+@shared_task(ignore_result=True, autoretry_for=_TRANSIENT, retry_backoff=2, max_retries=3)
+def resend_queued_attempts() -> None:
+    from validation.services import attempts_resend_queued
+
+    attempts_resend_queued()
+
+
 def sweep_when_a_worker_connects() -> None:
     """Sent each time a worker's consumer connects to the broker: when the worker starts, and
     when the broker is back after an outage (project.celery's ``SweepOnConnect`` step).

@@ -11,177 +11,26 @@ lease (here 300 s) later.
 
 from __future__ import annotations
 
-import http.client
 import json
-import os
-import subprocess
-import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from django.conf import settings
 
-from tests.support.net import free_port
 from tests.support.servers import PostgresServer, RedisServer, servers_available
+from tests.support.stack import BIN, BUNDLE, Answer, Stack, request
 from tests.support.worker import wait_until
+
+T = TypeVar("T")
 
 pytestmark = pytest.mark.integration
 
-T = TypeVar("T")
 LEASE_SECONDS = 300  # and the sweeper's interval: only the immediate re-send can beat them
-BIN = Path(sys.executable).parent
-BUNDLE: dict[str, Any] = {
-    "query": "What were ACME's owner earnings in 2024?",
-    "body": "Owner earnings were $14.8B [acme] in 2024.\n\nFINAL DECISION: WATCH\n",
-    "evidence": [{"source_ref": "acme", "content": {"owner_earnings": 14_800_000_000}}],
-}
 
 
 def _until(predicate: Callable[[], T], what: str, timeout: float = 60.0) -> T:
     return wait_until(predicate, what=what, timeout=timeout)
-
-
-@dataclass
-class Answer:
-    status_code: int
-    headers: dict[str, str]
-    text: str
-
-    def json(self) -> Any:
-        return json.loads(self.text)
-
-
-def request(
-    port: int,
-    method: str,
-    path: str,
-    *,
-    body: bytes | Iterator[bytes] | None = None,
-    headers: dict[str, str] | None = None,
-) -> Answer:
-    """One HTTP request with the standard library (an iterator body is sent chunked)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        chunked = body is not None and not isinstance(body, bytes)
-        connection.request(method, path, body=body, headers=headers or {}, encode_chunked=chunked)
-        response = connection.getresponse()
-        text = response.read().decode("utf-8", "replace")
-        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, text)
-    finally:
-        connection.close()
-
-
-@dataclass
-class Stack:
-    """gunicorn and a worker over our own PostgreSQL, broker Redis and rate-cache Redis."""
-
-    directory: Path
-    database: PostgresServer
-    broker: RedisServer
-    cache: RedisServer
-    web_port: int = field(default_factory=free_port)
-    queue: str = field(default_factory=lambda: f"redline-outage-{uuid.uuid4().hex[:8]}")
-    token: str = ""
-    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
-    acknowledged: list[int] = field(default_factory=list)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.web_port}"
-
-    def env(self) -> dict[str, str]:
-        return {
-            **os.environ,
-            "DATABASE_URL": self.database.url("redline"),
-            "CELERY_BROKER_URL": self.broker.url(0),
-            "REDLINE_CACHE_URL": self.cache.url(0),
-            "REDLINE_QUEUE": self.queue,
-            "REDLINE_SECRET_KEY": "outage-test-secret-key-0123456789abcdef0123456789",
-            "REDLINE_DEBUG": "0",
-            "REDLINE_HTTPS": "0",
-            "REDLINE_ALLOWED_HOSTS": "127.0.0.1",
-            "REDLINE_TASKS_EAGER": "0",
-            "REDLINE_MANIFEST_STATIC": "0",
-            "REDLINE_ATTEMPT_LEASE_SECONDS": str(LEASE_SECONDS),
-            "REDLINE_SWEEP_INTERVAL_SECONDS": str(LEASE_SECONDS),
-            "REDLINE_DB_CONNECT_TIMEOUT": "2",
-            "REDLINE_LOG_FORMAT": "plain",
-            "REDLINE_LOG_LEVEL": "INFO",
-            "REDLINE_BIND": f"127.0.0.1:{self.web_port}",
-            "REDLINE_WEB_WORKERS": "1",
-            "REDLINE_WEB_THREADS": "4",
-            "PYTHONUNBUFFERED": "1",
-        }
-
-    def manage(self, *args: str) -> str:
-        done = subprocess.run(
-            [str(BIN / "python"), "manage.py", *args],
-            cwd=settings.BASE_DIR,
-            env=self.env(),
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=True,
-        )
-        return done.stdout.strip()
-
-    def spawn(self, name: str, *command: str, env: dict[str, str] | None = None) -> None:
-        log = (self.directory / f"{name}.log").open("ab")
-        self.processes[name] = subprocess.Popen(
-            list(command),
-            cwd=settings.BASE_DIR,
-            env={**self.env(), **(env or {})},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def log(self, name: str) -> str:
-        return (self.directory / f"{name}.log").read_text(errors="replace")
-
-    def call(self, method: str, path: str, body: Any = None) -> Answer:
-        headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
-        data = None if body is None else json.dumps(body).encode()
-        return request(self.web_port, method, path, body=data, headers=headers)
-
-    def ingest(self, tag: str) -> Answer:
-        bundle = {**BUNDLE, "title": f"outage {tag}"}
-        response = self.call("POST", "/api/v1/analyses", bundle)
-        if response.status_code == 201:
-            self.acknowledged.append(response.json()["id"])
-        return response
-
-    def ready(self) -> Answer:
-        return request(self.web_port, "GET", "/readyz")
-
-    def up(self) -> bool:
-        try:
-            return self.ready().status_code == 200
-        except OSError:  # not listening yet
-            return False
-
-    def attempt_status(self, analysis_id: int) -> str:
-        response = self.call("GET", f"/api/v1/analyses/{analysis_id}")
-        attempts = response.json()["attempts"] if response.status_code == 200 else []
-        return str(attempts[-1]["status"]) if attempts else ""
-
-    def validated(self, analysis_id: int) -> bool:
-        return self.attempt_status(analysis_id) in ("done", "errored")
-
-    def stop(self) -> None:
-        for process in self.processes.values():
-            if process.poll() is None:
-                process.terminate()
-        for process in self.processes.values():
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, 9)
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +41,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     directory = tmp_path_factory.mktemp("outages")
     database = PostgresServer()
     broker, cache = RedisServer(directory), RedisServer(directory)
-    running = Stack(directory=directory, database=database, broker=broker, cache=cache)
+    running = Stack(
+        directory=directory,
+        database=database,
+        broker=broker,
+        cache=cache,
+        lease_seconds=LEASE_SECONDS,
+    )
     try:
         database.init()
         database.start()
@@ -277,7 +132,7 @@ def test_a_chunked_body_is_read_by_gunicorn_within_the_limit(stack: Stack) -> No
 def test_outages_answer_json_and_lose_no_acknowledged_analysis(stack: Stack) -> None:
     assert _json(stack.ready()) == {
         "status": "ok",
-        "checks": {"database": "ok", "broker": "ok", "rate_cache": "ok"},
+        "checks": {"database": "ok", "broker": "ok", "rate_cache": "ok", "workers": "ok"},
     }
     assert stack.ingest("before").status_code == 201
     running = stack.acknowledged[-1]
@@ -321,7 +176,7 @@ def test_outages_answer_json_and_lose_no_acknowledged_analysis(stack: Stack) -> 
     assert ready.status_code == 503
     assert _json(ready) == {
         "status": "unavailable",
-        "checks": {"database": "down", "broker": "ok", "rate_cache": "ok"},
+        "checks": {"database": "down", "broker": "ok", "rate_cache": "ok", "workers": "unknown"},
     }
     for response in (
         stack.call("GET", "/api/v1/analyses"),

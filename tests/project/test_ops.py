@@ -25,7 +25,7 @@ def test_readyz_names_the_state_of_every_dependency(client: Client) -> None:
     assert response.status_code == 200
     assert response.json() == {
         "status": "ok",
-        "checks": {"database": "ok", "broker": "ok", "rate_cache": "local"},
+        "checks": {"database": "ok", "broker": "ok", "rate_cache": "local", "workers": "ok"},
     }
 
 
@@ -41,7 +41,7 @@ def test_a_broker_that_is_down_degrades_the_host_but_it_still_serves(client: Cli
     assert response.status_code == 200
     assert response.json() == {
         "status": "degraded",
-        "checks": {"database": "ok", "broker": "down", "rate_cache": "local"},
+        "checks": {"database": "ok", "broker": "down", "rate_cache": "local", "workers": "ok"},
     }
 
 

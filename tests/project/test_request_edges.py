@@ -1,12 +1,17 @@
 """The edges of a request (issue 19): a NUL character anywhere is a 400 that changes nothing
 (PostgreSQL refuses NUL in text: it was a 500 in query strings and in reject reasons and
 comments); a chunked body is read, within the same size limit as any other; one address
-spraying passwords across usernames is locked out."""
+spraying passwords across usernames is locked out, and behind a proxy that address is the
+forwarded client's, not the proxy's (issue 27)."""
 
 from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+import tempfile
 from typing import Any
 
 import pytest
@@ -200,3 +205,66 @@ def test_a_success_does_not_reset_the_addresss_count(client: Client) -> None:
     response = client.post("/accounts/login/", {"username": "mine", "password": PASSWORD})
 
     assert response.status_code == 429
+
+
+# ---------------------------------------------------------------- lockout behind a proxy
+
+
+def _behind_proxy_settings() -> dict[str, Any]:
+    """The AXES_IPWARE_* settings production reads with REDLINE_BEHIND_PROXY=1."""
+    script = (
+        "import json, project.settings as s; print(json.dumps({k: getattr(s, k) for k in "
+        "('AXES_IPWARE_PROXY_COUNT', 'AXES_IPWARE_META_PRECEDENCE_ORDER')}))"
+    )
+    with tempfile.TemporaryDirectory(prefix="redline-proxy-") as var_dir:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "REDLINE_SECRET_KEY": "proxy-test-secret-key-0123456789abcdef0123456789",
+            "REDLINE_ALLOWED_HOSTS": "redline.example.com",
+            "REDLINE_BEHIND_PROXY": "1",
+            "REDLINE_ENV_FILE": os.devnull,
+            "REDLINE_VAR_DIR": var_dir,
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=django_settings.BASE_DIR,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+    values: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return values
+
+
+def test_behind_a_proxy_one_forwarded_client_locked_out_leaves_the_other_in(
+    settings: Settings,
+) -> None:
+    for name, value in _behind_proxy_settings().items():
+        setattr(settings, name, value)
+    limit = django_settings.REDLINE_LOGIN_IP_FAILURE_LIMIT
+    _user("victim")
+    attacker, someone = Client(), Client()
+
+    def login(browser: Client, username: str, password: str, forwarded_for: str) -> int:
+        # Both come through the proxy on this host: the same REMOTE_ADDR, each its own
+        # X-Forwarded-For.
+        form = {"username": username, "password": password}
+        answer = browser.post(
+            "/accounts/login/",
+            form,
+            REMOTE_ADDR="127.0.0.1",
+            HTTP_X_FORWARDED_FOR=forwarded_for,
+        )
+        return answer.status_code
+
+    for n in range(limit):
+        login(attacker, f"user{n}", "guess", "203.0.113.7")
+
+    locked = login(attacker, "victim", PASSWORD, "203.0.113.7")
+    response = login(someone, "victim", PASSWORD, "198.51.100.2")
+
+    assert locked == 429
+    assert response == 302
+    assert "_auth_user_id" in someone.session

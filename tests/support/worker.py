@@ -216,16 +216,25 @@ def sending_to(queue: str) -> Iterator[None]:
     conf = app.conf
     saved = (conf.task_always_eager, conf.task_default_queue)
     saved_settings = (settings.REDLINE_TASKS_EAGER, settings.CELERY_TASK_DEFAULT_QUEUE)
-    conf.task_always_eager = False
-    conf.task_default_queue = queue
+    _override(conf, always_eager=False, default_queue=queue)
     settings.REDLINE_TASKS_EAGER = False
     settings.CELERY_TASK_DEFAULT_QUEUE = queue
     try:
         yield
     finally:
-        conf.task_always_eager, conf.task_default_queue = saved
+        _override(conf, always_eager=saved[0], default_queue=saved[1])
         settings.REDLINE_TASKS_EAGER, settings.CELERY_TASK_DEFAULT_QUEUE = saved_settings
         purge_queue(queue)
+
+
+def _override(conf: Any, *, always_eager: bool, default_queue: str) -> None:
+    """Set both spellings: the app reads its configuration from Django's settings under the
+    CELERY_ namespace, and Celery 5.6 answers the namespaced key before a plain one set later
+    (``conf.task_always_eager = False`` alone would read back True)."""
+    conf.task_always_eager = always_eager
+    conf.task_default_queue = default_queue
+    conf["CELERY_TASK_ALWAYS_EAGER"] = always_eager
+    conf["CELERY_TASK_DEFAULT_QUEUE"] = default_queue
 
 
 def purge_queue(queue: str) -> None:

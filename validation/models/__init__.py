@@ -123,6 +123,8 @@ class Attempt(models.Model):
                 condition=Q(status__in=["queued", "running"]),
                 name="validation_attempt_open_idx",
             ),
+            # Readiness (services.backlog.queue_state): was any attempt started lately.
+            models.Index(fields=["started_at"], name="validation_attempt_started_idx"),
         ]
 
     def __str__(self) -> str:

@@ -10,6 +10,7 @@ One module per aggregate, re-exported here:
 
 - ``submissions``: a new analysis from a bundle, a new draft, new evidence.
 - ``jobs``: queue, run and sweep validation attempts (the task <-> service pair).
+- ``backlog``: every queued attempt's wake-up sent again after the broker lost its messages.
 - ``outcomes``: record a run's verdict or error; loop control (docs/spec.md §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
@@ -21,6 +22,7 @@ One module per aggregate, re-exported here:
 
 from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
+from validation.services.backlog import attempts_resend_queued
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
     MAX_RUNS,
@@ -81,6 +83,7 @@ __all__ = [
     "attempt_enqueue",
     "attempt_record_verdict",
     "attempt_run",
+    "attempts_resend_queued",
     "engine_settings",
     "fix_accept",
     "fix_edit",
