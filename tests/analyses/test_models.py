@@ -42,7 +42,7 @@ def test_another_pipeline_may_reuse_an_external_id() -> None:
 def test_one_pipeline_never_holds_an_external_id_twice() -> None:
     AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1")
 
-    with pytest.raises(IntegrityError, match="external_id|unique"), transaction.atomic():
+    with pytest.raises(IntegrityError), transaction.atomic():
         AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1")
 
 

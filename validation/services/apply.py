@@ -107,7 +107,7 @@ def _plan_apply(analysis_id: int) -> _ApplyPlan:
     analysis = Analysis.objects.filter(pk=analysis_id).first()
     if analysis is None:
         return _ApplyPlan(revision=None, fields=("", "", None), accepted=())
-    policy = Policy.load()  # read here, not under the lock
+    policy = Policy.for_pipeline(analysis.pipeline_id)  # read here, not under the lock
     current = current_revision(analysis)
     accepted = _accepted_fixes(analysis_id)
     fields, snapshot = _fields(analysis), _snapshot(accepted)
@@ -191,7 +191,7 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     # the second waits here, then finds the analysis validating and is refused.
     analysis = lock_analysis(analysis_id)
     require_status(analysis, IN_REVIEW, "have fixes applied")
-    policy = plan.policy or Policy.load()
+    policy = plan.policy or Policy.for_pipeline(analysis.pipeline_id)
     claim_for_action(analysis, user, now, policy=policy)
     limit = LoopState.of(analysis, policy).limit_reason(REVISE)
     if limit:

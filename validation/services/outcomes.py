@@ -75,6 +75,9 @@ def attempt_record_verdict(
         "finished_at": now,
         "lease_expires_at": None,
     }
+    if policy is not None:
+        values["policy_id"] = policy.pk
+        values["policy_settings"] = policy.settings_snapshot()
     won = Attempt.objects.filter(
         pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
     ).update(**values)
@@ -288,7 +291,7 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
             data=data,
         )
         return False
-    policy = policy or Policy.load()
+    policy = policy or Policy.for_pipeline(analysis.pipeline_id)
     failure = ""
     limit = LoopState.of(analysis, policy).blocked_reason(decision)
     analysis.needs_new_input = False

@@ -55,7 +55,7 @@ def analysis_sign_off(
     fixes = list(Fix.objects.filter(revision=current).values_list("pk", "status"))
     undecided = [pk for pk, status in fixes if status in UNDECIDED]
     accepted = [pk for pk, status in fixes if status == Fix.Status.ACCEPTED]
-    loops = LoopState.of(analysis, Policy.load())
+    loops = LoopState.of(analysis, Policy.for_pipeline(analysis.pipeline_id))
     if accepted and loops.revise_remaining:
         noun = "fix is" if len(accepted) == 1 else "fixes are"
         raise IllegalTransition(

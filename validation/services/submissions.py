@@ -129,7 +129,7 @@ def analysis_submit_evidence(
 def _revision_next(
     analysis: Analysis, current: Revision, body: str, user: User | None, reason: str
 ) -> Revision:
-    limit = LoopState.of(analysis, Policy.load()).limit_reason(RETRY)
+    limit = LoopState.of(analysis, Policy.for_pipeline(analysis.pipeline_id)).limit_reason(RETRY)
     if limit:
         raise LoopLimitReached(f"{limit}: no new revision can be made.")
     revision = Revision.objects.create(
