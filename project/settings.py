@@ -246,8 +246,11 @@ REDLINE_LLM_VARIABLES = (
 REDLINE_LLM_ENV = {name: envstr(name) for name in REDLINE_LLM_VARIABLES if name in _environ}
 
 # Hosts the Policy's LLM base URL may name although they are link-local or a cloud metadata
-# address (validation.endpoints): an inference server on a link-local network, say.
+# address (validation.engine.outbound): an inference server on a link-local network, say.
 REDLINE_LLM_ALLOWED_HOSTS = envlist("REDLINE_LLM_ALLOWED_HOSTS")
+# Hosts a webhook may name although they are not public (loopback, private, link-local …):
+# the webhook profile of validation.engine.outbound refuses them otherwise.
+REDLINE_WEBHOOK_ALLOWED_HOSTS = envlist("REDLINE_WEBHOOK_ALLOWED_HOSTS")
 
 # The demo users' password (load_demo); required when debug is off.
 REDLINE_DEMO_PASSWORD = envstr("REDLINE_DEMO_PASSWORD")

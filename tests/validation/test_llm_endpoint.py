@@ -14,8 +14,8 @@ from django.test import Client
 from pytest_django import Settings
 
 from tests.validation.test_admin import _policy_form
-from validation.endpoints import llm_url_problem
 from validation.engine.llm import LLMConfigError
+from validation.engine.outbound import Profile, url_problem
 from validation.models import Policy
 from validation.services.llm import llm_settings
 
@@ -42,16 +42,19 @@ ALLOWED = [
 
 @pytest.mark.parametrize(("url", "reason"), REFUSED)
 def test_link_local_metadata_and_other_schemes_are_refused(url: str, reason: str) -> None:
-    assert reason in llm_url_problem(url, resolve=False)
+    assert reason in url_problem(url, Profile.LLM, resolve=False)
 
 
 @pytest.mark.parametrize("url", ALLOWED)
 def test_ordinary_endpoints_are_allowed(url: str) -> None:
-    assert llm_url_problem(url, resolve=False) == ""
+    assert url_problem(url, Profile.LLM, resolve=False) == ""
 
 
 def test_a_listed_host_is_allowed_whatever_it_is() -> None:
-    assert llm_url_problem("http://169.254.10.5:8000/v1", ["169.254.10.5"], resolve=False) == ""
+    assert (
+        url_problem("http://169.254.10.5:8000/v1", Profile.LLM, ["169.254.10.5"], resolve=False)
+        == ""
+    )
 
 
 def test_a_name_is_checked_by_the_addresses_it_resolves_to(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,11 +66,11 @@ def test_a_name_is_checked_by_the_addresses_it_resolves_to(monkeypatch: pytest.M
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, 0))]
 
     monkeypatch.setattr(socket, "getaddrinfo", resolve)
-    assert llm_url_problem("http://llm.attacker.example/v1") == (
+    assert url_problem("http://llm.attacker.example/v1", Profile.LLM) == (
         "points at a cloud metadata address (llm.attacker.example, which is 169.254.169.254); "
         "list it in REDLINE_LLM_ALLOWED_HOSTS to allow it"
     )
-    assert llm_url_problem("http://localhost:8000/v1") == ""
+    assert url_problem("http://localhost:8000/v1", Profile.LLM) == ""
 
 
 @pytest.mark.django_db

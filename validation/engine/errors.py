@@ -12,6 +12,8 @@ the code that raises it, and keeps the built-in base it had (``ValueError``,
     ├── CalculatorError (ValueError)    calculator: an expression refused or not computable
     ├── LLMConfigError (ValueError)     llm.settings: ``REDLINE_LLM_*`` cannot be read
     ├── ProviderError                   llm.provider: a chat request that did not complete
+    ├── OutboundRefused (ValueError)    outbound: a URL the outbound-address rule refuses
+    ├── OutboundError                   outbound: a request to an allowed URL got no answer
     ├── AnswerRejected                  llm.retry: a parser refuses an LLM answer
     ├── ValidationExhaustedError        llm.retry: no attempt gave a valid answer
     └── LocalLLMError (RuntimeError)    llm.local: the local model or its server is missing

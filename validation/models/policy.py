@@ -13,7 +13,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from analyses.models import Pipeline
-from validation.endpoints import llm_url_problem
+from validation.engine.outbound import Profile, url_problem
 from validation.engine.types import CHECK_LABELS, CHECK_NAMES, EngineSettings
 from validation.models.engine_fields import (
     Between,
@@ -247,7 +247,9 @@ class Policy(models.Model):
                 "The total loop limit must be at least the larger of the REVISE and RETRY limits."
             )
         if self.llm_base_url:
-            problem = llm_url_problem(self.llm_base_url, settings.REDLINE_LLM_ALLOWED_HOSTS)
+            problem = url_problem(
+                self.llm_base_url, Profile.LLM, settings.REDLINE_LLM_ALLOWED_HOSTS
+            )
             if problem:
                 errors["llm_base_url"] = f"This URL {problem}."
         if errors:

@@ -21,7 +21,6 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db.models import F
 
-from validation.endpoints import llm_url_problem
 from validation.engine.llm import (
     Deadline,
     LLMConfigError,
@@ -30,6 +29,7 @@ from validation.engine.llm import (
     run_llm_path,
 )
 from validation.engine.llm import settings_from_env as _settings_from_env
+from validation.engine.outbound import Profile, url_problem
 from validation.engine.types import Bundle, EngineSettings, LLMReport, Verdict
 from validation.models import Attempt, LLMCall, Policy
 
@@ -56,7 +56,7 @@ def llm_settings(policy: Policy, environ: Mapping[str, str] | None = None) -> LL
     if policy.llm_base_url:
         # Checked on save (Policy.clean) and again here: a row saved before the rule, or a
         # name that resolves elsewhere now. The environment's own URL is the operator's.
-        problem = llm_url_problem(policy.llm_base_url, settings.REDLINE_LLM_ALLOWED_HOSTS)
+        problem = url_problem(policy.llm_base_url, Profile.LLM, settings.REDLINE_LLM_ALLOWED_HOSTS)
         if problem:
             raise LLMConfigError(f"The Policy's LLM base URL {problem}.")
         env["REDLINE_LLM_BASE_URL"] = policy.llm_base_url
@@ -74,6 +74,7 @@ def llm_settings(policy: Policy, environ: Mapping[str, str] | None = None) -> LL
             }
         )
     }
+    update["allowed_hosts"] = list(settings.REDLINE_LLM_ALLOWED_HOSTS)
     if policy.llm_model:
         update["model"] = policy.llm_model
     if policy.llm_timeout_seconds is not None:

@@ -7,7 +7,9 @@ a wait that would end after the deadline is not started: the request fails at on
 :class:`ProviderError` that says so. Other statuses (400, 401, 404 ...) are not retried.
 
 The official ``openai`` client does the HTTP (its own retries off: ``max_retries=0``), so any
-OpenAI-compatible server works: OpenAI, vLLM, Ollama, llama.cpp server, LM Studio.
+OpenAI-compatible server works: OpenAI, vLLM, Ollama, llama.cpp server, LM Studio. Its HTTP
+client follows no redirect (a 3xx fails the request) and every request's address passes the
+LLM profile of ``engine.outbound`` first (no link-local or metadata address, in any form).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import openai
 
 from validation.engine.errors import EngineError
 from validation.engine.llm.settings import LLMSettings
+from validation.engine.outbound import OutboundRefused, Profile, refuse_request_url
 from validation.engine.types import LLMCallRecord
 
 Purpose = Literal["judge", "fixer"]
@@ -97,7 +100,17 @@ class ChatClient:
             api_key=api_key,
             max_retries=0,  # retries are ours: they must respect the attempt's deadline
             timeout=settings.timeout_s,
+            # A redirect could point anywhere (169.254.169.254): none is followed, and each
+            # request's own address is checked before it is sent.
+            http_client=openai.DefaultHttpxClient(
+                timeout=settings.timeout_s,
+                follow_redirects=False,
+                event_hooks={"request": [self._check_request]},
+            ),
         )
+
+    def _check_request(self, request: Any) -> None:
+        refuse_request_url(str(request.url), Profile.LLM, self.settings.allowed_hosts)
 
     def close(self) -> None:
         self._client.close()
@@ -150,6 +163,9 @@ class ChatClient:
                 completion = self._client.chat.completions.create(
                     **request, timeout=request_timeout
                 )
+            except OutboundRefused as refused:
+                record.error = f"the endpoint's URL {refused}"
+                raise ProviderError(record.error) from None
             except openai.APIError as error:
                 record.latency_ms = round((time.monotonic() - started) * 1000, 3)
                 failure = _classify(error, request_timeout)
@@ -195,6 +211,10 @@ class _Failure:
 def _classify(error: openai.APIError, timeout_s: float) -> _Failure:
     if isinstance(error, openai.APITimeoutError):
         return _Failure(f"the endpoint did not answer within {timeout_s:.3g} s", True)
+    if isinstance(error, openai.APIConnectionError) and isinstance(
+        error.__cause__, OutboundRefused
+    ):
+        return _Failure(f"the endpoint's URL {error.__cause__}", False)
     if isinstance(error, openai.APIConnectionError):
         cause = error.__cause__ or error.__context__
         detail = f": {' '.join(str(cause).split())}" if cause else ""
@@ -206,6 +226,9 @@ def _classify(error: openai.APIError, timeout_s: float) -> _Failure:
         # failure (llama.cpp's Python server answers 500 to a json_schema format): asking
         # again the same way would only spend the attempt's budget.
         refused_format = "response_format" in detail
+        if 300 <= status < 400:
+            where = error.response.headers.get("location", "nowhere")
+            detail = f"a redirect (to {where[:300]}), not followed"
         transient = status == 429 or (status >= 500 and not refused_format)
         retry_after = retry_after_seconds(error.response.headers) if transient else None
         return _Failure(

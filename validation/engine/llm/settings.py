@@ -96,6 +96,9 @@ class LLMSettings(BaseModel):
     fixer_token_budget: int = Field(default=16_000, ge=500, le=1_000_000)
     # Confidence of an LLM fix that no tool call of its own supports.
     unverified_fix_confidence: float = Field(default=0.2, ge=0, le=1)
+    # Hosts the outbound rule (engine.outbound, the LLM profile) lets through although they
+    # are link-local or a metadata address: REDLINE_LLM_ALLOWED_HOSTS.
+    allowed_hosts: list[str] = Field(default_factory=list, max_length=100)
 
     def budgets(self, fixed_tokens: int) -> tuple[int, int]:
         """``(report, evidence)`` token budgets of one prompt whose other parts take
@@ -146,6 +149,9 @@ def settings_from_env(environ: Mapping[str, str]) -> LLMSettings | None:
     }
     if retry:
         data["retry"] = retry
+    allowed = [name.strip() for name in env.get("REDLINE_LLM_ALLOWED_HOSTS", "").split(",")]
+    if any(allowed):
+        data["allowed_hosts"] = [name for name in allowed if name]
     try:
         return LLMSettings.model_validate(data)
     except ValidationError as error:
