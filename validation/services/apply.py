@@ -39,6 +39,7 @@ from validation.services._shared import (
 )
 from validation.services.claims import claim_for_action
 from validation.services.jobs import attempt_create
+from validation.services.webhooks import webhook_emit
 
 
 @dataclass(frozen=True)
@@ -265,6 +266,11 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     analysis.save()
     data["loops"] = {"revise": analysis.revise_loops, "retry": analysis.retry_loops}
     audit(analysis, AuditEvent.Action.APPLIED, actor=user, revision_id=revision.pk, data=data)
+    webhook_emit(
+        analysis,
+        "revision.applied",
+        {"revision": revision.number, "applied_fixes": len(applied), "by": user.get_username()},
+    )
     # The revision is new, so it has no attempt yet: the next number, without attempt_enqueue's
     # look-up and savepoint.
     number = Attempt.objects.filter(analysis=analysis).aggregate(n=Max("number"))["n"] or 0

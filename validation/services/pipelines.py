@@ -8,6 +8,7 @@ nothing and says why."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -82,8 +83,10 @@ def policy_set(*, pipeline: Pipeline | None, assignments: list[str]) -> Policy:
         )
     errors: list[str] = []
     for name, raw in values.items():
+        field = Policy._meta.get_field(name)
+        assert isinstance(field, models.Field)  # POLICY_SETTINGS are concrete fields
         try:
-            setattr(policy, name, _parse(Policy._meta.get_field(name), raw))
+            setattr(policy, name, _parse(field, raw))
         except ValidationError as error:
             errors.append(f"{name}: {' '.join(error.messages)}")
     if not errors:
@@ -104,7 +107,7 @@ def _copy_of_default(pipeline: Pipeline) -> Policy:
     return Policy(pipeline=pipeline, **{name: getattr(default, name) for name in POLICY_SETTINGS})
 
 
-def _parse(field: models.Field[object, object], raw: str) -> object:
+def _parse(field: models.Field[Any, Any], raw: str) -> object:
     """The value `raw` means for `field`, by the field's own conversion (a blank value of a
     nullable field is None)."""
     if raw == "" and field.null:

@@ -22,6 +22,7 @@ from validation.services._shared import (
     set_status,
 )
 from validation.services.claims import claim_for_action
+from validation.services.webhooks import emit_status
 
 UNDECIDED = (Fix.Status.PROPOSED, Fix.Status.CONFLICT)
 
@@ -81,6 +82,7 @@ def analysis_sign_off(
         )
     set_status(analysis, Status.APPROVED)
     analysis.save()
+    emit_status(analysis, {"by": user.get_username(), "comment": comment})
     audit(
         analysis,
         AuditEvent.Action.APPROVED,
@@ -115,6 +117,7 @@ def analysis_reject(*, analysis: Analysis, user: User, comment: str) -> Analysis
     claim_for_action(analysis, user, now)
     set_status(analysis, Status.REJECTED)
     analysis.save()
+    emit_status(analysis, {"by": user.get_username(), "comment": comment})
     audit(
         analysis,
         AuditEvent.Action.REJECTED,
