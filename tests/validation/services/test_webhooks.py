@@ -247,7 +247,7 @@ def test_unknown_events_are_refused() -> None:
     pipeline = pipeline_create(slug="thesis")
     with (
         override_settings(REDLINE_WEBHOOK_ALLOWED_HOSTS=["127.0.0.1"]),
-        pytest.raises(InvalidInput, match="analysis.validated"),
+        pytest.raises(InvalidInput, match=r"analysis\.validated"),
     ):
         webhook_endpoint_add(pipeline=pipeline, url="http://127.0.0.1:1/", events=["done"])
     assert not WebhookEndpoint.objects.exists()
