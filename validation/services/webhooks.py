@@ -45,6 +45,7 @@ from validation.engine.outbound import (
     post_json,
     url_problem,
 )
+from validation.engine.types import CHECK_NAMES
 from validation.models import (
     WEBHOOK_EVENTS,
     WebhookAttempt,
@@ -360,9 +361,9 @@ def sweep_webhook_deliveries(*, now: datetime | None = None) -> list[int]:
 
 
 def emit_after_validation(analysis: Analysis, attempt: Any) -> None:
-    """``analysis.validated`` with the verdict, then the status the analysis moved to."""
-    from validation.models import Attempt
-
+    """``analysis.validated`` with the verdict (the failed checks by name, as in the verdict's
+    ``checks``), then the status the analysis moved to."""
+    checks = attempt.checks if isinstance(attempt.checks, dict) else {}
     webhook_emit(
         analysis,
         "analysis.validated",
@@ -370,7 +371,7 @@ def emit_after_validation(analysis: Analysis, attempt: Any) -> None:
             "attempt": attempt.number,
             "decision": attempt.decision,
             "confidence": attempt.confidence,
-            "failed_checks": Attempt.failed_checks(attempt.checks),
+            "failed_checks": [name for name in CHECK_NAMES if checks.get(name) is False],
         },
     )
     emit_status(analysis)
