@@ -8,7 +8,7 @@ may not see does not exist for them (404), so ids reveal nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, Group, User
 from django.core.exceptions import PermissionDenied
@@ -16,9 +16,6 @@ from django.db.models import Exists, QuerySet
 from django.http import Http404, HttpRequest
 
 from analyses.models import Analysis
-
-if TYPE_CHECKING:
-    from validation.models import ApiToken
 
 REVIEWER_GROUPS = ("reviewer", "admin")
 
@@ -63,14 +60,12 @@ def analyses_for_user(
     return analyses.filter(submitter=user)
 
 
-def analyses_for_token(
-    token: ApiToken, queryset: QuerySet[Analysis] | None = None
-) -> QuerySet[Analysis]:
-    """The analyses an API token may see: all for a reviewer's token, else its pipeline's."""
-    analyses = Analysis.objects.all() if queryset is None else queryset
-    if is_reviewer(token.user):
-        return analyses
-    return analyses.filter(pipeline_id=token.pipeline_id)
+def analyses_for_token(*, user: User, pipeline_id: int) -> QuerySet[Analysis]:
+    """The analyses an API token of `user` in pipeline `pipeline_id` may see: all for a
+    reviewer's token, else its pipeline's."""
+    if is_reviewer(user):
+        return Analysis.objects.all()
+    return Analysis.objects.filter(pipeline_id=pipeline_id)
 
 
 def _get_analysis_for_user(

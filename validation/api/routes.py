@@ -17,6 +17,7 @@ from functools import partial
 from typing import Annotated, Any, Literal
 
 from django.db import InterfaceError, OperationalError
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from kombu.exceptions import KombuError
 from ninja import Field, NinjaAPI, Query, Schema, Status
@@ -296,8 +297,13 @@ def _owner(request: HttpRequest) -> ApiToken:
     return token
 
 
+def _visible(request: HttpRequest) -> QuerySet[Analysis]:
+    token = _owner(request)
+    return analyses_for_token(user=token.user, pipeline_id=token.pipeline_id)
+
+
 def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
-    visible = analyses_for_token(_owner(request)).select_related("pipeline")
+    visible = _visible(request).select_related("pipeline")
     analysis = visible.filter(pk=analysis_id).first()
     if analysis is None:
         raise Http404(f"There is no analysis {analysis_id}.")
@@ -333,7 +339,7 @@ def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
 def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str, Any]:
     options = filters.dict(exclude={"cursor", "limit"})
     page = exports.analyses_page(
-        visible=analyses_for_token(_owner(request)),
+        visible=_visible(request),
         after=filters.cursor,
         limit=filters.limit + 1,
         **options,
@@ -453,7 +459,7 @@ def exports_approved(
 ) -> HttpResponse:
     rows = list(
         exports.approved_exports(
-            visible=analyses_for_token(_owner(request)),
+            visible=_visible(request),
             since=since,
             after=cursor,
             limit=limit,
