@@ -251,3 +251,25 @@ def test_unknown_events_are_refused() -> None:
     ):
         webhook_endpoint_add(pipeline=pipeline, url="http://127.0.0.1:1/", events=["done"])
     assert not WebhookEndpoint.objects.exists()
+
+
+def test_the_check_docs_pipelines_md_shows_verifies_a_real_delivery(
+    receiver: Receiver, django_capture_on_commit_callbacks: Capture
+) -> None:
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "pipelines.md").read_text("utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)  # the documentation's own few lines
+    verify = namespace["verify"]
+    endpoint, secret = _endpoint(receiver.url, events=["analysis.in_review"])
+    with django_capture_on_commit_callbacks(execute=True):
+        analysis_submit(data=BUNDLE, submitter=None, pipeline=endpoint.pipeline)
+
+    (item,) = receiver.received
+    header = item.headers["Redline-Signature"]
+    assert verify(secret, header, item.body)
+    assert not verify(secret, header, item.body + b" ")
+    assert not verify("whsec_wrong", header, item.body)
