@@ -66,7 +66,7 @@ pytest: install
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 worker: install
-	$(BIN)/celery -A project worker -B --loglevel=INFO
+	$(BIN)/celery -A project worker -B --loglevel=INFO -Q redline,webhooks
 
 bench: install
 	$(BIN)/python bench/engine_bench.py

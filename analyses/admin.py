@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 
-from analyses.models import Analysis, Evidence, Revision
+from analyses.models import Analysis, Evidence, Pipeline, Revision
 
 admin.site.site_header = "Redline administration"
 admin.site.site_title = "Redline admin"
@@ -51,6 +51,7 @@ class AnalysisAdmin(admin.ModelAdmin[Analysis]):
         "status",
         "decision",
         "conviction",
+        "pipeline",
         "submitter",
         "external_id",
         "revise_loops",
@@ -58,10 +59,10 @@ class AnalysisAdmin(admin.ModelAdmin[Analysis]):
         "created_at",
     )
     list_display_links = ("id", "title")
-    list_filter = ("status", "decision", "conviction", "needs_new_input", "created_at")
+    list_filter = ("status", "pipeline", "decision", "conviction", "needs_new_input", "created_at")
     search_fields = ("title", "query", "external_id", "submitter__username")
     date_hierarchy = "created_at"
-    list_select_related = ("submitter",)
+    list_select_related = ("submitter", "pipeline")
     inlines = (EvidenceInline, RevisionInline)
     fieldsets = (
         (None, {"fields": ("title", "query", "goals", "status", "needs_new_input")}),
@@ -72,7 +73,16 @@ class AnalysisAdmin(admin.ModelAdmin[Analysis]):
         ("Loops", {"fields": ("revise_loops", "retry_loops")}),
         (
             "Provenance",
-            {"fields": ("submitter", "external_id", "bundle_sha256", "created_at", "updated_at")},
+            {
+                "fields": (
+                    "pipeline",
+                    "submitter",
+                    "external_id",
+                    "bundle_sha256",
+                    "created_at",
+                    "updated_at",
+                )
+            },
         ),
         ("Claim", {"fields": ("claimed_by", "claimed_until")}),
     )
@@ -88,6 +98,7 @@ class AnalysisAdmin(admin.ModelAdmin[Analysis]):
         "extra_fields",
         "revise_loops",
         "retry_loops",
+        "pipeline",
         "submitter",
         "external_id",
         "bundle_sha256",
@@ -128,3 +139,18 @@ class RevisionAdmin(ViewOnlyAdminMixin, admin.ModelAdmin[Revision]):
     list_select_related = ("analysis", "author")
     fields = ("analysis", "number", "reason", "author", "created_at", "body")
     readonly_fields = fields
+
+
+@admin.register(Pipeline)
+class PipelineAdmin(admin.ModelAdmin[Pipeline]):
+    """Pipelines are configuration: an admin names, describes and (de)activates them; a
+    pipeline is never deleted (its analyses keep it)."""
+
+    list_display = ("slug", "name", "active", "created_at")
+    list_filter = ("active",)
+    search_fields = ("slug", "name")
+    fields = ("slug", "name", "description", "active", "created_at")
+    readonly_fields = ("created_at",)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False

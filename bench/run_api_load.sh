@@ -7,6 +7,9 @@
 # The Celery workers run under `nice -n 10` (BENCH_WORKER_NICE, 0 to turn it off), as docs/production.md
 # recommends wherever workers share cores with gunicorn: the web answers first, validation
 # (asynchronous, and well above its target) takes the CPU the web leaves.
+# With BENCH_WEBHOOK_URL set, the bench pipeline gets a webhook endpoint at that URL (its
+# host allowed) and a webhook worker runs beside the others: a slow or dead receiver there
+# must leave the ingest figures as they were.
 #   PGHOST=127.0.0.1 bench/run_api_load.sh [--count 1000]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,11 +35,21 @@ p.citations = 'none'  # ../shared/evaldata/numbers-only.json: these answers cite
 p.save()
 User.objects.create_user('bench')" >/dev/null
 TOKEN=$($BIN/python manage.py api_token create bench --scope write 2>/dev/null)
+HOOKS=""
+if [ -n "${BENCH_WEBHOOK_URL:-}" ]; then
+  export REDLINE_WEBHOOK_QUEUE=redline-api-bench-webhooks
+  REDLINE_WEBHOOK_ALLOWED_HOSTS=$(echo "$BENCH_WEBHOOK_URL" | sed -E 's#^[a-z]+://([^:/]+).*#\1#')
+  export REDLINE_WEBHOOK_ALLOWED_HOSTS
+  $BIN/python manage.py webhook add default "$BENCH_WEBHOOK_URL" >/dev/null 2>&1
+  $BIN/celery -A project worker -Q "$REDLINE_WEBHOOK_QUEUE" --pool threads --concurrency 16 \
+    --loglevel WARNING >var/bench-webhook-worker.log 2>&1 &
+  HOOKS=$!
+fi
 $BIN/gunicorn -c python:project.gunicorn_conf project.wsgi >var/bench-gunicorn.log 2>&1 &
 WEB=$!
 nice -n "${BENCH_WORKER_NICE:-10}" $BIN/celery -A project worker -Q "$REDLINE_QUEUE" --concurrency 2 --loglevel WARNING >var/bench-worker.log 2>&1 &
 WORKER=$!
-trap 'kill $WEB $WORKER 2>/dev/null; wait 2>/dev/null; dropdb --if-exists "$DB"; rm -rf "$PROMETHEUS_MULTIPROC_DIR"' EXIT
+trap 'kill $WEB $WORKER $HOOKS 2>/dev/null; wait 2>/dev/null; dropdb --if-exists "$DB"; rm -rf "$PROMETHEUS_MULTIPROC_DIR"' EXIT
 for _ in $(seq 50); do curl -sf "http://$REDLINE_BIND/healthz" >/dev/null && break; sleep 0.2; done
 # Where the CPU goes during the run: web, workers, PostgreSQL (the backends of this database),
 # as utime + stime from /proc (fields 14 and 15), less what start-up took. The client's own is

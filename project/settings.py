@@ -255,6 +255,11 @@ REDLINE_LLM_ALLOWED_HOSTS = envlist("REDLINE_LLM_ALLOWED_HOSTS")
 # Hosts a webhook may name although they are not public (loopback, private, link-local …):
 # the webhook profile of validation.engine.outbound refuses them otherwise.
 REDLINE_WEBHOOK_ALLOWED_HOSTS = envlist("REDLINE_WEBHOOK_ALLOWED_HOSTS")
+# Webhook deliveries: their own queue (a worker started with `-Q webhooks`), a short timeout
+# per try, and the first retry's delay (doubling after each failure, for a day).
+REDLINE_WEBHOOK_QUEUE = envstr("REDLINE_WEBHOOK_QUEUE", "webhooks")
+REDLINE_WEBHOOK_TIMEOUT_SECONDS = envint("REDLINE_WEBHOOK_TIMEOUT_SECONDS", 5)
+REDLINE_WEBHOOK_RETRY_SECONDS = envint("REDLINE_WEBHOOK_RETRY_SECONDS", 10)
 
 # The demo users' password (load_demo); required when debug is off.
 REDLINE_DEMO_PASSWORD = envstr("REDLINE_DEMO_PASSWORD")
@@ -337,6 +342,12 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 CELERY_BEAT_SCHEDULE = {
     "sweep-stale-attempts": {
         "task": "validation.tasks.sweep_stale_attempts",
+        "schedule": float(REDLINE_SWEEP_INTERVAL_SECONDS),
+        "options": {"expires": float(REDLINE_SWEEP_INTERVAL_SECONDS)},
+    },
+    # Webhook deliveries that are due and were not taken (the delivery row is the job).
+    "sweep-webhook-deliveries": {
+        "task": "validation.tasks.sweep_webhook_deliveries",
         "schedule": float(REDLINE_SWEEP_INTERVAL_SECONDS),
         "options": {"expires": float(REDLINE_SWEEP_INTERVAL_SECONDS)},
     },

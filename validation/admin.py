@@ -7,13 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.urls import reverse
+from django.http import HttpRequest
 
 from analyses.admin import ViewOnlyAdminMixin
-from validation import admin_access  # noqa: F401  (users, groups, tokens: least privilege)
+from analyses.models import Pipeline
+from validation import (
+    admin_access,  # noqa: F401  (users, groups, tokens: least privilege)
+    admin_webhooks,  # noqa: F401  (endpoints and deliveries)
+)
 from validation.models import (
     Attempt,
     AuditEvent,
@@ -159,10 +161,13 @@ def _with_every_engine_setting(fieldsets: Any) -> Any:
 
 @admin.register(Policy)
 class PolicyAdmin(admin.ModelAdmin[Policy]):
-    """A singleton: the list is the one row. Changing it needs `validation.change_policy`
-    (the admin group); a reviewer with `view_policy` sees it read-only."""
+    """The default policy and the pipelines' own. Changing one needs
+    `validation.change_policy` (the admin group); a reviewer with `view_policy` sees them
+    read-only. A new policy is a pipeline's (the default exists from the first migrate)."""
 
+    list_display = ("__str__", "approve_threshold", "citations", "max_total_loops", "updated_at")
     fieldsets = (
+        ("Pipeline", {"fields": ("pipeline",)}),
         (
             "Decision thresholds",
             {
@@ -226,18 +231,23 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
         ),
     )
     fieldsets = _with_every_engine_setting(fieldsets)
-    readonly_fields = ("updated_at",)
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return super().has_add_permission(request) and not Policy.objects.exists()
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: Policy | None = None
+    ) -> tuple[str, ...]:
+        # Whose policy it is never changes; the default stays the default.
+        return ("updated_at", "pipeline") if obj is not None else ("updated_at",)
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "pipeline":
+            kwargs["required"] = True  # a new policy is a pipeline's
+            kwargs["queryset"] = Pipeline.objects.filter(policy__isnull=True)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_delete_permission(self, request: HttpRequest, obj: Policy | None = None) -> bool:
-        return False
-
-    def changelist_view(
-        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
-    ) -> HttpResponse:
-        if not self.has_view_or_change_permission(request):
-            raise PermissionDenied
-        policy = Policy.load()
-        return HttpResponseRedirect(reverse("admin:validation_policy_change", args=[policy.pk]))
+        # A pipeline's own policy may go (the default judges it again); never the default.
+        return (
+            obj is not None
+            and obj.pipeline_id is not None
+            and super().has_delete_permission(request, obj)
+        )

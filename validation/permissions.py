@@ -1,7 +1,8 @@
 """Who may see and act on an analysis.
 
 Reviewers (group ``reviewer`` or ``admin``, or a superuser) see every analysis and may act
-on it. Anyone else sees only the analyses they submitted, read-only. An analysis a user
+on it. Anyone else sees only the analyses they submitted, read-only; an API token that is
+not a reviewer's sees its pipeline's. An analysis a user
 may not see does not exist for them (404), so ids reveal nothing.
 """
 
@@ -57,6 +58,14 @@ def analyses_for_user(
     if is_reviewer(user):
         return analyses
     return analyses.filter(submitter=user)
+
+
+def analyses_for_token(*, user: User, pipeline_id: int) -> QuerySet[Analysis]:
+    """The analyses an API token of `user` in pipeline `pipeline_id` may see: all for a
+    reviewer's token, else its pipeline's."""
+    if is_reviewer(user):
+        return Analysis.objects.all()
+    return Analysis.objects.filter(pipeline_id=pipeline_id)
 
 
 def _get_analysis_for_user(

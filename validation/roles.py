@@ -1,4 +1,5 @@
-"""The rows Redline needs to exist: the `reviewer` and `admin` groups and the Policy row.
+"""The rows Redline needs to exist: the `reviewer` and `admin` groups, the default Policy
+and the default pipeline.
 
 Ensured after every migrate or flush (post_migrate), the way Django itself keeps permissions,
 so no code path ever finds them missing.
@@ -10,6 +11,7 @@ from django.apps import AppConfig
 from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
 
+from analyses.models import Pipeline
 from validation.models import Policy
 
 REVIEWER_PERMISSIONS = [
@@ -48,6 +50,7 @@ def ensure_roles_and_policy() -> None:
         )
     )
     Policy.objects.get_or_create(pk=1)
+    Pipeline.default()
 
 
 def ensure_after_migrate(sender: AppConfig, **kwargs: object) -> None:

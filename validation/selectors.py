@@ -30,7 +30,7 @@ from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from analyses.models import Analysis, Evidence, Revision
+from analyses.models import Analysis, Evidence, Pipeline, Revision
 from validation.models import Attempt, AuditEvent, Finding, Fix, ToolCall
 from validation.permissions import analyses_for_user
 
@@ -60,6 +60,7 @@ class QueueFilters:
     decision: str = ""
     mine: bool = False
     q: str = ""
+    pipeline: str = ""  # a pipeline's slug
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> QueueFilters:
@@ -71,10 +72,16 @@ class QueueFilters:
             decision=decision if decision in Attempt.Decision.values else "",
             mine=params.get("mine") in ("1", "on", "true"),
             q=params.get("q", "").strip()[:200],
+            pipeline=params.get("pipeline", "").strip()[:50],
         )
 
     def as_params(self, **overrides: object) -> dict[str, str]:
-        values = {"status": self.status, "decision": self.decision, "q": self.q}
+        values = {
+            "status": self.status,
+            "decision": self.decision,
+            "q": self.q,
+            "pipeline": self.pipeline,
+        }
         values["mine"] = "1" if self.mine else ""
         values.update({k: str(v) for k, v in overrides.items()})
         return {k: v for k, v in values.items() if v}
@@ -89,7 +96,7 @@ def _latest_attempt(field_name: str, *, done_only: bool = False) -> Subquery:
 
 def queue_annotate(queryset: QuerySet[Analysis]) -> QuerySet[Analysis]:
     """What a queue row shows: the validator's last verdict and the live attempt status."""
-    return queryset.select_related("claimed_by").annotate(
+    return queryset.select_related("claimed_by", "pipeline").annotate(
         verdict=_latest_attempt("decision", done_only=True),
         verdict_confidence=_latest_attempt("confidence", done_only=True),
         verdict_checks=_latest_attempt("checks", done_only=True),
@@ -109,6 +116,8 @@ def _queue_base(*, user: AnyUser, filters: QueueFilters) -> QuerySet[Analysis]:
     analyses = analyses_for_user(user)
     if filters.q:
         analyses = analyses.filter(Q(title__icontains=filters.q) | Q(query__icontains=filters.q))
+    if filters.pipeline:
+        analyses = analyses.filter(pipeline__slug=filters.pipeline)
     if filters.mine and isinstance(user, User):
         analyses = analyses.filter(claimed_by=user, claimed_until__gt=timezone.now())
     if filters.decision:
@@ -129,6 +138,11 @@ def queue_status_counts(*, user: AnyUser, filters: QueueFilters) -> list[tuple[s
 
 def analysis_queue_row(*, analysis_id: int, user: AnyUser) -> Analysis | None:
     return queue_annotate(analyses_for_user(user)).filter(pk=analysis_id).first()
+
+
+def pipeline_choices() -> list[tuple[str, str]]:
+    """(slug, name) of every pipeline, for the queue's and the dashboard's filter."""
+    return list(Pipeline.objects.order_by("slug").values_list("slug", "name"))
 
 
 def in_review_count() -> int:
@@ -226,7 +240,7 @@ def get_fix_for_analysis(*, analysis: Analysis, fix_id: int) -> Fix | None:
 
 
 def review_analysis_queryset() -> QuerySet[Analysis]:
-    return Analysis.objects.select_related("claimed_by", "submitter").annotate(
+    return Analysis.objects.select_related("claimed_by", "submitter", "pipeline").annotate(
         evidence_count=_count(Evidence), audit_count=_count(AuditEvent)
     )
 

@@ -57,6 +57,36 @@ def resend_queued_attempts() -> None:
     attempts_resend_queued()
 
 
+@shared_task(
+    acks_late=True,
+    reject_on_worker_lost=True,
+    ignore_result=True,
+    soft_time_limit=settings.REDLINE_WEBHOOK_TIMEOUT_SECONDS * 2 + 2,
+    time_limit=settings.REDLINE_WEBHOOK_TIMEOUT_SECONDS * 2 + 4,
+    autoretry_for=_TRANSIENT,
+    retry_backoff=2,
+    max_retries=3,
+)
+def deliver_webhook(delivery_id: int) -> None:
+    from validation.services.webhooks import webhook_deliver  # it sends this task
+
+    webhook_deliver(delivery_id=delivery_id)
+
+
+@shared_task(
+    ignore_result=True,
+    autoretry_for=_TRANSIENT,
+    retry_backoff=2,
+    max_retries=3,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def sweep_webhook_deliveries() -> None:
+    from validation.services.webhooks import sweep_webhook_deliveries
+
+    sweep_webhook_deliveries()
+
+
 def sweep_when_a_worker_connects() -> None:
     """Sent each time a worker's consumer connects to the broker: when the worker starts, and
     when the broker is back after an outage (project.celery's ``SweepOnConnect`` step).
@@ -66,3 +96,4 @@ def sweep_when_a_worker_connects() -> None:
     wake-ups of what was ingested meanwhile (marked due): sweep as soon as a worker can
     take work, rather than one beat interval later."""
     sweep_stale_attempts.delay()
+    sweep_webhook_deliveries.delay()

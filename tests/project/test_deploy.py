@@ -16,7 +16,12 @@ from django.conf import settings
 from tests.support.stack import RESTART_SECONDS, worker_command
 
 DEPLOY = Path(settings.BASE_DIR) / "deploy"
-UNITS = ("redline-web.service", "redline-worker.service", "redline-beat.service")
+UNITS = (
+    "redline-web.service",
+    "redline-worker.service",
+    "redline-webhooks.service",
+    "redline-beat.service",
+)
 
 
 def _unit(name: str) -> dict[str, list[str]]:
@@ -44,6 +49,14 @@ def test_the_tests_run_the_worker_units_command() -> None:
     tested.remove("QUEUE")
     assert Path(command[0]).name == Path(tested[0]).name == "celery"
     assert sorted(command[1:]) == sorted(tested[1:])
+
+
+def test_the_webhook_unit_consumes_the_webhook_queue_only() -> None:
+    command = shlex.split(_unit("redline-webhooks.service")["ExecStart"][0])
+    queue = command[command.index("-Q") + 1]
+
+    assert queue == settings.REDLINE_WEBHOOK_QUEUE
+    assert "-Q" not in shlex.split(_unit("redline-worker.service")["ExecStart"][0])
 
 
 def test_gunicorn_listens_on_loopback_only() -> None:

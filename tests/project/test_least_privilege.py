@@ -257,3 +257,24 @@ def test_a_staff_admin_sees_only_the_token_events_of_users_they_may_manage(
 
     assert "pipeline" in listing
     assert roots.prefix not in listing
+
+
+def test_a_staff_admin_edits_a_pipelines_policy_but_not_a_token_of_the_superuser(
+    client: Client, staff_admin: User, root: User
+) -> None:
+    from analyses.models import Pipeline
+    from tests.validation.test_admin import _policy_form
+    from validation.models import Policy
+
+    thesis = Pipeline.objects.create(slug="thesis", name="Thesis")
+    client.force_login(staff_admin)
+
+    added = client.post(
+        "/admin/validation/policy/add/", {**_policy_form(citations="none"), "pipeline": thesis.pk}
+    )
+    forged = client.post(TOKEN_ADD, {"user": root.pk, "pipeline": thesis.pk, "scope": "write"})
+
+    assert added.status_code == 302
+    assert Policy.objects.get(pipeline=thesis).citations == "none"
+    assert forged.status_code == 200  # "select a valid choice": the superuser is not offered
+    assert not ApiToken.objects.filter(user=root).exists()

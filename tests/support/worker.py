@@ -128,7 +128,11 @@ def start_worker(
     beat: bool = True,
     name: str | None = None,
     wait: bool = True,
+    consume: Sequence[str] = (),
+    extra_env: dict[str, str] | None = None,
 ) -> Worker:
+    """A worker sending to `queue` and consuming it (or the queues in `consume`), with
+    `extra_env` on top of the test settings."""
     name = name or f"w{uuid.uuid4().hex[:6]}"
     log_path = log_dir / f"worker-{name}.log"
     env = {
@@ -144,6 +148,7 @@ def start_worker(
         # Close database connections after each task: the test database is dropped at the end.
         "REDLINE_DB_CONN_MAX_AGE": "0",
         "PYTHONUNBUFFERED": "1",
+        **(extra_env or {}),
     }
     celery = Path(sys.executable).with_name("celery")
     command = [
@@ -154,7 +159,7 @@ def start_worker(
         "--pool=prefork",
         "--concurrency=1",
         "-Q",
-        queue,
+        ",".join(consume or [queue]),
         "-n",
         f"{name}-{queue}@%h",
         "--loglevel=INFO",

@@ -1,4 +1,4 @@
-"""The Django admin: every model is there, history is view-only, the Policy is a singleton
+"""The Django admin: every model is there, history is view-only, the default Policy is one row
 that only admins change and whose validation errors show on the form."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from django.contrib.auth.models import User
 from django.db.models import Model
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from analyses.models import Analysis, Evidence, Revision
+from analyses.models import Analysis, Evidence, Pipeline, Revision
 from tests.factories import (
     AnalysisFactory,
     AttemptFactory,
@@ -25,12 +26,38 @@ from tests.factories import (
     ToolCallFactory,
     UserFactory,
 )
-from validation.models import Attempt, AuditEvent, Finding, Fix, LLMCall, Policy, ToolCall
+from validation.models import (
+    Attempt,
+    AuditEvent,
+    Finding,
+    Fix,
+    LLMCall,
+    Policy,
+    ToolCall,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 pytestmark = pytest.mark.django_db
 
-VIEW_ONLY = [Evidence, Revision, Attempt, Finding, Fix, ToolCall, LLMCall, AuditEvent]
-OUR_MODELS = [Analysis, *VIEW_ONLY, Policy]
+VIEW_ONLY = [
+    Evidence,
+    Revision,
+    Attempt,
+    Finding,
+    Fix,
+    ToolCall,
+    LLMCall,
+    AuditEvent,
+    WebhookDelivery,
+]
+OUR_MODELS = [
+    Analysis,
+    *VIEW_ONLY,
+    Policy,
+    Pipeline,
+    WebhookEndpoint,
+]
 
 
 @pytest.fixture
@@ -56,6 +83,15 @@ def one_of_each(db: None) -> dict[type[Model], Model]:
         AuditEvent: AuditEventFactory.create(analysis=revision.analysis, revision=revision),
         Policy: Policy.load(),
         User: UserFactory.create(username="someone"),
+        WebhookDelivery: WebhookDelivery.objects.create(
+            endpoint=WebhookEndpoint.objects.create(
+                pipeline=revision.analysis.pipeline, url="https://hooks.example.com/", secret="s"
+            ),
+            event_type="analysis.in_review",
+            analysis=revision.analysis,
+            body="{}",
+            next_attempt_at=timezone.now(),
+        ),
     }
 
 
@@ -162,7 +198,7 @@ def _policy_form(**changes: Any) -> dict[str, Any]:
     policy = Policy.load()
     data: dict[str, Any] = {}
     for field in Policy._meta.concrete_fields:
-        if field.name in ("id", "updated_at"):
+        if field.name in ("id", "updated_at", "pipeline"):
             continue
         value = getattr(policy, field.name)
         if isinstance(value, bool):
@@ -180,13 +216,36 @@ def _policy_form(**changes: Any) -> dict[str, Any]:
     return data
 
 
-def test_the_policy_list_goes_straight_to_the_one_policy(client: Client, admin_user: User) -> None:
+def test_the_policy_list_shows_the_default_and_each_pipelines_own(
+    client: Client, admin_user: User
+) -> None:
+    from validation.services import pipeline_create, policy_set
+
+    policy_set(pipeline=pipeline_create(slug="thesis"), assignments=["citations=none"])
     client.force_login(admin_user)
 
-    response = client.get(_url(Policy, "changelist"))
+    page = client.get(_url(Policy, "changelist")).content.decode()
 
+    assert "Validation policy (default)" in page and "Validation policy of thesis" in page
+
+
+def test_an_admin_adds_a_policy_for_a_pipeline_that_has_none(
+    client: Client, admin_user: User
+) -> None:
+    from validation.services import pipeline_create
+
+    thesis = pipeline_create(slug="thesis")
+    client.force_login(admin_user)
+
+    form = _policy_form(citations="none")
+    without = client.post(_url(Policy, "add"), form)
+    response = client.post(_url(Policy, "add"), {**form, "pipeline": thesis.pk})
+
+    assert without.status_code == 200  # a new policy is a pipeline's: the field is required
     assert response.status_code == 302
-    assert response["Location"] == _url(Policy, "change", 1)
+    own = Policy.objects.get(pipeline=thesis)
+    assert own.pk != 1 and own.citations == "none"
+    assert Policy.load().citations != "none"
 
 
 def test_an_admin_changes_the_policy(client: Client, admin_user: User) -> None:
@@ -219,12 +278,11 @@ def test_an_admin_sets_citation_strictness_and_the_failing_severity(
     assert (policy.citations, policy.failing_severity) == ("report", "minor")
 
 
-def test_the_policy_cannot_be_added_twice_or_deleted(client: Client, superuser: User) -> None:
+def test_the_default_policy_is_never_deleted(client: Client, superuser: User) -> None:
     client.force_login(superuser)
 
-    assert client.get(_url(Policy, "add")).status_code == 403
     assert client.post(_url(Policy, "delete", 1), {"post": "yes"}).status_code == 403
-    assert Policy.objects.filter(pk=1).exists()
+    assert Policy.objects.filter(pk=1, pipeline__isnull=True).exists()
 
 
 @pytest.mark.parametrize(

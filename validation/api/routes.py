@@ -16,6 +16,7 @@ from functools import partial
 from typing import Annotated, Any, Literal
 
 from django.db import InterfaceError, OperationalError
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from kombu.exceptions import KombuError
 from ninja import Field, NinjaAPI, Query, Schema, Status
@@ -44,7 +45,7 @@ from validation.api.responses import (
 from validation.engine.limits import MAX_BODY_CHARS
 from validation.engine.types import EvidenceItem
 from validation.models import ApiToken
-from validation.permissions import analyses_for_user
+from validation.permissions import analyses_for_token
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # What a client is told to wait when a dependency is down (a restart takes seconds).
@@ -268,6 +269,9 @@ AnalysisId = Annotated[int, PathParam(ge=1, le=2**62)]
 
 
 class ListFilters(Schema):
+    pipeline: str | None = Field(
+        None, max_length=50, pattern=r"^[-a-zA-Z0-9_]+$", description="A pipeline's slug."
+    )
     status: Literal["validating", "in_review", "approved", "failed", "rejected"] | None = None
     decision: str | None = Field(
         None, max_length=20, pattern=api_schema.NO_NUL, description="The report's decision."
@@ -292,8 +296,14 @@ def _owner(request: HttpRequest) -> ApiToken:
     return token
 
 
+def _visible(request: HttpRequest) -> QuerySet[Analysis]:
+    token = _owner(request)
+    return analyses_for_token(user=token.user, pipeline_id=token.pipeline_id)
+
+
 def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
-    analysis = analyses_for_user(_owner(request).user).filter(pk=analysis_id).first()
+    visible = _visible(request).select_related("pipeline")
+    analysis = visible.filter(pk=analysis_id).first()
     if analysis is None:
         raise Http404(f"There is no analysis {analysis_id}.")
     return analysis
@@ -312,7 +322,10 @@ def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
     summary="Submit a report with its evidence (idempotent on external_id)",
 )
 def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
-    result = services.analysis_submit(data=request.body, submitter=_owner(request).user)
+    token = _owner(request)
+    result = services.analysis_submit(
+        data=request.body, submitter=token.user, pipeline=token.pipeline
+    )
     return Status(201 if result.created else 200, exports.analysis_summary(result.analysis))
 
 
@@ -325,7 +338,10 @@ def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
 def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str, Any]:
     options = filters.dict(exclude={"cursor", "limit"})
     page = exports.analyses_page(
-        user=_owner(request).user, after=filters.cursor, limit=filters.limit + 1, **options
+        visible=_visible(request),
+        after=filters.cursor,
+        limit=filters.limit + 1,
+        **options,
     )
     more = len(page) > filters.limit
     page = page[: filters.limit]
@@ -436,9 +452,18 @@ def exports_approved(
     since: UtcDatetime | None = None,
     cursor: int = Query(0, ge=0, le=2**62),  # type: ignore[type-arg]
     limit: int = Query(100, ge=1, le=1000),  # type: ignore[type-arg]
+    pipeline: str | None = Query(  # type: ignore[type-arg]
+        None, max_length=50, pattern=r"^[-a-zA-Z0-9_]+$", description="A pipeline's slug."
+    ),
 ) -> HttpResponse:
     rows = list(
-        exports.approved_exports(user=_owner(request).user, since=since, after=cursor, limit=limit)
+        exports.approved_exports(
+            visible=_visible(request),
+            since=since,
+            after=cursor,
+            limit=limit,
+            pipeline=pipeline,
+        )
     )
     body = "".join(exports.ndjson_line({"cursor": position, **export}) for position, export in rows)
     response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")

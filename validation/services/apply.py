@@ -41,6 +41,7 @@ from validation.services._shared import (
 )
 from validation.services.claims import claim_for_action
 from validation.services.jobs import attempt_create
+from validation.services.webhooks import webhook_emit
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def _plan_apply(analysis_id: int) -> _ApplyPlan:
     analysis = Analysis.objects.filter(pk=analysis_id).first()
     if analysis is None:
         return _ApplyPlan(revision=None, fields=("", "", None), accepted=())
-    policy = Policy.load()  # read here, not under the lock
+    policy = Policy.for_pipeline(analysis.pipeline_id)  # read here, not under the lock
     current = current_revision(analysis)
     accepted = _accepted_fixes(analysis_id)
     fields, snapshot = _fields(analysis), _snapshot(accepted)
@@ -202,7 +203,7 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     # the second waits here, then finds the analysis validating and is refused.
     analysis = lock_analysis(analysis_id)
     require_status(analysis, IN_REVIEW, "have fixes applied")
-    policy = plan.policy or Policy.load()
+    policy = plan.policy or Policy.for_pipeline(analysis.pipeline_id)
     claim_for_action(analysis, user, now, policy=policy)
     limit = LoopState.of(analysis, policy).limit_reason(REVISE)
     if limit:
@@ -276,6 +277,11 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     analysis.save()
     data["loops"] = {"revise": analysis.revise_loops, "retry": analysis.retry_loops}
     audit(analysis, AuditEvent.Action.APPLIED, actor=user, revision_id=revision.pk, data=data)
+    webhook_emit(
+        analysis,
+        "revision.applied",
+        {"revision": revision.number, "applied_fixes": len(applied), "by": user.get_username()},
+    )
     # The revision is new, so it has no attempt yet: the next number, without attempt_enqueue's
     # look-up and savepoint.
     number = Attempt.objects.filter(analysis=analysis).aggregate(n=Max("number"))["n"] or 0

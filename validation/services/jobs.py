@@ -210,7 +210,9 @@ def attempt_run(*, revision_id: int) -> Attempt | None:
         delay = settings.REDLINE_TASK_DEBUG_DELAY_SECONDS
         if delay:  # test seam: the crash-recovery integration test kills the worker here
             time.sleep(delay)
-        policy = Policy.load()  # once per run: the engine, the LLM path and loop control
+        # Once per run, the analysis' pipeline's (or the default): the engine, the LLM path
+        # and loop control; the attempt records which one judged it and its settings.
+        policy = Policy.for_pipeline(attempt.analysis.pipeline_id)
         try:
             verdict, markdown, elapsed_ms = _engine_run(attempt, policy, task_started=started)
         except (OperationalError, InterfaceError):

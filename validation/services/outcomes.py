@@ -25,6 +25,7 @@ from validation.services._shared import (
     set_status,
 )
 from validation.services.llm import llm_record, llm_rows
+from validation.services.webhooks import emit_after_validation, emit_status
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +76,9 @@ def attempt_record_verdict(
         "finished_at": now,
         "lease_expires_at": None,
     }
+    if policy is not None:
+        values["policy_id"] = policy.pk
+        values["policy_settings"] = policy.settings_snapshot()
     won = Attempt.objects.filter(
         pk=attempt_id, run_token=run_token, status=Attempt.Status.RUNNING
     ).update(**values)
@@ -243,6 +247,7 @@ def attempt_error(
     if analysis.status == Status.VALIDATING and is_latest_attempt(attempt):
         analysis.status = Status.IN_REVIEW
         analysis.save(update_fields=["status", "updated_at"])
+        emit_status(analysis, {"error": message[:MAX_COMMENT_CHARS]})
     audit(
         analysis,
         AuditEvent.Action.VALIDATED,
@@ -288,7 +293,7 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
             data=data,
         )
         return False
-    policy = policy or Policy.load()
+    policy = policy or Policy.for_pipeline(analysis.pipeline_id)
     failure = ""
     limit = LoopState.of(analysis, policy).blocked_reason(decision)
     analysis.needs_new_input = False
@@ -305,6 +310,7 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
         failure = f"The validator decided FAIL (confidence {confidence})."
         set_status(analysis, Status.FAILED)
     analysis.save()
+    emit_after_validation(analysis, attempt)
     data["status"] = analysis.status
     # What follows the validation in the audit: a failure, a loop limit, or an approval.
     follow: tuple[str, str] | None = None

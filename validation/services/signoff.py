@@ -22,6 +22,7 @@ from validation.services._shared import (
     set_status,
 )
 from validation.services.claims import claim_for_action
+from validation.services.webhooks import emit_status
 
 UNDECIDED = (Fix.Status.PROPOSED, Fix.Status.CONFLICT)
 
@@ -81,7 +82,7 @@ def analysis_sign_off(
     fixes = list(Fix.objects.filter(revision=current).values_list("pk", "status"))
     undecided = [pk for pk, status in fixes if status in UNDECIDED]
     accepted = [pk for pk, status in fixes if status == Fix.Status.ACCEPTED]
-    loops = LoopState.of(analysis, Policy.load())
+    loops = LoopState.of(analysis, Policy.for_pipeline(analysis.pipeline_id))
     if accepted and loops.revise_remaining:
         noun = "fix is" if len(accepted) == 1 else "fixes are"
         raise IllegalTransition(
@@ -107,6 +108,7 @@ def analysis_sign_off(
         )
     set_status(analysis, Status.APPROVED)
     analysis.save()
+    emit_status(analysis, {"by": user.get_username(), "comment": comment})
     audit(
         analysis,
         AuditEvent.Action.APPROVED,
@@ -146,6 +148,7 @@ def analysis_reject(
     claim_for_action(analysis, user, now)
     set_status(analysis, Status.REJECTED)
     analysis.save()
+    emit_status(analysis, {"by": user.get_username(), "comment": comment})
     audit(
         analysis,
         AuditEvent.Action.REJECTED,

@@ -22,15 +22,19 @@ from django.views.decorators.http import require_GET
 from analyses.models import Analysis
 from validation.models import Attempt, AuditEvent, Fix
 from validation.permissions import require_reviewer
+from validation.selectors import pipeline_choices
 
 DAYS = 30
 OLDEST = 10
 _DECIDED = [Fix.Status.ACCEPTED, Fix.Status.APPLIED, Fix.Status.REJECTED]
 
 
-def _acceptance(group: str) -> list[dict[str, Any]]:
+def _acceptance(group: str, pipeline: str) -> list[dict[str, Any]]:
+    fixes = Fix.objects.filter(status__in=_DECIDED)
+    if pipeline:
+        fixes = fixes.filter(revision__analysis__pipeline__slug=pipeline)
     rows = (
-        Fix.objects.filter(status__in=_DECIDED)
+        fixes
         # A rejection carried into a later revision is the same review: counted once.
         .exclude(status=Fix.Status.REJECTED, carried_from__isnull=False)
         .values(group)
@@ -51,10 +55,15 @@ def _acceptance(group: str) -> list[dict[str, Any]]:
     ]
 
 
-def dashboard_data(*, now: Any = None) -> dict[str, Any]:
+def dashboard_data(*, now: Any = None, pipeline: str = "") -> dict[str, Any]:
+    """The dashboard's numbers, of one pipeline's analyses when `pipeline` (a slug) is given."""
     now = now or timezone.now()
     since = now - timedelta(days=DAYS)
+    analyses = Analysis.objects.all()
     done = Attempt.objects.filter(status=Attempt.Status.DONE)
+    if pipeline:
+        analyses = analyses.filter(pipeline__slug=pipeline)
+        done = done.filter(analysis__pipeline__slug=pipeline)
     per_day: dict[str, dict[str, int]] = {}
     for row in (
         done.filter(finished_at__gte=since)
@@ -70,7 +79,7 @@ def dashboard_data(*, now: Any = None) -> dict[str, Any]:
     approvals = AuditEvent.objects.filter(
         analysis=OuterRef("pk"), action=AuditEvent.Action.APPROVED
     ).order_by("id")
-    approved = Analysis.objects.filter(status=Analysis.Status.APPROVED).annotate(
+    approved = analyses.filter(status=Analysis.Status.APPROVED).annotate(
         approved_at=Subquery(approvals.values("created_at")[:1])
     )
     hours = [
@@ -79,12 +88,12 @@ def dashboard_data(*, now: Any = None) -> dict[str, Any]:
         if row.approved_at
     ]
     loops = (
-        Analysis.objects.values("status", "revise_loops", "retry_loops")
+        analyses.values("status", "revise_loops", "retry_loops")
         .annotate(n=Count("id"))
         .order_by("status", "revise_loops", "retry_loops")
     )
     waiting = (
-        Analysis.objects.filter(status__in=[Analysis.Status.VALIDATING, Analysis.Status.IN_REVIEW])
+        analyses.filter(status__in=[Analysis.Status.VALIDATING, Analysis.Status.IN_REVIEW])
         .annotate(since=Min("revisions__created_at"))
         .order_by("created_at")[:OLDEST]
     )
@@ -93,8 +102,8 @@ def dashboard_data(*, now: Any = None) -> dict[str, Any]:
         "confidence_histogram": [
             {"label": f"{i / 10:.1f}-{(i + 1) / 10:.1f}", "count": n} for i, n in enumerate(buckets)
         ],
-        "fix_acceptance_by_origin": _acceptance("origin"),
-        "fix_acceptance_by_kind": _acceptance("kind"),
+        "fix_acceptance_by_origin": _acceptance("origin", pipeline),
+        "fix_acceptance_by_kind": _acceptance("kind", pipeline),
         "loop_outcomes": [
             {
                 "label": f"{row['status']} · REVISE {row['revise_loops']} · RETRY "
@@ -122,11 +131,17 @@ def dashboard_data(*, now: Any = None) -> dict[str, Any]:
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
     require_reviewer(request)
-    return render(request, "validation/dashboard.html", {"days": DAYS})
+    pipeline = _pipeline_param(request)
+    context = {"days": DAYS, "pipeline": pipeline, "pipeline_choices": pipeline_choices()}
+    return render(request, "validation/dashboard.html", context)
 
 
 @require_GET
 @login_required
 def dashboard_json(request: HttpRequest) -> JsonResponse:
     require_reviewer(request)
-    return JsonResponse(dashboard_data())
+    return JsonResponse(dashboard_data(pipeline=_pipeline_param(request)))
+
+
+def _pipeline_param(request: HttpRequest) -> str:
+    return request.GET.get("pipeline", "").strip()[:50]

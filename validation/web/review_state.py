@@ -293,7 +293,7 @@ class _StateParts:
 
 
 def state_parts(analysis: Analysis, *, bodies: bool, full_attempts: bool) -> _StateParts:
-    policy = Policy.load()
+    policy = Policy.for_pipeline(analysis.pipeline_id)
     revisions = selectors.revisions_of(analysis, bodies=bodies)
     if not revisions:
         raise Revision.DoesNotExist(f"Analysis {analysis.pk} has no revision.")

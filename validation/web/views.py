@@ -78,6 +78,7 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "page_obj": page,
         "status_counts": selectors.queue_status_counts(user=request.user, filters=filters),
         "decision_choices": Attempt.Decision.choices,
+        "pipeline_choices": selectors.pipeline_choices(),
         "reviewer": is_reviewer(request.user),
         "nav_queue_count": _nav_count(request),
         "now": timezone.now(),
