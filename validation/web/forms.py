@@ -82,7 +82,11 @@ class EvidenceForm(forms.Form):
         choices=[(TEXT, "Text"), (JSON, "JSON")], initial=TEXT, widget=forms.RadioSelect
     )
     content = forms.CharField(widget=_textarea(5), required=False, strip=False)
-    file = forms.FileField(label="or a file", required=False)
+    file = forms.FileField(
+        label="or a file",
+        required=False,
+        help_text="UTF-8 text or JSON. Choose it again if the form comes back with an error.",
+    )
 
     def has_input(self) -> bool:
         data = self.cleaned_data
