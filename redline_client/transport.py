@@ -1,7 +1,8 @@
 """HTTP for the client, on the standard library: one request, its retries, its errors.
 
 - A connection that fails (refused, reset, DNS, a socket timeout) and a 500, 502 or 504 are
-  tried again, ``retries`` times with a doubling pause, then ``Unreachable``.
+  tried again, ``retries`` times with a doubling pause, then ``Unreachable``. A POST is
+  tried again only when it never reached the server (connecting or sending failed).
 - 429 and 503 are the server asking to come back later: the client waits ``Retry-After``
   (at most ``MAX_RETRY_AFTER_S``) and asks again until the deadline, then ``TimedOut``.
 - Any other 4xx is a ``Refused`` with the server's JSON message. A redirect is refused
@@ -103,7 +104,7 @@ class Transport:
                 response = self._send(method, path, body, accept, min(self._request_timeout, left))
             except (OSError, http.client.HTTPException) as error:
                 failures += 1
-                if failures > self._retries:
+                if failures > self._retries or (body is not None and not _unsent(error)):
                     raise Unreachable(f"cannot reach {self.url}: {_describe(error)}") from None
                 self._pause(0.5 * 2 ** (failures - 1), deadline)
                 continue
@@ -157,6 +158,13 @@ class Transport:
             suffix = f" for {what}" if what else ""
             raise TimedOut(f"the server asked to wait{suffix} past the timeout")
         self._sleep(seconds)
+
+
+def _unsent(error: BaseException) -> bool:
+    """urllib wraps what fails while connecting or sending in URLError: the server never
+    had the whole request. A failure after that (no answer, a reset) may follow a request
+    the server did carry out, so a POST is not sent twice."""
+    return isinstance(error, urllib.error.URLError)
 
 
 def _read(answer: Any) -> bytes:

@@ -4,6 +4,8 @@ plays the REST API: every exit code, what is sent, what is printed."""
 from __future__ import annotations
 
 import json
+import socket
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +22,7 @@ from redline_client import (
     submit,
 )
 from redline_client.cli import main
-from tests.redline_client.conftest import ScriptedApi, free_port_in_range
+from tests.redline_client.conftest import PORTS, ScriptedApi, free_port_in_range
 from validation.engine import cli as engine_cli
 
 CREATE = ("POST", "/api/v1/analyses")
@@ -385,3 +387,40 @@ def test_the_python_api_raises_errors_that_carry_the_exit_code(
     with pytest.raises(Unreachable) as down:
         submit(bundle_file, url=f"http://127.0.0.1:{free_port_in_range()}", token=TOKEN)
     assert down.value.exit_code == 4
+
+
+def test_a_post_that_got_no_answer_is_not_sent_twice(
+    bundle_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A server that reads the request and closes without answering: it may have acted on it.
+    server = socket.socket()
+    for port in PORTS:
+        try:
+            server.bind(("127.0.0.1", port))
+            break
+        except OSError:
+            continue
+    server.listen()
+    seen: list[bytes] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                seen.append(conn.recv(65536))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        code = main([str(bundle_file), "--url", url, "--token", TOKEN, "--timeout", "10"])
+    finally:
+        server.close()
+        thread.join(timeout=5)
+
+    assert code == 4
+    assert "cannot reach" in capsys.readouterr().err
+    assert len(seen) == 1
