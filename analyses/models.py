@@ -9,6 +9,34 @@ from django.db.models import Q
 
 from validation.engine.types import EvidenceItem, ExtractedFields
 
+DEFAULT_PIPELINE_SLUG = "default"
+
+
+class Pipeline(models.Model):
+    """A source of reports (an agent, a service): its API tokens send analyses into it, its
+    own Policy judges them (or the default one), its webhook endpoints hear what happens."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=50, unique=True)
+    description = models.TextField(blank=True)
+    # An inactive pipeline's tokens are refused: a pipeline is retired, never deleted.
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+    @classmethod
+    def default(cls) -> Pipeline:
+        """The pipeline of analyses that came with no token (the shell, the demo)."""
+        pipeline, _ = cls.objects.get_or_create(
+            slug=DEFAULT_PIPELINE_SLUG, defaults={"name": "Default"}
+        )
+        return pipeline
+
 
 class Analysis(models.Model):
     """One report under validation."""
@@ -42,6 +70,8 @@ class Analysis(models.Model):
         on_delete=models.SET_NULL,
         related_name="submitted_analyses",
     )
+    # The pipeline that sent it (its token's): its Policy judges it, its webhooks hear of it.
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.PROTECT, related_name="analyses")
     external_id = models.CharField(max_length=200, blank=True)
     # sha256 of the bundle as ingested: a re-sent external_id is a no-op only for equal content.
     bundle_sha256 = models.CharField(max_length=64, blank=True, editable=False)
@@ -63,9 +93,9 @@ class Analysis(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["submitter", "external_id"],
+                fields=["pipeline", "external_id"],
                 condition=~Q(external_id=""),
-                name="analyses_analysis_external_id_unique_per_submitter",
+                name="analyses_analysis_external_id_unique_per_pipeline",
             ),
             models.CheckConstraint(
                 condition=Q(
@@ -85,6 +115,12 @@ class Analysis(models.Model):
 
     def __str__(self) -> str:
         return self.title or f"Analysis {self.pk}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # Made without a pipeline (the shell, a fixture): the default one sent it.
+        if self.pipeline_id is None:
+            self.pipeline = Pipeline.default()
+        super().save(*args, **kwargs)
 
     @property
     def is_open(self) -> bool:

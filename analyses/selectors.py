@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
-
-from analyses.models import Analysis
+from analyses.models import Analysis, Pipeline
 
 
-def analysis_get_by_external_id(*, submitter: User | None, external_id: str) -> Analysis | None:
-    """The analysis `submitter` sent with `external_id`, if any (external ids are per submitter)."""
+def analysis_get_by_external_id(*, pipeline: Pipeline, external_id: str) -> Analysis | None:
+    """The analysis `pipeline` sent with `external_id`, if any (external ids are per pipeline)."""
     if not external_id:
         return None
-    analyses = Analysis.objects.filter(external_id=external_id)
-    if submitter is None:
-        analyses = analyses.filter(submitter__isnull=True)
-    else:
-        analyses = analyses.filter(submitter=submitter)
-    return analyses.first()
+    return Analysis.objects.filter(pipeline=pipeline, external_id=external_id).first()

@@ -23,7 +23,7 @@ from analyses.bundles import (
     bundle_title,
     structured_fields,
 )
-from analyses.models import Analysis, Evidence, Revision
+from analyses.models import Analysis, Evidence, Pipeline, Revision
 from analyses.selectors import analysis_get_by_external_id
 from redline_errors import ExternalIdConflict
 from validation.engine.types import Bundle
@@ -45,32 +45,30 @@ def analysis_ingest(
     *,
     data: Mapping[str, Any] | bytes | str,
     submitter: User | None,
+    pipeline: Pipeline | None = None,
     then: Callable[[IngestResult], None] | None = None,
 ) -> IngestResult:
     """Create an analysis, its evidence and revision 1 from a bundle.
 
     `data` is a parsed bundle, or its JSON as bytes (must be UTF-8) or text. Raises
-    IngestError, having written nothing, when the bundle is invalid. A bundle whose
-    `external_id` this submitter already used returns the existing analysis
-    (``created=False``) if the content is the same, and is an IngestError if it differs.
+    IngestError, having written nothing, when the bundle is invalid. `pipeline` sent it (None:
+    the default pipeline). A bundle whose `external_id` this pipeline already used returns the
+    existing analysis (``created=False``) if the content is the same, and is an IngestError if
+    it differs.
     `then` runs in the same transaction once the rows are written (the caller's own writes
     for a new analysis): if it fails, nothing is written.
 
-    With a submitter, the unique constraint on (submitter, external_id) is the check: the
-    insert is tried first and, when the constraint refuses it, the whole transaction is rolled
-    back and the existing analysis read. A new bundle (the common case) costs no lookup and
-    no savepoint; a re-sent one costs a failed insert instead of a lookup. Without a submitter
-    the constraint cannot help (NULLs are distinct), so the lookup comes first.
+    The unique constraint on (pipeline, external_id) is the check: the insert is tried first
+    and, when the constraint refuses it, the whole transaction is rolled back and the
+    existing analysis read. A new bundle (the common case) costs no lookup and no savepoint;
+    a re-sent one costs a failed insert instead of a lookup.
     """
     bundle = bundle_parse(data)
     fields = structured_fields(bundle)
     digest = bundle_digest(bundle)
     external_id = (bundle.external_id or "").strip()
-
-    if submitter is None:
-        existing = analysis_get_by_external_id(submitter=None, external_id=external_id)
-        if existing is not None:
-            return _already_ingested(existing, external_id=external_id, digest=digest)
+    if pipeline is None:
+        pipeline = Pipeline.default()
     try:
         with transaction.atomic():
             revision = _analysis_create(
@@ -79,6 +77,7 @@ def analysis_ingest(
                 digest=digest,
                 external_id=external_id,
                 submitter=submitter,
+                pipeline=pipeline,
             )
             result = IngestResult(
                 analysis=revision.analysis,
@@ -91,9 +90,9 @@ def analysis_ingest(
             if then is not None:
                 then(result)
     except IntegrityError:
-        # This submitter already used external_id (a re-send, or a concurrent ingest that
+        # This pipeline already used external_id (a re-send, or a concurrent ingest that
         # committed first): everything above was rolled back; answer with that analysis.
-        existing = analysis_get_by_external_id(submitter=submitter, external_id=external_id)
+        existing = analysis_get_by_external_id(pipeline=pipeline, external_id=external_id)
         if existing is None:
             raise
         return _already_ingested(existing, external_id=external_id, digest=digest)
@@ -107,6 +106,7 @@ def _analysis_create(
     digest: str,
     external_id: str,
     submitter: User | None,
+    pipeline: Pipeline,
 ) -> Revision:
     analysis = Analysis.objects.create(
         title=bundle_title(bundle),
@@ -117,6 +117,7 @@ def _analysis_create(
         numeric_fields=fields.numeric,
         extra_fields=fields.extra,
         submitter=submitter,
+        pipeline=pipeline,
         external_id=external_id,
         bundle_sha256=digest,
     )

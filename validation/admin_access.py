@@ -72,15 +72,33 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     """Add creates a token and shows its secret once; tokens are revoked, never edited or
     deleted. A staff member sees, mints and revokes only tokens of users they may manage."""
 
-    list_display = ("prefix", "user", "name", "scope", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("scope",)
+    list_display = (
+        "prefix",
+        "user",
+        "pipeline",
+        "name",
+        "scope",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
+    list_filter = ("scope", "pipeline")
     search_fields = ("prefix", "user__username", "name")
-    fields = ("user", "name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
+    fields = (
+        "user",
+        "pipeline",
+        "name",
+        "scope",
+        "prefix",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
     actions = ["revoke"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ApiToken]:
-        queryset = super().get_queryset(request).select_related("user")
+        queryset = super().get_queryset(request).select_related("user", "pipeline")
         if not _is_superuser(request):
             queryset = queryset.filter(user_id__in=api_token_subjects(actor=_actor(request)))
         return queryset
@@ -94,6 +112,9 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
             kwargs["queryset"] = User.objects.filter(
                 pk__in=api_token_subjects(actor=_actor(request))
             ).order_by("username")
+        if db_field.name == "pipeline":
+            kwargs["required"] = False
+            kwargs["help_text"] = "The pipeline it sends for and sees. Blank: the default one."
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_change_permission(self, request: HttpRequest, obj: ApiToken | None = None) -> bool:
@@ -110,11 +131,16 @@ class ApiTokenAdmin(admin.ModelAdmin[ApiToken]):
     ) -> None:
         try:
             token, raw = api_token_create(
-                user=obj.user, scope=obj.scope, name=obj.name, actor=_actor(request), via="admin"
+                user=obj.user,
+                scope=obj.scope,
+                name=obj.name,
+                pipeline=obj.pipeline if obj.pipeline_id else None,
+                actor=_actor(request),
+                via="admin",
             )
         except NotAllowed as exc:
             raise PermissionDenied(str(exc)) from None
-        obj.pk = token.pk
+        obj.pk, obj.pipeline = token.pk, token.pipeline
         obj.prefix, obj.token_sha256, obj.created_at = (
             token.prefix,
             token.token_sha256,

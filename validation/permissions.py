@@ -1,13 +1,14 @@
 """Who may see and act on an analysis.
 
 Reviewers (group ``reviewer`` or ``admin``, or a superuser) see every analysis and may act
-on it. Anyone else sees only the analyses they submitted, read-only. An analysis a user
+on it. Anyone else sees only the analyses they submitted, read-only; an API token that is
+not a reviewer's sees its pipeline's. An analysis a user
 may not see does not exist for them (404), so ids reveal nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AnonymousUser, Group, User
 from django.core.exceptions import PermissionDenied
@@ -15,6 +16,9 @@ from django.db.models import Exists, QuerySet
 from django.http import Http404, HttpRequest
 
 from analyses.models import Analysis
+
+if TYPE_CHECKING:
+    from validation.models import ApiToken
 
 REVIEWER_GROUPS = ("reviewer", "admin")
 
@@ -57,6 +61,16 @@ def analyses_for_user(
     if is_reviewer(user):
         return analyses
     return analyses.filter(submitter=user)
+
+
+def analyses_for_token(
+    token: ApiToken, queryset: QuerySet[Analysis] | None = None
+) -> QuerySet[Analysis]:
+    """The analyses an API token may see: all for a reviewer's token, else its pipeline's."""
+    analyses = Analysis.objects.all() if queryset is None else queryset
+    if is_reviewer(token.user):
+        return analyses
+    return analyses.filter(pipeline_id=token.pipeline_id)
 
 
 def _get_analysis_for_user(

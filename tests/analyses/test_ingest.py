@@ -12,7 +12,7 @@ from django.db import IntegrityError, connection
 from pytest_django import Settings
 
 from analyses.bundles import bundle_digest, bundle_parse
-from analyses.models import Analysis, Evidence, Revision
+from analyses.models import Analysis, Evidence, Pipeline, Revision
 from redline_errors import IngestError
 from tests.support.bundles import row_counts
 from validation.models import Attempt, AuditEvent
@@ -202,14 +202,19 @@ def test_the_same_external_id_with_different_content_is_an_error_and_writes_noth
     assert f"analysis {original.pk}" in str(caught.value)
 
 
-def test_external_ids_belong_to_their_submitter(
+def test_external_ids_belong_to_their_pipeline(
     bundle: Any, reviewer: User, other_reviewer: User
 ) -> None:
+    research = Pipeline.objects.create(slug="research", name="Research")
     mine = analysis_submit(data=bundle, submitter=reviewer)
-    theirs = analysis_submit(data=bundle, submitter=other_reviewer)
+    theirs = analysis_submit(data=bundle, submitter=other_reviewer, pipeline=research)
+    again = analysis_submit(data=bundle, submitter=other_reviewer)
 
     assert mine.created and theirs.created
     assert mine.analysis.pk != theirs.analysis.pk
+    assert (mine.analysis.pipeline.slug, theirs.analysis.pipeline.slug) == ("default", "research")
+    # Within one pipeline the external id is the pipeline's, whoever sends it again.
+    assert not again.created and again.analysis.pk == mine.analysis.pk
 
 
 def test_without_a_submitter_the_external_id_is_still_idempotent(bundle: Any) -> None:
@@ -234,8 +239,8 @@ def test_bundles_without_an_external_id_are_always_new(bundle: Any, external_id:
 def test_a_concurrent_ingest_that_wins_the_race_is_returned_not_duplicated(
     bundle: Any, reviewer: User
 ) -> Any:
-    """Another ingest of the same external_id commits first. With a submitter, ingest does not
-    look before it inserts (there is no window between a lookup and the insert): the unique
+    """Another ingest of the same external_id commits first. Ingest does not look before it
+    inserts (there is no window between a lookup and the insert): the unique
     constraint refuses our insert, everything of ours is rolled back, and ingest returns the
     winner's analysis."""
     digest = bundle_digest(bundle_parse(bundle))

@@ -9,7 +9,7 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from analyses.models import Analysis, Evidence, ImmutableError, Revision
+from analyses.models import Analysis, Evidence, ImmutableError, Pipeline, Revision
 from tests.factories import AnalysisFactory, EvidenceFactory, RevisionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -30,12 +30,20 @@ def test_an_external_id_is_unique_per_submitter() -> None:
     _rejected(lambda: AnalysisFactory.create(submitter=pipeline, external_id="run-1"))
 
 
-def test_another_submitter_may_reuse_an_external_id() -> None:
+def test_another_pipeline_may_reuse_an_external_id() -> None:
     AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1")
 
-    AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1")
+    other = Pipeline.objects.create(slug="other", name="Other")
+    AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1", pipeline=other)
 
     assert Analysis.objects.filter(external_id="run-1").count() == 2
+
+
+def test_one_pipeline_never_holds_an_external_id_twice() -> None:
+    AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1")
+
+    with pytest.raises(IntegrityError, match="external_id|unique"), transaction.atomic():
+        AnalysisFactory.create(submitter=UserFactory.create(), external_id="run-1")
 
 
 def test_a_blank_external_id_is_allowed_any_number_of_times() -> None:

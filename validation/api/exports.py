@@ -33,6 +33,7 @@ def analysis_summary(analysis: Analysis) -> dict[str, Any]:
         "id": analysis.pk,
         "url": f"/api/v1/analyses/{analysis.pk}",
         "external_id": analysis.external_id,
+        "pipeline": analysis.pipeline.slug,
         "title": analysis.title,
         "status": analysis.status,
         "needs_new_input": analysis.needs_new_input,
@@ -228,31 +229,38 @@ def export_markdown(export: dict[str, Any]) -> str:
 
 
 def approved_exports(
-    *, user: User, since: datetime | None, after: int, limit: int
+    *,
+    visible: QuerySet[Analysis],
+    since: datetime | None,
+    after: int,
+    limit: int,
+    pipeline: str | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(cursor, export) of approved analyses `user` may see, in order of approval.
+    """(cursor, export) of the approved analyses among `visible` (of the pipeline with the
+    slug `pipeline`, when given), in order of approval.
 
     The cursor is the id of the approval's audit record: pass the last one back to resume.
     """
-    from validation.permissions import analyses_for_user
-
+    if pipeline:
+        visible = visible.filter(pipeline__slug=pipeline)
     events = AuditEvent.objects.filter(
         action=AuditEvent.Action.APPROVED,
         analysis__status=Analysis.Status.APPROVED,
-        analysis__in=analyses_for_user(user),
+        analysis__in=visible,
         id__gt=after,
     )
     if since is not None:
         events = events.filter(created_at__gte=since)
-    for event in events.select_related("analysis").order_by("id")[:limit]:
+    for event in events.select_related("analysis__pipeline").order_by("id")[:limit]:
         yield event.pk, analysis_export(event.analysis)
 
 
 def analyses_page(
     *,
-    user: User,
+    visible: QuerySet[Analysis],
     after: int | None,
     limit: int,
+    pipeline: str | None = None,
     status: str | None = None,
     decision: str | None = None,
     verdict: str | None = None,
@@ -262,13 +270,14 @@ def analyses_page(
     approved_after: datetime | None = None,
     approved_before: datetime | None = None,
 ) -> list[Analysis]:
-    """One page of the analyses `user` may see, newest first, after the cursor id `after`.
+    """One page of the `visible` analyses, newest first, after the cursor id `after`.
 
-    `decision` is the report's own (BUY, WATCH...); `verdict` the latest validator decision.
+    `pipeline` is a pipeline's slug; `decision` is the report's own (BUY, WATCH...);
+    `verdict` the latest validator decision.
     """
-    from validation.permissions import analyses_for_user
-
-    analyses = analyses_for_user(user).order_by("-id")
+    analyses = visible.select_related("pipeline").order_by("-id")
+    if pipeline:
+        analyses = analyses.filter(pipeline__slug=pipeline)
     if after is not None:
         analyses = analyses.filter(id__lt=after)
     if status:

@@ -20,6 +20,7 @@ class AnalysisOut(Schema):
     id: int
     url: str
     external_id: str
+    pipeline: str = Field(description="The slug of the pipeline that sent it.")
     title: str
     status: str
     needs_new_input: bool

@@ -45,7 +45,7 @@ from validation.api.responses import (
 from validation.engine.limits import MAX_BODY_CHARS
 from validation.engine.types import EvidenceItem
 from validation.models import ApiToken
-from validation.permissions import analyses_for_user
+from validation.permissions import analyses_for_token
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # What a client is told to wait when a dependency is down (a restart takes seconds).
@@ -269,6 +269,9 @@ AnalysisId = Annotated[int, PathParam(ge=1, le=2**62)]
 
 
 class ListFilters(Schema):
+    pipeline: str | None = Field(
+        None, max_length=50, pattern=r"^[-a-zA-Z0-9_]+$", description="A pipeline's slug."
+    )
     status: Literal["validating", "in_review", "approved", "failed", "rejected"] | None = None
     decision: str | None = Field(
         None, max_length=20, pattern=api_schema.NO_NUL, description="The report's decision."
@@ -294,7 +297,8 @@ def _owner(request: HttpRequest) -> ApiToken:
 
 
 def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
-    analysis = analyses_for_user(_owner(request).user).filter(pk=analysis_id).first()
+    visible = analyses_for_token(_owner(request)).select_related("pipeline")
+    analysis = visible.filter(pk=analysis_id).first()
     if analysis is None:
         raise Http404(f"There is no analysis {analysis_id}.")
     return analysis
@@ -313,7 +317,10 @@ def _analysis(request: HttpRequest, analysis_id: int) -> Analysis:
     summary="Submit a report with its evidence (idempotent on external_id)",
 )
 def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
-    result = services.analysis_submit(data=request.body, submitter=_owner(request).user)
+    token = _owner(request)
+    result = services.analysis_submit(
+        data=request.body, submitter=token.user, pipeline=token.pipeline
+    )
     return Status(201 if result.created else 200, exports.analysis_summary(result.analysis))
 
 
@@ -326,7 +333,10 @@ def analysis_create(request: HttpRequest) -> Status[dict[str, Any]]:
 def analysis_list(request: HttpRequest, filters: Query[ListFilters]) -> dict[str, Any]:
     options = filters.dict(exclude={"cursor", "limit"})
     page = exports.analyses_page(
-        user=_owner(request).user, after=filters.cursor, limit=filters.limit + 1, **options
+        visible=analyses_for_token(_owner(request)),
+        after=filters.cursor,
+        limit=filters.limit + 1,
+        **options,
     )
     more = len(page) > filters.limit
     page = page[: filters.limit]
@@ -437,9 +447,18 @@ def exports_approved(
     since: UtcDatetime | None = None,
     cursor: int = Query(0, ge=0, le=2**62),  # type: ignore[type-arg]
     limit: int = Query(100, ge=1, le=1000),  # type: ignore[type-arg]
+    pipeline: str | None = Query(  # type: ignore[type-arg]
+        None, max_length=50, pattern=r"^[-a-zA-Z0-9_]+$", description="A pipeline's slug."
+    ),
 ) -> HttpResponse:
     rows = list(
-        exports.approved_exports(user=_owner(request).user, since=since, after=cursor, limit=limit)
+        exports.approved_exports(
+            visible=analyses_for_token(_owner(request)),
+            since=since,
+            after=cursor,
+            limit=limit,
+            pipeline=pipeline,
+        )
     )
     body = "".join(
         json.dumps({"cursor": position, **export}, ensure_ascii=False) + "\n"

@@ -20,6 +20,12 @@ from validation.models.policy import (
 )
 from validation.models.sessions import Session
 from validation.models.tokens import ApiToken, ApiTokenEvent
+from validation.models.webhooks import (
+    WEBHOOK_EVENTS,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+)
 
 __all__ = [
     "CHECK_CHOICES",
@@ -27,6 +33,7 @@ __all__ = [
     "MAX_LOOPS",
     "MAX_RETRY_DELAY_SECONDS",
     "MAX_TOTAL_LOOPS",
+    "WEBHOOK_EVENTS",
     "ApiToken",
     "ApiTokenEvent",
     "Attempt",
@@ -37,6 +44,9 @@ __all__ = [
     "Policy",
     "Session",
     "ToolCall",
+    "WebhookAttempt",
+    "WebhookDelivery",
+    "WebhookEndpoint",
 ]
 
 
@@ -88,6 +98,11 @@ class Attempt(models.Model):
     )
     tool_call_count = models.PositiveIntegerField(default=0)
     error = models.TextField(blank=True)
+    # The Policy that judged it (its pipeline's, or the default) and the settings it ran with.
+    policy = models.ForeignKey(
+        Policy, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    policy_settings = models.JSONField(default=dict, blank=True)
 
     queued_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -1,4 +1,5 @@
-"""The Policy: the admin-tunable settings of validation and review (one row).
+"""The Policy: the admin-tunable settings of validation and review. The default one (pk=1,
+no pipeline) judges every pipeline that has none of its own.
 
 Its engine settings (``engine_field``) take their default, range and choices from the engine's
 ``EngineSettings`` (``validation.models.engine_fields``); the rest are the Policy's own."""
@@ -11,6 +12,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 
+from analyses.models import Pipeline
 from validation.endpoints import llm_url_problem
 from validation.engine.types import CHECK_LABELS, CHECK_NAMES, EngineSettings
 from validation.models.engine_fields import (
@@ -33,9 +35,21 @@ MAX_CLAIM_MINUTES = 24 * 60
 CHECK_CHOICES = [(name, CHECK_LABELS[name].capitalize()) for name in CHECK_NAMES]
 
 
-class Policy(models.Model):
-    """The admin-tuned settings. A single row (pk=1), edited in Django admin."""
+DEFAULT_POLICY_ID = 1
 
+
+class Policy(models.Model):
+    """The admin-tuned settings, edited in Django admin or `manage.py policy`: the default
+    (pk=1, no pipeline), and at most one per pipeline."""
+
+    pipeline = models.OneToOneField(
+        Pipeline,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="policy",
+        help_text="Blank: the default policy, for every pipeline without its own.",
+    )
     approve_threshold = engine_field("approve_threshold")
     revise_threshold = engine_field("revise_threshold")
     retry_threshold = engine_field("retry_threshold")
@@ -165,7 +179,12 @@ class Policy(models.Model):
     class Meta:
         verbose_name_plural = "policy"
         constraints = [
-            models.CheckConstraint(condition=Q(id=1), name="validation_policy_singleton"),
+            # One default (pk=1, no pipeline); every other row belongs to a pipeline.
+            models.CheckConstraint(
+                condition=Q(id=DEFAULT_POLICY_ID, pipeline__isnull=True)
+                | (~Q(id=DEFAULT_POLICY_ID) & Q(pipeline__isnull=False)),
+                name="validation_policy_default_or_pipeline",
+            ),
             models.CheckConstraint(
                 condition=Q(revise_threshold__gte=F("retry_threshold"))
                 & Q(approve_threshold__gte=F("revise_threshold")),
@@ -193,10 +212,18 @@ class Policy(models.Model):
         ]
 
     def __str__(self) -> str:
-        return "Validation policy"
+        if self.pipeline_id is None:
+            return "Validation policy (default)"
+        return f"Validation policy of {self.pipeline}"
 
     def save(self, *args: object, **kwargs: object) -> None:
-        self.pk = 1
+        if self.pipeline_id is None:
+            self.pk = DEFAULT_POLICY_ID
+        elif self.pk is None:
+            # An explicit id: the default row was inserted with pk=1, which PostgreSQL's
+            # sequence never saw, so the sequence could hand out 1 again.
+            last = Policy.objects.order_by("-pk").values_list("pk", flat=True).first()
+            self.pk = max(last or 0, DEFAULT_POLICY_ID) + 1
         super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     def clean(self) -> None:
@@ -230,12 +257,36 @@ class Policy(models.Model):
         """The engine settings this Policy carries; EngineSettings' defaults for the rest."""
         return EngineSettings(**{name: getattr(self, name) for name in ENGINE_SETTINGS})
 
+    def settings_snapshot(self) -> dict[str, object]:
+        """Every setting of this Policy as JSON values (what an attempt records it ran with)."""
+        return {name: getattr(self, name) for name in POLICY_SETTINGS}
+
     @classmethod
     def load(cls) -> Policy:
-        policy, _ = cls.objects.get_or_create(pk=1)
+        """The default policy."""
+        policy, _ = cls.objects.get_or_create(pk=DEFAULT_POLICY_ID)
         return policy
 
+    @classmethod
+    def for_pipeline(cls, pipeline_id: int | None) -> Policy:
+        """The pipeline's own policy, or the default when it has none (one query)."""
+        if pipeline_id is None:
+            return cls.load()
+        found = (
+            cls.objects.filter(Q(pipeline_id=pipeline_id) | Q(pk=DEFAULT_POLICY_ID))
+            .order_by(F("pipeline_id").asc(nulls_last=True))
+            .first()
+        )
+        return found if found is not None else cls.load()
 
+
+# Every setting a Policy holds (what `manage.py policy` shows and sets, and what an attempt
+# records), in the order of the fields.
+POLICY_SETTINGS = tuple(
+    field.name
+    for field in Policy._meta.concrete_fields
+    if field.name not in ("id", "pipeline", "updated_at")
+)
 # The engine settings the Policy carries, and the database's check of each one's range or
 # choices, both derived from its fields (a constraint needs the finished class to be derived).
 ENGINE_SETTINGS = tuple(engine_setting_names(Policy))

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from analyses.models import Pipeline
 
 
 class ApiToken(models.Model):
@@ -17,6 +21,8 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
+    # The pipeline whose analyses it sends and (unless its user is a reviewer) sees.
+    pipeline = models.ForeignKey(Pipeline, on_delete=models.PROTECT, related_name="api_tokens")
     name = models.CharField(max_length=100, blank=True)
     scope = models.CharField(max_length=10, choices=Scope.choices, default=Scope.READ)
     # The first characters of the token, to tell tokens apart in the admin without the secret.
@@ -39,7 +45,12 @@ class ApiToken(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.prefix}… ({self.user}, {self.scope})"
+        return f"{self.prefix}… ({self.user}, {self.pipeline}, {self.scope})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.pipeline_id is None:
+            self.pipeline = Pipeline.default()
+        super().save(*args, **kwargs)
 
     @property
     def can_write(self) -> bool:

@@ -15,6 +15,8 @@ One module per aggregate, re-exported here:
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
 - ``apply``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
+- ``pipelines``: pipelines and their policies (shown and set from text).
+- ``webhooks``: a pipeline's webhook endpoints, their events and deliveries.
 - ``tokens``: REST API tokens (least privilege, audited); ``rates``: their rate limit.
 - ``_shared``: the analysis lock, status rules and the audit record they all use.
 """
@@ -32,6 +34,13 @@ from validation.services.jobs import (
     sweep_stale_attempts,
 )
 from validation.services.outcomes import attempt_record_verdict
+from validation.services.pipelines import (
+    pipeline_create,
+    pipeline_get,
+    policy_of,
+    policy_rows,
+    policy_set,
+)
 from validation.services.rates import api_token_throttle, rate_cache_state
 from validation.services.review import (
     MAX_REPLACE_CHARS,
@@ -88,6 +97,11 @@ __all__ = [
     "fix_undo",
     "fixes_apply",
     "fixes_bulk_accept",
+    "pipeline_create",
+    "pipeline_get",
+    "policy_of",
+    "policy_rows",
+    "policy_set",
     "rate_cache_state",
     "sweep_stale_attempts",
 ]

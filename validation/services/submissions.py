@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from analyses.bundles import input_limits
-from analyses.models import Analysis, Evidence, Revision
+from analyses.models import Analysis, Evidence, Pipeline, Revision
 from analyses.services import IngestResult, analysis_ingest
 from redline_errors import DomainError, LoopLimitReached
 from validation.engine.fields import extract_fields
@@ -30,15 +30,21 @@ from validation.services.jobs import attempt_create, attempt_enqueue
 
 
 def analysis_submit(
-    *, data: Mapping[str, Any] | bytes | str, submitter: User | None
+    *,
+    data: Mapping[str, Any] | bytes | str,
+    submitter: User | None,
+    pipeline: Pipeline | None = None,
 ) -> IngestResult:
     """Ingest a bundle (``analyses.services.analysis_ingest``), record who sent it and queue
     its first validation, all in one transaction (the wake-up goes to the broker after commit).
 
-    Raises IngestError, having written nothing, when the bundle is invalid. A re-sent bundle
-    (same external_id, same content) returns the existing analysis and queues nothing.
+    `pipeline` sent it (None: the default pipeline). Raises IngestError, having written
+    nothing, when the bundle is invalid. A re-sent bundle (same pipeline and external_id,
+    same content) returns the existing analysis and queues nothing.
     """
-    return analysis_ingest(data=data, submitter=submitter, then=_first_validation)
+    return analysis_ingest(
+        data=data, submitter=submitter, pipeline=pipeline, then=_first_validation
+    )
 
 
 def _first_validation(result: IngestResult) -> None:

@@ -19,6 +19,7 @@ from django.db.models import IntegerField
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
+from analyses.models import Pipeline
 from redline_errors import InvalidInput, NotAllowed
 from validation.models import ApiToken, ApiTokenEvent, Policy
 
@@ -57,9 +58,16 @@ def api_token_subjects(*, actor: User) -> list[int]:
 
 @transaction.atomic
 def api_token_create(
-    *, user: User, scope: str, name: str = "", actor: User | None = None, via: str = "command"
+    *,
+    user: User,
+    scope: str,
+    name: str = "",
+    pipeline: Pipeline | None = None,
+    actor: User | None = None,
+    via: str = "command",
 ) -> tuple[ApiToken, str]:
-    """A new token for `user`; returns the row and the secret, which is never stored.
+    """A new token for `user` in `pipeline` (None: the default one); returns the row and the
+    secret, which is never stored.
 
     `actor` is the person minting it (None: the command line, run with shell access to the
     host); it must be allowed to (``api_token_may_manage``), else NotAllowed and nothing
@@ -71,7 +79,12 @@ def api_token_create(
     _require_may_manage(actor, user, "create a token for")
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
-        user=user, scope=scope, name=name[:100], prefix=raw[:12], token_sha256=_digest(raw)
+        user=user,
+        pipeline=pipeline or Pipeline.default(),
+        scope=scope,
+        name=name[:100],
+        prefix=raw[:12],
+        token_sha256=_digest(raw),
     )
     _record(token, ApiTokenEvent.Action.CREATED, actor=actor, via=via)
     return token, raw
@@ -137,7 +150,8 @@ def _shell_user() -> str:
 
 
 def api_token_authenticate(raw: str) -> ApiToken | None:
-    """The live token whose secret is `raw` (its user active), or None. Records its use.
+    """The live token whose secret is `raw` (its user and its pipeline active), or None.
+    Records its use.
 
     The token, its user and the Policy's API rate come in one query: the rate as the
     ``policy_rate`` attribute (None when there is no Policy row yet), which
@@ -148,13 +162,13 @@ def api_token_authenticate(raw: str) -> ApiToken | None:
         return None
     try:
         token = (
-            ApiToken.objects.select_related("user")
+            ApiToken.objects.select_related("user", "pipeline")
             .annotate(policy_rate=RawSQL(_POLICY_RATE_SQL, (), output_field=IntegerField()))
             .get(token_sha256=_digest(raw))
         )
     except ApiToken.DoesNotExist:
         return None
-    if token.revoked_at is not None or not token.user.is_active:
+    if token.revoked_at is not None or not token.user.is_active or not token.pipeline.active:
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_RESOLUTION:

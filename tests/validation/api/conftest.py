@@ -55,6 +55,10 @@ def reader(pipeline_user: User) -> ApiClient:
 
 @pytest.fixture
 def outsider_api(db: None) -> ApiClient:
+    """A token of another pipeline (and another user)."""
+    from analyses.models import Pipeline
     from tests.factories import UserFactory
 
-    return ApiClient(api_token_create(user=UserFactory.create(username="other"), scope="write")[1])
+    other = Pipeline.objects.create(slug="other", name="Another pipeline")
+    user = UserFactory.create(username="other")
+    return ApiClient(api_token_create(user=user, scope="write", pipeline=other)[1])

@@ -10,10 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.dateparse import parse_datetime
 
+from analyses.models import Analysis, Pipeline
 from validation.api.exports import approved_exports, export_markdown
 
 _BATCH = 200
@@ -26,6 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("directory")
         parser.add_argument("--since", help="only approvals at or after this ISO date-time")
         parser.add_argument("--after", type=int, default=0, help="resume after this cursor")
+        parser.add_argument("--pipeline", help="only this pipeline's (its slug)")
 
     def handle(self, *args: Any, **options: Any) -> None:
         since = None
@@ -36,10 +37,20 @@ class Command(BaseCommand):
         directory = Path(options["directory"])
         directory.mkdir(parents=True, exist_ok=True)
         # Every approved analysis, whoever sent it: the command runs as the operator.
-        operator = User(is_superuser=True, is_active=True)
+        pipeline = options["pipeline"]
+        if pipeline and not Pipeline.objects.filter(slug=pipeline).exists():
+            raise CommandError(f"There is no pipeline {pipeline!r}.")
         cursor, written = options["after"], 0
         while True:
-            batch = list(approved_exports(user=operator, since=since, after=cursor, limit=_BATCH))
+            batch = list(
+                approved_exports(
+                    visible=Analysis.objects.all(),
+                    since=since,
+                    after=cursor,
+                    limit=_BATCH,
+                    pipeline=pipeline,
+                )
+            )
             for position, export in batch:
                 stem = directory / str(export["id"])
                 stem.with_suffix(".json").write_text(
