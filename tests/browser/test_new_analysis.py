@@ -1,8 +1,8 @@
-"""The "New analysis" page in Chromium: a reviewer pastes a report, adds evidence as typed
-JSON and as an uploaded file; a bad JSON field shows its error in place and writes nothing;
-once fixed, the analysis opens on its review page, validating, then in review when the real
-worker is done. No Content-Security-Policy violation on the way. Screenshots of the page and
-of the JSON error go to REDLINE_SCREENSHOT_DIR."""
+"""The "New analysis" page in Chromium: a reviewer picks a pipeline, pastes a report, adds
+evidence as typed JSON and as an uploaded file; a bad JSON field shows its error in place and
+writes nothing; once fixed, the analysis opens on its review page, validating, then in review
+when the real worker is done. No Content-Security-Policy violation on the way. Screenshots of
+the page and of the JSON error go to REDLINE_SCREENSHOT_DIR."""
 
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from analyses.models import Analysis, Evidence
+from analyses.models import Analysis, Evidence, Pipeline
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True),
 ]
 
-WAIT_MS = 60_000
+WAIT_MS = 120_000  # a worker starting and validating on a loaded 2-core machine
 CSP_LISTENER = """
 window.__csp = [];
 document.addEventListener("securitypolicyviolation", (event) => {
@@ -45,6 +45,7 @@ def test_a_reviewer_submits_a_report_with_evidence_and_lands_on_its_review(
     tmp_path: Path,
     dialogs: list[str],
 ) -> None:
+    thesis = Pipeline.objects.create(slug="thesis", name="Thesis agent")
     page.add_init_script(CSP_LISTENER)
     login(reviewer)
     page.get_by_role("link", name="New analysis").click()
@@ -52,6 +53,7 @@ def test_a_reviewer_submits_a_report_with_evidence_and_lands_on_its_review(
     expect(page.get_by_role("heading", name="New analysis")).to_be_visible()
     shoot("new-analysis-page")
 
+    page.select_option("#id_pipeline", label="Thesis agent (thesis)")
     page.fill("#id_title", "NVO quick screen")
     page.fill("#id_query", "Is Novo Nordisk (NVO) a buy? Show owner earnings.")
     page.fill("#id_body", BODY)
@@ -73,6 +75,7 @@ def test_a_reviewer_submits_a_report_with_evidence_and_lands_on_its_review(
     expect(page.locator(".form-errors")).to_contain_text("Nothing was submitted")
     assert page.evaluate("window.__marker") == "form"  # swapped in place by htmx
     expect(page.locator("#id_title")).to_have_value("NVO quick screen")  # nothing retyped
+    expect(page.locator("#id_pipeline")).to_have_value(str(thesis.pk))
     assert Analysis.objects.count() == 0
     shoot("new-analysis-json-error")
 
@@ -89,7 +92,7 @@ def test_a_reviewer_submits_a_report_with_evidence_and_lands_on_its_review(
 
     start_worker()
     expect(page.locator(".review-head .status-pill")).to_have_text("In review", timeout=WAIT_MS)
-    assert analysis.submitter == reviewer
+    assert (analysis.submitter, analysis.pipeline) == (reviewer, thesis)
     shoot("new-analysis-submitted-in-review")
     assert page.evaluate("window.__csp") == []
     assert dialogs == []

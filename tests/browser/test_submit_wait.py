@@ -26,7 +26,7 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-WAIT_MS = 60_000
+WAIT_MS = 120_000  # a worker starting and validating on a loaded 2-core machine
 REDLINE = Path(sys.executable).with_name("redline")
 
 

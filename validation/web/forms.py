@@ -19,10 +19,13 @@ from django import forms
 from django.conf import settings
 from django.core.files.uploadedfile import UploadedFile
 
+from analyses.models import Pipeline
+
 MAX_EVIDENCE_ROWS = 50
 EXTRA_EVIDENCE_ROWS = 2
 TEXT, JSON = "text", "json"
-# A bundle key -> the form field that holds it (evidence has rows of its own).
+# A bundle key -> the form field that holds it (evidence has rows of its own; the pipeline is
+# not part of a bundle).
 FORM_FIELD = {
     "title": "title",
     "query": "query",
@@ -37,7 +40,17 @@ def _textarea(rows: int, **attrs: str) -> forms.Textarea:
     return forms.Textarea(attrs={"rows": str(rows), "spellcheck": "false", **attrs})
 
 
+class PipelineChoice(forms.ModelChoiceField):  # type: ignore[type-arg]
+    def label_from_instance(self, obj: Any) -> str:
+        return f"{obj.name} ({obj.slug})" if obj.name and obj.name != obj.slug else obj.slug
+
+
 class AnalysisForm(forms.Form):
+    pipeline = PipelineChoice(
+        queryset=Pipeline.objects.filter(active=True),
+        empty_label=None,
+        help_text="Whose report this is: its policy judges it, its webhooks hear of it.",
+    )
     title = forms.CharField(max_length=300, required=False)
     query = forms.CharField(widget=_textarea(2), help_text="The question the report answers.")
     goals = forms.CharField(
@@ -58,6 +71,13 @@ class AnalysisForm(forms.Form):
         required=False,
         help_text="Optional: your own id; sending the same one again opens the analysis.",
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["pipeline"]
+        assert isinstance(field, PipelineChoice)
+        # The default pipeline is where a report goes unless someone picks another.
+        field.initial = Pipeline.default().pk
 
     def clean_goals(self) -> list[str]:
         return [line.strip() for line in self.cleaned_data["goals"].splitlines() if line.strip()]

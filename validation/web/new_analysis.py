@@ -47,7 +47,9 @@ def analysis_new(request: HtmxHttpRequest) -> HttpResponse:
     if not new.is_valid():
         return _page(request, new, status=422)
     try:
-        result = services.analysis_submit(data=new.bundle(), submitter=request.user)
+        result = services.analysis_submit(
+            data=new.bundle(), submitter=request.user, pipeline=new.form.cleaned_data["pipeline"]
+        )
     except IngestError as error:
         new.place_ingest_errors(error.errors)
         return _page(request, new, status=422)
@@ -59,7 +61,8 @@ def analysis_new(request: HtmxHttpRequest) -> HttpResponse:
         messages.success(request, f"Analysis {analysis.pk} submitted: validation is under way.")
     else:
         messages.info(
-            request, f"This external id and content were already submitted: analysis {analysis.pk}."
+            request,
+            f"This pipeline already has this external id and content: analysis {analysis.pk}.",
         )
     url = reverse("analysis_review", args=[analysis.pk])
     if request.htmx:

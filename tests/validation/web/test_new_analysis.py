@@ -10,7 +10,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
-from analyses.models import Analysis, Evidence
+from analyses.models import Analysis, Evidence, Pipeline
 from tests.validation.web.conftest import HX
 from validation.models import AuditEvent
 
@@ -25,6 +25,7 @@ BODY = (
 def form_data(*rows: dict[str, Any], **report: str) -> dict[str, Any]:
     """What the page posts: the report fields, then the evidence formset."""
     data: dict[str, Any] = {
+        "pipeline": str(Pipeline.default().pk),
         "title": "NVO quick screen",
         "query": "Is Novo Nordisk (NVO) a buy?",
         "goals": "Owner earnings\n\nA decision\n",
@@ -68,7 +69,7 @@ def test_the_page_is_a_form_with_evidence_rows_and_a_nav_link(reviewer_client: C
     html = response.content.decode()
     assert 'href="/analyses/new/">New analysis</a>' in html
     assert 'enctype="multipart/form-data"' in html and 'name="csrfmiddlewaretoken"' in html
-    for name in ("title", "query", "goals", "body", "fields_json", "external_id"):
+    for name in ("pipeline", "title", "query", "goals", "body", "fields_json", "external_id"):
         assert f'name="{name}"' in html
     assert 'name="evidence-0-source_ref"' in html and 'name="evidence-1-file"' in html
     assert "style=" not in html and "<script>" not in html  # CSP: no inline style or script
@@ -291,3 +292,42 @@ def test_too_many_rows_are_refused(
 
     assert response.status_code == 422
     assert "Please submit at most 50 forms." in response.content.decode()
+
+
+def test_the_pipeline_picked_is_the_analysis_pipeline(reviewer_client: Client) -> None:
+    thesis = Pipeline.objects.create(slug="thesis", name="Thesis agent")
+    Pipeline.objects.create(slug="retired", name="Retired", active=False)
+    page = reviewer_client.get(URL).content.decode()
+    assert ">Thesis agent (thesis)</option>" in page and "Retired" not in page
+    assert f'<option value="{Pipeline.default().pk}" selected>' in page  # the default first
+
+    response = reviewer_client.post(URL, form_data(ANNUAL_REPORT, pipeline=str(thesis.pk)))
+
+    assert response.status_code == 302
+    assert Analysis.objects.get().pipeline == thesis
+
+
+def test_an_inactive_pipeline_is_refused(
+    reviewer_client: Client, nothing_written: Callable[[], Any]
+) -> None:
+    retired = Pipeline.objects.create(slug="retired", name="Retired", active=False)
+
+    with nothing_written():
+        response = reviewer_client.post(URL, form_data(ANNUAL_REPORT, pipeline=str(retired.pk)))
+
+    assert response.status_code == 422
+    assert "Select a valid choice." in response.content.decode()
+
+
+def test_an_external_id_is_unique_per_pipeline(reviewer_client: Client) -> None:
+    thesis = Pipeline.objects.create(slug="thesis", name="Thesis agent")
+
+    reviewer_client.post(URL, form_data(ANNUAL_REPORT, external_id="desk-1"))
+    reviewer_client.post(
+        URL, form_data(ANNUAL_REPORT, external_id="desk-1", pipeline=str(thesis.pk))
+    )
+
+    assert sorted(Analysis.objects.values_list("pipeline__slug", flat=True)) == [
+        "default",
+        "thesis",
+    ]
