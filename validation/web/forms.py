@@ -42,7 +42,8 @@ def _textarea(rows: int, **attrs: str) -> forms.Textarea:
 
 class PipelineChoice(forms.ModelChoiceField):  # type: ignore[type-arg]
     def label_from_instance(self, obj: Any) -> str:
-        return f"{obj.name} ({obj.slug})" if obj.name and obj.name != obj.slug else obj.slug
+        name = str(obj.name)
+        return f"{name} ({obj.slug})" if name and name.lower() != obj.slug else name or obj.slug
 
 
 class AnalysisForm(forms.Form):
