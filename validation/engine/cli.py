@@ -10,6 +10,10 @@ No Django, no database::
     redline check bundle.json --settings settings.json          # EngineSettings overrides
     redline check --llm bundle.json        # then the LLM judge and fixer (REDLINE_LLM_*)
 
+With a server (REST API only; handed over to the ``redline_client`` package)::
+
+    redline submit --url URL --token TOKEN bundle.json [--wait] [--timeout S]
+
 ``--format markdown`` writes the context.md section 7 of docs/spec.md
 §9, then the findings and fixes.
 
@@ -102,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="json (default) or markdown (the attempt record plus findings and fixes)",
     )
     check.add_argument("--settings", metavar="JSON", help="EngineSettings as a JSON object")
+    commands.add_parser(
+        "submit",
+        help="send a bundle to a Redline server and follow it (redline submit --help)",
+        add_help=False,
+    )
     check.add_argument(
         "--llm",
         action="store_true",
@@ -113,8 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, *, engine: Engine | None = None) -> int:
     """Run `redline`. `engine` replaces `validation.engine.validate` (for embedding and tests)."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["submit"]:
+        # The client package has its own options and exit codes; it needs no engine.
+        from redline_client.cli import main as submit_main
+
+        return submit_main(arguments[1:], prog=f"{PROG} submit")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     sources = [args.bundle is not None, args.jsonl is not None, args.context is not None]
     if sum(sources) != 1 or (args.context is None) != (args.response is None):
         parser.error(

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation.web import dashboard, views
+from validation.web import dashboard, new_analysis, views
 
 urlpatterns = [
     path("", views.queue, name="queue"),
@@ -8,6 +8,7 @@ urlpatterns = [
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("dashboard/data/", dashboard.dashboard_json, name="dashboard_data"),
     path("policy/", views.policy, name="policy"),
+    path("analyses/new/", new_analysis.analysis_new, name="analysis_new"),
     path("analyses/<int:pk>/", views.analysis_review, name="analysis_review"),
     path("analyses/<int:pk>/row/", views.queue_row, name="analysis_queue_row"),
     path("analyses/<int:pk>/status/", views.analysis_status, name="analysis_status"),

@@ -1,0 +1,5 @@
+import sys
+
+from redline_client.cli import main
+
+sys.exit(main(prog="python -m redline_client"))
