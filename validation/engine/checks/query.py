@@ -67,6 +67,17 @@ summarize something else: a ``minor`` ``query_uncertain`` finding, never a RETRY
 signal (on the dev summaries the report's own transcript gives 0.58 or more, another
 transcript 0.42 or less). Without evidence text the score is 1.0.
 
+Instructions
+------------
+A query that opens with a task verb ("Summarize the following news within 60 words",
+"Write …", "Describe …", "List three …") is read by ``_instructions``: its stated limits
+(words, sentences, items) are taken out before its topic is read, so "Summarize the
+following news article in about 90 words" has no topic terms and is judged by grounding
+like any summary of the material. The form is checked instead: a report more than a
+fifth over a stated length (``over_length``), or a list with fewer items than asked
+(``fewer_items``), gets a minor finding, which never fails the check alone. Goals are
+read the same way.
+
 Goals
 -----
 Each goal is scored the same way and banded by ``settings.goal_pass`` (PASS, 0.75) and
@@ -88,6 +99,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from validation.engine.checks._instructions import (
+    Instruction,
+    over_limit,
+    read_instruction,
+    word_count,
+)
 from validation.engine.checks._query_words import (
     _STOP_WORDS,
     _UPPER_ABBREVIATION,
@@ -257,13 +274,15 @@ def check_query(
     labels of the numbers the report states ("Capital leases", "Total liabilities"):
     "$50,049 is 0.62 percent of $8,031,229" is about what those numbers are, though
     it never names them. ``reading`` is the report as ``validate()`` read it."""
-    report = _Report.read(reading or ReportReading(body, evidence))
+    reading = reading or ReportReading(body, evidence)
+    report = _Report.read(reading)
     grounded = report
     if cited:
         report = _Report(
             report.terms | set(terms(" ".join(cited))), report.initials, report.abbreviations
         )
-    query_topic = _topic(query)
+    instruction = read_instruction(query)
+    query_topic = _topic(instruction.topic_text if instruction else query)
     score, missing = _score(query_topic, report)
     findings: list[Finding] = []
     sure = len(query_topic.terms) >= 2
@@ -301,9 +320,13 @@ def check_query(
             )
         )
 
+    if instruction is not None:
+        findings.extend(_form_findings(instruction, reading))
+
     goal_scores: list[GoalScore] = []
     for goal in goals:
-        goal_topic = _topic(goal)
+        goal_instruction = read_instruction(goal)
+        goal_topic = _topic(goal_instruction.topic_text if goal_instruction else goal)
         goal_score, goal_missing = _score(goal_topic, report)
         restates_query = goal_topic.terms.keys() == query_topic.terms.keys()
         if restates_query:
@@ -334,6 +357,35 @@ def check_query(
         findings=findings,
         unrelated=unrelated,
     )
+
+
+def _form_findings(instruction: Instruction, reading: ReportReading) -> list[Finding]:
+    """Minor findings where the report breaks the form an instruction asks for
+    (``_instructions``): too long for a stated limit, fewer list items than asked."""
+    findings: list[Finding] = []
+    prose = [s for s in reading.sentences if s.block.kind in ("paragraph", "list_item")]
+    items = sum(block.kind == "list_item" for block in reading.blocks)
+    words = word_count(reading.masked)
+    for limit in instruction.limits:
+        have = over_limit(limit, words, len(prose), items)
+        if have is not None:
+            findings.append(
+                _finding(
+                    "over_length",
+                    "minor",
+                    f'the query asks for "{limit.written}"; the report has {have} '
+                    f"{limit.unit}, more than a fifth over",
+                )
+            )
+    if instruction.items is not None and 0 < items < instruction.items:
+        findings.append(
+            _finding(
+                "fewer_items",
+                "minor",
+                f"the query asks for {instruction.items} items; the report lists {items}",
+            )
+        )
+    return findings
 
 
 def _grounding(report: _Report, evidence: Sequence[EvidenceItem]) -> float:

@@ -319,9 +319,7 @@ class _IndexBuilding(_IndexState):
         context: int,
     ) -> None:
         label_key = key if isinstance(key, str) else own_key
-        if len(text) <= _LONG_STRING:
-            if not _NUMERIC_STRING.fullmatch(text):
-                return
+        if len(text) <= _LONG_STRING and _NUMERIC_STRING.fullmatch(text):
             plain = _PLAIN_NUMBER.fullmatch(text)
             if plain is not None:
                 # A bare number in a string is a value, even "1900" (no year rule).
@@ -351,7 +349,8 @@ class _IndexBuilding(_IndexState):
                 (),
             )
             return
-        # A long string is prose: scan it like a text item, labelled by its key too.
+        # Any other string is read as prose, the way a person reads it ("1418 Mission
+        # Street", "about 80 seats", "$15-$25"), labelled by its key too.
         group = self._group(label_key, parent, context)
         text_id = len(self._string_texts)
         self._string_texts.append(text)

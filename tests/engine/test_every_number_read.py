@@ -1,0 +1,140 @@
+"""Every number a person reads in the evidence is read by the engine too: digits inside
+the text values of a JSON record (a name, an address, "about 80"), the same as in
+prose or a markdown table; and a query that is an instruction is judged by the form it
+asks for, not by its words (issue 26)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from validation.engine.pipeline import validate
+from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Finding, Verdict
+
+NUMBERS_ONLY = EngineSettings(citations="none")
+
+RECORD: dict[str, Any] = {
+    "name": "Harbor 52 Grill",
+    "address": "1418 Mission Street",
+    "seats": "about 80",
+    "price_range": "$15-$25",
+    "rating": 4.4,
+}
+PROSE = (
+    "Harbor 52 Grill sits at 1418 Mission Street. The dining room has about 80 seats, "
+    "meals cost $15-$25 a head, and guests rate it 4.4."
+)
+TABLE = (
+    "| name | address | seats | price range | rating |\n|---|---|---|---|---|\n"
+    "| Harbor 52 Grill | 1418 Mission Street | about 80 | $15-$25 | 4.4 |"
+)
+FORMS = {
+    "json": EvidenceItem(source_ref="lookup", kind="tool_output", content=RECORD),
+    "text": EvidenceItem(source_ref="lookup", kind="text", content=PROSE),
+    "markdown": EvidenceItem(source_ref="lookup", kind="text", content=TABLE),
+}
+ANSWER = (
+    "Harbor 52 Grill is at 1418 Mission Street. It has about 80 seats, a meal runs "
+    "$15 to $25, and it is rated 4.4."
+)
+
+
+def _check(
+    body: str, evidence: EvidenceItem, query: str = "Tell me about Harbor 52 Grill."
+) -> Verdict:
+    return validate(Bundle(query=query, body=body, evidence=[evidence]), NUMBERS_ONLY)
+
+
+def _numeric(verdict: Verdict) -> list[Finding]:
+    return [f for f in verdict.findings if f.check in ("claims_supported", "no_hallucinations")]
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_numbers_in_a_records_text_values_support_the_answer(form: str) -> None:
+    verdict = _check(ANSWER, FORMS[form])
+
+    assert _numeric(verdict) == []
+    assert verdict.decision == "APPROVE"
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+@pytest.mark.parametrize(
+    ("right", "wrong"),
+    [("1418 Mission", "1481 Mission"), ("about 80 seats", "about 120 seats"), ("$25,", "$35,")],
+)
+def test_a_wrong_number_beside_them_is_flagged(form: str, right: str, wrong: str) -> None:
+    body = ANSWER.replace(right, wrong)
+    figure = next(word for word in wrong.split() if any(c.isdigit() for c in word))
+
+    flagged = [body[f.start : f.end] for f in _numeric(_check(body, FORMS[form]))]
+
+    assert any(figure.strip("$,") in text for text in flagged)
+
+
+# ------------------------------------------------------------------ instructions
+
+ARTICLE = (
+    "The Riverside council voted on Tuesday to reopen the Mill Street footbridge, closed "
+    "since a flood damaged its supports. Repairs will cost the town about $2 million and "
+    "take eight months. Engineers found two of the bridge's piers cracked. Residents had "
+    "petitioned for the reopening, saying the detour adds twenty minutes to the walk to "
+    "the station. Work starts in March."
+)
+SUMMARY = (
+    "Riverside's council voted to reopen the flood-damaged Mill Street footbridge. "
+    "Repairs to its two cracked piers will cost about $2 million and take eight months, "
+    "starting in March, after residents petitioned against a long detour."
+)
+
+
+def _query_findings(verdict: Verdict) -> list[Finding]:
+    return [f for f in verdict.findings if f.check == "query_addressed"]
+
+
+def _summarise(query: str, body: str = SUMMARY) -> Verdict:
+    evidence = EvidenceItem(source_ref="article", kind="text", content=ARTICLE)
+    return validate(Bundle(query=query, body=body, evidence=[evidence]), NUMBERS_ONLY)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Summarize the following news within 60 words:",
+        "Summarize the following news article in about 40 words:",
+        "Write a short summary of this article in two sentences.",
+    ],
+)
+def test_an_instruction_is_met_by_an_answer_of_the_asked_form(query: str) -> None:
+    verdict = _summarise(query)
+
+    assert _query_findings(verdict) == []
+    assert verdict.checks.query_addressed is True
+    assert verdict.decision == "APPROVE"
+
+
+def test_an_answer_far_over_the_stated_length_gets_a_minor_finding_only() -> None:
+    long_summary = SUMMARY + " " + ARTICLE  # about 100 words against a limit of 40
+
+    verdict = _summarise("Summarize the following news within 40 words:", long_summary)
+
+    findings = _query_findings(verdict)
+    assert [(f.kind, f.severity) for f in findings] == [("over_length", "minor")]
+    assert "within 40 words" in findings[0].message
+    assert verdict.checks.query_addressed is True
+
+
+def test_a_little_over_the_stated_length_is_within_reason() -> None:
+    verdict = _summarise("Summarize the following news in about 36 words:")  # 40 words
+
+    assert _query_findings(verdict) == []
+
+
+def test_a_list_shorter_than_asked_gets_a_minor_finding() -> None:
+    body = "- Footbridge problems: two cracked piers.\n- Repairs cost about $2 million.\n"
+
+    verdict = _summarise("List three problems the footbridge has.", body)
+
+    kinds = [(f.kind, f.severity) for f in _query_findings(verdict)]
+    assert ("fewer_items", "minor") in kinds
+    assert verdict.checks.query_addressed is True
