@@ -138,3 +138,50 @@ def test_a_list_shorter_than_asked_gets_a_minor_finding() -> None:
     kinds = [(f.kind, f.severity) for f in _query_findings(verdict)]
     assert ("fewer_items", "minor") in kinds
     assert verdict.checks.query_addressed is True
+
+
+# ------------------------------------------------------------------ clock times
+
+HOURS_RECORD: dict[str, Any] = {
+    "name": "Harbor 52 Grill",
+    "hours": {"Monday": "11:0-21:30", "Friday": "11:0-23:0", "Sunday": "12:0-20:0"},
+}
+HOURS_TEXT = "Open Monday 11 a.m. to 9:30 p.m., Friday 11 a.m. to 11 p.m., Sunday noon to 8 p.m."
+HOURS_TABLE = (
+    "| day | opens | closes |\n|---|---|---|\n| Monday | 11:00 | 21:30 |\n"
+    "| Friday | 11:00 | 23:00 |\n| Sunday | 12:00 | 20:00 |"
+)
+HOURS = {
+    "json": EvidenceItem(source_ref="lookup", kind="tool_output", content=HOURS_RECORD),
+    "text": EvidenceItem(source_ref="lookup", kind="text", content=HOURS_TEXT),
+    "markdown": EvidenceItem(source_ref="lookup", kind="text", content=HOURS_TABLE),
+}
+HOURS_ANSWER = (
+    "On Mondays it opens at 11 am and closes at 9:30 pm; Fridays run 11 am to 11 pm, "
+    "and Sundays noon to 8 pm."
+)
+
+
+@pytest.mark.parametrize("form", sorted(HOURS))
+def test_opening_hours_are_compared_as_times(form: str) -> None:
+    verdict = _check(HOURS_ANSWER, HOURS[form])
+
+    assert _numeric(verdict) == []
+
+
+@pytest.mark.parametrize("form", sorted(HOURS))
+@pytest.mark.parametrize(("right", "wrong"), [("9:30 pm", "10:30 pm"), ("noon", "10 am")])
+def test_a_wrong_time_is_flagged_as_a_time(form: str, right: str, wrong: str) -> None:
+    body = HOURS_ANSWER.replace(right, wrong)
+
+    findings = _numeric(_check(body, HOURS[form]))
+
+    assert [(body[f.start : f.end], f.kind) for f in findings] == [(wrong, "unsupported_time")]
+
+
+def test_a_time_without_any_time_in_the_evidence_is_left_to_the_numbers() -> None:
+    evidence = EvidenceItem(source_ref="lookup", kind="text", content="The grill seats 80.")
+
+    verdict = _check("It seats 80 and opens at 11 am.", evidence)
+
+    assert all(f.kind != "unsupported_time" for f in verdict.findings)

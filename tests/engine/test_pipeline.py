@@ -98,6 +98,7 @@ def test_every_stage_is_timed() -> None:
         "sources",
         "format",
         "years",
+        "times",
         "query",
         "fields",
         "decision",

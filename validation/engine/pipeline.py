@@ -4,7 +4,8 @@ docs/validation-phase-spec.md §6 Verdict.
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
 (numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric.analyze`),
-``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
+``references``, ``times`` (clock times: :mod:`validation.engine.checks.times`),
+``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
 The body is read once: one :class:`~validation.engine.checks.reading.ReportReading` per
@@ -45,6 +46,7 @@ from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analy
 from validation.engine.checks.query import check_query
 from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.sources import check_sources, reference_spans
+from validation.engine.checks.times import check_times
 from validation.engine.checks.years import check_years
 from validation.engine.decision import (
     RetrySignals,
@@ -131,7 +133,8 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
     references = timed(
         "references", lambda: reference_spans(body, bundle.evidence, reading=reading)
     )
-    numeric = without_references(analyzed, references)
+    time_findings, time_spans = timed("times", lambda: check_times(reading, bundle.evidence))
+    numeric = without_references(analyzed, _union(references, time_spans))
     source_findings, source_fixes = timed(
         "sources",
         lambda: check_sources(
@@ -195,6 +198,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (source_findings, source_fixes),
             (format_findings, format_fixes),
             (year_findings, []),
+            (time_findings, []),
             (query.findings, []),
             (extra, []),
         ],
@@ -285,6 +289,17 @@ def without_references(
         tool_calls=list(numeric.tool_calls),
         claim_spans=[span for span in numeric.claim_spans if not inside(*span)],
     )
+
+
+def _union(*groups: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, overlapping ones joined (``without_references`` needs them so)."""
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(span for group in groups for span in group):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 def merge(

@@ -13,6 +13,7 @@ so no check parses the body again for something another check has read already:
   name a source (a number inside one is not a claim);
 - ``mentions`` -- every number the numeric check reads in the body, and ``newlines``,
   where each line ends (a line's bounds by bisect);
+- ``times`` -- the clock times it states ("9 am", "11:30 pm", "noon");
 - ``terms`` -- the body's words as the query check compares them.
 
 Each part is read on first use (a stage that is not needed costs nothing) and kept.
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from validation.engine.checks._citations import Citation, Resolver, read_citations
+from validation.engine.checks._clock import ClockTime, report_times
 from validation.engine.checks._markdown import (
     Block,
     Link,
@@ -130,6 +132,10 @@ class ReportReading:
         """The offset of every ``\\n`` (only that character ends a line here, where
         ``lines`` also splits at the other line separators)."""
         return newlines_of(self.body)
+
+    @cached_property
+    def times(self) -> tuple[ClockTime, ...]:
+        return tuple(report_times(self.body))
 
     @cached_property
     def terms(self) -> frozenset[str]:
