@@ -185,3 +185,67 @@ def test_a_time_without_any_time_in_the_evidence_is_left_to_the_numbers() -> Non
     verdict = _check("It seats 80 and opens at 11 am.", evidence)
 
     assert all(f.kind != "unsupported_time" for f in verdict.findings)
+
+
+# ------------------------------------------------------------------ number words
+
+BRIDGE_TEXT = "The viaduct is carried on twenty-four arches and took a dozen years to build."
+BRIDGE = {
+    "json": EvidenceItem(
+        source_ref="lookup",
+        kind="tool_output",
+        content={"arches": "twenty-four", "build": "a dozen years"},
+    ),
+    "text": EvidenceItem(source_ref="lookup", kind="text", content=BRIDGE_TEXT),
+    "markdown": EvidenceItem(
+        source_ref="lookup",
+        kind="text",
+        content=(
+            "| feature | count |\n|---|---|\n| arches | twenty-four |\n| years to build | a dozen |"
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(BRIDGE))
+def test_a_count_the_evidence_writes_in_words_supports_its_digits(form: str) -> None:
+    verdict = _check("The viaduct stands on 24 arches; building it took 12 years.", BRIDGE[form])
+
+    assert _numeric(verdict) == []
+
+
+@pytest.mark.parametrize("form", sorted(BRIDGE))
+def test_a_wrong_count_against_words_is_flagged(form: str) -> None:
+    body = "The viaduct stands on 26 arches; building it took 12 years."
+
+    flagged = [body[f.start : f.end] for f in _numeric(_check(body, BRIDGE[form]))]
+
+    assert any("26" in text for text in flagged)
+
+
+def test_a_one_or_two_in_words_explains_no_number_by_chance() -> None:
+    evidence = EvidenceItem(
+        source_ref="call",
+        kind="text",
+        content="The ratio was 13.8 percent, one of the highest; two analysts asked about it.",
+    )
+
+    verdict = _check("The ratio was 14.8 percent.", evidence)
+
+    assert [f.text for f in _numeric(verdict)] != []
+
+
+# ------------------------------------------------------------------ dates
+
+
+@pytest.mark.parametrize("written", ["**Apr. 18\u201326**", "(Apr. 18\u201326)", "Apr. 18-26"])
+def test_a_shortened_day_range_is_a_date_not_two_amounts(written: str) -> None:
+    evidence = EvidenceItem(
+        source_ref="article",
+        kind="text",
+        content="The festival runs from April 18 through April 26 in Corran.",
+    )
+
+    verdict = _check(f"The festival runs {written} in Corran.", evidence)
+
+    assert _numeric(verdict) == []

@@ -19,7 +19,8 @@ The work is done in private modules, in the order a number travels:
 - the evidence index: ``_evidence`` (``EvidenceIndex`` and its lookups,
   ``EvidenceNumber``, ``build_index``), built in layers -- ``_index_state`` (entry
   kinds and the state the layers share), ``_index_build`` (walking JSON and text into
-  entries), ``_index_labels`` (paths, labels, excerpts, declared scales);
+  entries), ``_index_labels`` (paths, labels, excerpts, declared scales), ``_number_words``
+  (counts the evidence writes in words: "twenty-four arches");
 - matching a claim: ``_matching`` (exact, rounded, another scale) and ``_readings``
   (the values a report number may stand for);
 - derivation and support: ``_operations`` (operands and outcomes), ``_cues`` (what

@@ -32,6 +32,7 @@ from validation.engine.checks.numeric._index_state import (
     _Task,
     _year_of,
 )
+from validation.engine.checks.numeric._number_words import number_words, with_number_words
 
 
 class _IndexBuilding(_IndexState):
@@ -43,7 +44,7 @@ class _IndexBuilding(_IndexState):
         record = self.items[item]
         magnitudes = self._magnitude
         records = self._record
-        numbers = scan_numbers(text)
+        numbers = with_number_words(text, scan_numbers(text))
         for start, end, number, scale, unit in numbers:
             record.starts.append(start)
             record.ends.append(end)
@@ -131,6 +132,8 @@ class _IndexBuilding(_IndexState):
                         if has_digit(child) is None:
                             if 0 < len(child) <= 40:
                                 names.append(child)
+                            if number_words(child):  # "twenty-four", "a dozen"
+                                texts.append((child_key, child))
                         else:
                             if child_key in period_keys:
                                 year = years.get(child)
@@ -277,7 +280,9 @@ class _IndexBuilding(_IndexState):
                         magnitudes.append(magnitude)
                         records.append(element)  # the twin
                 elif kind is str:
-                    if has_digit(child) is not None and not _is_iso_date(child):
+                    if (has_digit(child) is not None and not _is_iso_date(child)) or number_words(
+                        child
+                    ):
                         add_string(
                             item, container, position, child, parent, key, scale, scaled, context
                         )
@@ -354,7 +359,7 @@ class _IndexBuilding(_IndexState):
         group = self._group(label_key, parent, context)
         text_id = len(self._string_texts)
         self._string_texts.append(text)
-        numbers = scan_numbers(text)
+        numbers = with_number_words(text, scan_numbers(text))
         for start, end, number, scale, unit in numbers:
             self._append_scaled(
                 (_PROSE, container, key, number, group),

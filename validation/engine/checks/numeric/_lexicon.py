@@ -93,7 +93,7 @@ def _is_reference(text: str, start: int, number: str) -> bool:
     words = _words_before(text, start)
     if not words:
         return False
-    last = words[-1]
+    last = words[-1].lstrip("*_([")  # "**Apr. 18", "(Oct. 9"
     bare = last.rstrip(".")
     if bare in _MONTHS or bare.capitalize() in _MONTHS or last in _PERIOD_MARKERS:
         return True
