@@ -249,3 +249,36 @@ def test_a_shortened_day_range_is_a_date_not_two_amounts(written: str) -> None:
     verdict = _check(f"The festival runs {written} in Corran.", evidence)
 
     assert _numeric(verdict) == []
+
+
+# ------------------------------------------------------------------ goals by meaning
+
+MEMO = (
+    "Contoso trades at 16.5 times earnings. By segment, retail brought 62% of sales and "
+    "wholesale 38%. It ended the year with 1,146 stores."
+)
+
+
+@pytest.mark.parametrize("goal", ["Assess the valuation", "Explain the segment mix", "Store count"])
+def test_a_goal_is_met_by_what_it_names(goal: str) -> None:
+    evidence = EvidenceItem(source_ref="filing", kind="text", content=MEMO)
+
+    verdict = validate(
+        Bundle(query="Review Contoso.", goals=[goal], body=MEMO, evidence=[evidence]),
+        NUMBERS_ONLY,
+    )
+
+    assert [g.status for g in verdict.goals] == ["PASS"]
+
+
+def test_an_unmet_goal_names_the_words_it_looked_for() -> None:
+    body = "Contoso opened new offices in Oslo and Lima."
+    evidence = EvidenceItem(source_ref="filing", kind="text", content=body)
+
+    verdict = validate(
+        Bundle(query="Review Contoso.", goals=["Valuation"], body=body, evidence=[evidence]),
+        NUMBERS_ONLY,
+    )
+
+    (finding,) = [f for f in verdict.findings if f.kind == "goal_not_met"]
+    assert "P/E" in finding.message and "price target" in finding.message

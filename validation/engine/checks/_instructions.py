@@ -29,7 +29,8 @@ OVER_LIMIT = 1.2  # a report may run a fifth over a stated length before it is t
 _TASK_VERBS = frozenset(
     """
     summarize summarise write describe list outline draft compose prepare produce
-    create give provide explain recap condense paraphrase rewrite
+    create give provide explain recap condense paraphrase rewrite assess evaluate analyze
+    analyse discuss review examine cover
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 _NUMBER_WORDS = {

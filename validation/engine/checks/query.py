@@ -80,8 +80,12 @@ read the same way.
 
 Goals
 -----
-Each goal is scored the same way and banded by ``settings.goal_pass`` (PASS, 0.75) and
-``settings.goal_partial`` (PARTIAL, 0.50); below is FAIL. The aggregate follows
+Each goal is scored the same way, with a small lexicon of meanings (``_meanings``):
+"valuation" is met by a multiple, P/E, EV/EBITDA, an intrinsic value or a price target,
+a "mix" by the parts' shares, a "count" by a figure of the thing counted ("1,146
+stores"); an unmet goal names the words it looked for. Each goal is then banded by
+``settings.goal_pass`` (PASS, 0.75) and ``settings.goal_partial`` (PARTIAL, 0.50); below
+is FAIL. The aggregate follows
 docs/validation-phase-spec.md §8.2 (see :func:`goal_matrix`). A FAIL goal is a major
 ``goal_not_met`` finding; a PARTIAL goal is an ``info`` finding (it does not fail the check:
 §8.2 lets a partial answer through with a caveat). A goal that only restates the query (same
@@ -105,6 +109,7 @@ from validation.engine.checks._instructions import (
     read_instruction,
     word_count,
 )
+from validation.engine.checks._meanings import counted_terms, covered_by_meaning, phrases_for
 from validation.engine.checks._query_words import (
     _STOP_WORDS,
     _UPPER_ABBREVIATION,
@@ -168,11 +173,12 @@ class _Report:
     terms: set[str]
     initials: tuple[str, str]
     abbreviations: set[str]
+    counted: frozenset[str] = frozenset()  # what the report gives a number of
 
     @classmethod
     def read(cls, reading: ReportReading) -> _Report:
         body = reading.body
-        return cls(set(reading.terms), _initials(body), _abbreviations(body))
+        return cls(set(reading.terms), _initials(body), _abbreviations(body), counted_terms(body))
 
 
 def _covered(topic: _Topic, report: _Report) -> set[str]:
@@ -204,7 +210,18 @@ def _covered(topic: _Topic, report: _Report) -> set[str]:
                 content += word[0]
                 if end > start and report.abbreviations & {every, content}:
                     covered.update(t for w in words[start : end + 1] for t in _word_terms(w))
+    for term in set(wanted) - covered:
+        if covered_by_meaning(term, set(wanted) - {term}, report.terms, report.counted):
+            covered.add(term)
     return covered & set(wanted)
+
+
+def _looked_for(missing: Sequence[str]) -> str:
+    """The words an unmet goal looked for beside its own (``_meanings``)."""
+    extra = [
+        f"{word} ({' or '.join(phrases_for(word)[:8])})" for word in missing if phrases_for(word)
+    ]
+    return f"; looked for {'; '.join(extra)}" if extra else ""
 
 
 def _score(topic: _Topic, report: _Report) -> tuple[float, list[str]]:
@@ -279,7 +296,10 @@ def check_query(
     grounded = report
     if cited:
         report = _Report(
-            report.terms | set(terms(" ".join(cited))), report.initials, report.abbreviations
+            report.terms | set(terms(" ".join(cited))),
+            report.initials,
+            report.abbreviations,
+            report.counted,
         )
     instruction = read_instruction(query)
     query_topic = _topic(instruction.topic_text if instruction else query)
@@ -345,7 +365,8 @@ def check_query(
                 "goal_not_met" if status == "FAIL" else "goal_partial",
                 "major" if status == "FAIL" else "info",
                 f'goal "{goal}" is {"not met" if status == "FAIL" else "only partly met"} '
-                f"(score {format_confidence(goal_score)}; missing: {_quoted(goal_missing)})",
+                f"(score {format_confidence(goal_score)}; missing: {_quoted(goal_missing)}"
+                f"{_looked_for(goal_missing)})",
             )
         )
     return QueryResult(
