@@ -282,3 +282,48 @@ def test_an_unmet_goal_names_the_words_it_looked_for() -> None:
 
     (finding,) = [f for f in verdict.findings if f.kind == "goal_not_met"]
     assert "P/E" in finding.message and "price target" in finding.message
+
+
+# ------------------------------------------------------------------ counts in words
+
+HOTEL_RECORD: dict[str, Any] = {"name": "Hotel Alder", "rooms": 118, "floors": 9}
+HOTEL_TEXT = "Hotel Alder has 118 rooms over nine floors."
+HOTEL_TABLE = "| hotel | rooms | floors |\n|---|---|---|\n| Hotel Alder | 118 rooms | 9 floors |"
+HOTEL = {
+    "json": EvidenceItem(source_ref="lookup", kind="tool_output", content=HOTEL_RECORD),
+    "text": EvidenceItem(source_ref="lookup", kind="text", content=HOTEL_TEXT),
+    "markdown": EvidenceItem(source_ref="lookup", kind="text", content=HOTEL_TABLE),
+}
+
+
+@pytest.mark.parametrize("form", sorted(HOTEL))
+def test_a_count_in_words_that_the_evidence_gives_passes(form: str) -> None:
+    verdict = _check("Hotel Alder offers 118 rooms over nine floors.", HOTEL[form])
+
+    assert _numeric(verdict) == []
+
+
+@pytest.mark.parametrize("form", sorted(HOTEL))
+def test_a_wrong_count_in_words_is_flagged_and_fixed_in_words(form: str) -> None:
+    body = "Hotel Alder offers 118 rooms over seven floors."
+
+    verdict = _check(body, HOTEL[form])
+
+    assert [(f.text, f.kind) for f in _numeric(verdict)] == [("seven", "unsupported_number_word")]
+    (fix,) = verdict.fixes
+    assert (fix.find, fix.replace) == ("seven floors", "nine floors")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Hotel Alder offers 118 rooms; it reopened within one year of the fire.",
+        "It is one of the city's taller hotels, with 118 rooms.",
+        "Over three years the hotel kept its 118 rooms.",
+        "The team won the series three games to two at Hotel Alder's 118 rooms.",
+    ],
+)
+def test_number_words_that_are_no_count_of_a_counted_thing_are_not_judged(body: str) -> None:
+    verdict = _check(body, HOTEL["text"])
+
+    assert all(f.kind != "unsupported_number_word" for f in verdict.findings)

@@ -99,6 +99,7 @@ def test_every_stage_is_timed() -> None:
         "format",
         "years",
         "times",
+        "counts",
         "query",
         "fields",
         "decision",

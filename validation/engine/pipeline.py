@@ -4,7 +4,8 @@ docs/validation-phase-spec.md §6 Verdict.
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
 (numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric.analyze`),
-``references``, ``times`` (clock times: :mod:`validation.engine.checks.times`),
+``references``, ``times`` (clock times: :mod:`validation.engine.checks.times`), ``counts``
+(counts in words: :mod:`validation.engine.checks.counts`),
 ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
@@ -41,6 +42,7 @@ from time import perf_counter
 from typing import TypeVar
 
 from validation.engine.caps import cap_findings, cap_numbers, shortened
+from validation.engine.checks.counts import check_counts
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
@@ -134,6 +136,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
         "references", lambda: reference_spans(body, bundle.evidence, reading=reading)
     )
     time_findings, time_spans = timed("times", lambda: check_times(reading, bundle.evidence))
+    count_findings, count_fixes = timed("counts", lambda: check_counts(reading, bundle.evidence))
     numeric = without_references(analyzed, _union(references, time_spans))
     source_findings, source_fixes = timed(
         "sources",
@@ -199,6 +202,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (format_findings, format_fixes),
             (year_findings, []),
             (time_findings, []),
+            (count_findings, count_fixes),
             (query.findings, []),
             (extra, []),
         ],
