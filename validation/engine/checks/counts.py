@@ -62,10 +62,11 @@ _NAMES = {value: word for word, value in _WORDS.items()}
 _NUMBER = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"  # noqa: E501
 # A count: a number (in words, or digits in the evidence), one optional adjective, a noun.
 _REPORT_COUNT = re.compile(
-    r"(?i)\b(" + _NUMBER + r"|a dozen|dozen)[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
+    r"(?i)\b(?=[zotfsenda])(" + _NUMBER + r"|a dozen|dozen)[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
 )
 _EVIDENCE_COUNT = re.compile(
-    r"(?i)(?<![\w.,$])(\d{1,4}|" + _NUMBER + r"|a dozen)[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
+    r"(?i)(?<![\w.,$])(?=[\dzotfsenda])(\d{1,4}|" + _NUMBER + r"|a dozen)"
+    r"[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
 )
 _ANY_NUMBER = re.compile(r"(?i)(?<![\w.])\d{1,4}(?![\d])|\b" + _NUMBER + r"\b|a dozen")
 _JSON_COUNT = re.compile(r'"([A-Za-z_ ]{3,40})":[ ]?(\d{1,4})(?![\d.])')

@@ -50,7 +50,10 @@ _TENS = {
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _ONES = "|".join(name for name in _UNITS if _UNITS[name] < 10 and name != "zero")
 _WORD_NUMBER = re.compile(
-    r"(?i)\b(?:(" + "|".join(_TENS) + r")(?:[- ](" + _ONES + r"))?|(" + "|".join(_UNITS) + r"))"
+    # Every number word starts with one of these letters: the look-ahead turns most
+    # word starts away before the alternatives are tried.
+    r"(?i)\b(?=[zotfsend])(?:(" + "|".join(_TENS) + r")(?:[- ](" + _ONES + r"))?"
+    r"|(" + "|".join(_UNITS) + r"))"
     r"(?:[ -](" + "|".join(_MULTIPLIERS) + r"))?\b"
 )
 _ONE = Decimal(1)
