@@ -327,3 +327,25 @@ def test_number_words_that_are_no_count_of_a_counted_thing_are_not_judged(body: 
     verdict = _check(body, HOTEL["text"])
 
     assert all(f.kind != "unsupported_number_word" for f in verdict.findings)
+
+
+# ------------------------------------------------------------------ qualified numbers
+
+
+@pytest.mark.parametrize(
+    ("evidence", "right", "wrong"),
+    [
+        (
+            "A 1,500-plus crowd watched the final.",
+            "More than 1,500 people",
+            "More than 1,800 people",
+        ),
+        ("More than 1,500 people watched the final.", "A 1,500-plus crowd", "A 1,800-plus crowd"),
+    ],
+)
+def test_a_qualified_number_is_read_in_either_form(evidence: str, right: str, wrong: str) -> None:
+    item = EvidenceItem(source_ref="article", kind="text", content=evidence)
+
+    assert _numeric(_check(f"{right} watched the final.", item)) == []
+    flagged = [f.text for f in _numeric(_check(f"{wrong} watched the final.", item))]
+    assert flagged == ["1,800"]
