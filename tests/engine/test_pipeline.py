@@ -98,6 +98,8 @@ def test_every_stage_is_timed() -> None:
         "sources",
         "format",
         "years",
+        "times",
+        "counts",
         "query",
         "fields",
         "decision",

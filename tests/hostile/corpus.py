@@ -279,6 +279,13 @@ WALLS: list[tuple[str, str]] = [
     ("multiples", "1.2 times "),
     ("amounts averaged", "averaged $1,100, "),
     ("percentage points", "0.5 percentage points and "),
+    # Issue 26: the notations a person reads as numbers, each repeated.
+    ("clock times", "9 am to 11:30 pm, "),
+    ("opening hours", "10:0-22:0 "),
+    ("time ranges", "12:30-4 pm "),
+    ("noon to midnight", "noon to midnight, "),
+    ("json records", '{"address": "1418 Mission Street", "seats": "about 80"} '),
+    ("instructions", "Summarize in about 90 words. "),
 ]
 
 # Constructed reports, by lines.

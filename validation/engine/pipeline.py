@@ -4,8 +4,15 @@ docs/spec.md §6 Verdict.
 Stages (each timed in ``Verdict.timings_ms``): ``index`` (only when no index is given,
 so a warm caller can build it once with :func:`build_index` and reuse it), ``numbers``
 (numbers, arithmetic, derived values: :func:`validation.engine.checks.numeric.analyze`),
-``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
+``references``, ``times`` (clock times: :mod:`validation.engine.checks.times`), ``counts``
+(counts in words: :mod:`validation.engine.checks.counts`),
+``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
+
+The body is read once: one :class:`~validation.engine.checks.reading.ReportReading` per
+validation, handed to every check, parses each part (blocks, sentences, citations,
+number mentions, words) when a stage first needs it; a stage's time includes what it
+was the first to read.
 
 Merging: the findings of all stages are ordered by position in the report (then by
 check, kind and message), every fix's ``finding_index`` is re-based onto that merged
@@ -35,10 +42,13 @@ from time import perf_counter
 from typing import TypeVar
 
 from validation.engine.caps import cap_findings, cap_numbers, shortened
+from validation.engine.checks.counts import check_counts
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
+from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.sources import check_sources, reference_spans
+from validation.engine.checks.times import check_times
 from validation.engine.checks.years import check_years
 from validation.engine.decision import (
     RetrySignals,
@@ -110,9 +120,24 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
 
     if index is None:
         index = timed("index", lambda: build_index(bundle.evidence))
-    analyzed = timed("numbers", lambda: analyze(body, index, query=bundle.query, settings=settings))
-    references = timed("references", lambda: reference_spans(body, bundle.evidence))
-    numeric = without_references(analyzed, references)
+    reading = ReportReading(body, bundle.evidence)  # each part read once, when first asked
+    analyzed = timed(
+        "numbers",
+        lambda: analyze(
+            body,
+            index,
+            query=bundle.query,
+            settings=settings,
+            mentions=reading.mentions,
+            newlines=reading.newlines,
+        ),
+    )
+    references = timed(
+        "references", lambda: reference_spans(body, bundle.evidence, reading=reading)
+    )
+    time_findings, time_spans = timed("times", lambda: check_times(reading, bundle.evidence))
+    count_findings, count_fixes = timed("counts", lambda: check_counts(reading, bundle.evidence))
+    numeric = without_references(analyzed, _union(references, time_spans))
     source_findings, source_fixes = timed(
         "sources",
         lambda: check_sources(
@@ -121,9 +146,10 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             numeric.claim_spans,
             numeric.report.matches,
             citations=settings.citations,
+            reading=reading,
         ),
     )
-    format_findings, format_fixes = timed("format", lambda: check_format(body))
+    format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
     )
@@ -135,7 +161,13 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
     query = timed(
         "query",
         lambda: check_query(
-            body, bundle.query, bundle.goals, settings, bundle.evidence, cited=cited
+            body,
+            bundle.query,
+            bundle.goals,
+            settings,
+            bundle.evidence,
+            cited=cited,
+            reading=reading,
         ),
     )
     fields = timed(
@@ -169,6 +201,8 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (source_findings, source_fixes),
             (format_findings, format_fixes),
             (year_findings, []),
+            (time_findings, []),
+            (count_findings, count_fixes),
             (query.findings, []),
             (extra, []),
         ],
@@ -259,6 +293,17 @@ def without_references(
         tool_calls=list(numeric.tool_calls),
         claim_spans=[span for span in numeric.claim_spans if not inside(*span)],
     )
+
+
+def _union(*groups: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, overlapping ones joined (``without_references`` needs them so)."""
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(span for group in groups for span in group):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(end, joined[-1][1]))
+        else:
+            joined.append((start, end))
+    return joined
 
 
 def merge(

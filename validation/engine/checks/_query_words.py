@@ -284,7 +284,7 @@ _MATERIAL = frozenset(
     meeting presentation release question questions answer chart page pages income
     balance cash flow flows financial position p&l line lines item items annual quarterly
     podcast episode email mail message messages letter memo interview paper dialogue
-    dialog chat thread post story speech lecture bill notes minutes summary abstract
+    dialog chat thread post story speech lecture bill notes minutes summary abstract news
     """.split()  # noqa: SIM905
 )
 # Words that say which kind of material a material noun is ("this *news* article", "this

@@ -67,10 +67,25 @@ summarize something else: a ``minor`` ``query_uncertain`` finding, never a RETRY
 signal (on the dev summaries the report's own transcript gives 0.58 or more, another
 transcript 0.42 or less). Without evidence text the score is 1.0.
 
+Instructions
+------------
+A query that opens with a task verb ("Summarize the following news within 60 words",
+"Write …", "Describe …", "List three …") is read by ``_instructions``: its stated limits
+(words, sentences, items) are taken out before its topic is read, so "Summarize the
+following news article in about 90 words" has no topic terms and is judged by grounding
+like any summary of the material. The form is checked instead: a report more than a
+fifth over a stated length (``over_length``), or a list with fewer items than asked
+(``fewer_items``), gets a minor finding, which never fails the check alone. Goals are
+read the same way.
+
 Goals
 -----
-Each goal is scored the same way and banded by ``settings.goal_pass`` (PASS, 0.75) and
-``settings.goal_partial`` (PARTIAL, 0.50); below is FAIL. The aggregate follows
+Each goal is scored the same way, with a small lexicon of meanings (``_meanings``):
+"valuation" is met by a multiple, P/E, EV/EBITDA, an intrinsic value or a price target,
+a "mix" by the parts' shares, a "count" by a figure of the thing counted ("1,146
+stores"); an unmet goal names the words it looked for. Each goal is then banded by
+``settings.goal_pass`` (PASS, 0.75) and ``settings.goal_partial`` (PARTIAL, 0.50); below
+is FAIL. The aggregate follows
 docs/spec.md §8.2 (see :func:`goal_matrix`). A FAIL goal is a major
 ``goal_not_met`` finding; a PARTIAL goal is an ``info`` finding (it does not fail the check:
 §8.2 lets a partial answer through with a caveat). A goal that only restates the query (same
@@ -88,6 +103,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from validation.engine.checks._instructions import (
+    Instruction,
+    over_limit,
+    read_instruction,
+    word_count,
+)
+from validation.engine.checks._meanings import counted_terms, covered_by_meaning, phrases_for
 from validation.engine.checks._query_words import (
     _STOP_WORDS,
     _UPPER_ABBREVIATION,
@@ -96,6 +118,7 @@ from validation.engine.checks._query_words import (
     _word_terms,
     terms,
 )
+from validation.engine.checks.reading import ReportReading
 from validation.engine.report import format_confidence
 from validation.engine.types import (
     CheckName,
@@ -150,10 +173,12 @@ class _Report:
     terms: set[str]
     initials: tuple[str, str]
     abbreviations: set[str]
+    counted: frozenset[str] = frozenset()  # what the report gives a number of
 
     @classmethod
-    def read(cls, body: str) -> _Report:
-        return cls(set(terms(body)), _initials(body), _abbreviations(body))
+    def read(cls, reading: ReportReading) -> _Report:
+        body = reading.body
+        return cls(set(reading.terms), _initials(body), _abbreviations(body), counted_terms(body))
 
 
 def _covered(topic: _Topic, report: _Report) -> set[str]:
@@ -185,7 +210,18 @@ def _covered(topic: _Topic, report: _Report) -> set[str]:
                 content += word[0]
                 if end > start and report.abbreviations & {every, content}:
                     covered.update(t for w in words[start : end + 1] for t in _word_terms(w))
+    for term in set(wanted) - covered:
+        if covered_by_meaning(term, set(wanted) - {term}, report.terms, report.counted):
+            covered.add(term)
     return covered & set(wanted)
+
+
+def _looked_for(missing: Sequence[str]) -> str:
+    """The words an unmet goal looked for beside its own (``_meanings``)."""
+    extra = [
+        f"{word} ({' or '.join(phrases_for(word)[:8])})" for word in missing if phrases_for(word)
+    ]
+    return f"; looked for {'; '.join(extra)}" if extra else ""
 
 
 def _score(topic: _Topic, report: _Report) -> tuple[float, list[str]]:
@@ -248,18 +284,25 @@ def check_query(
     settings: EngineSettings,
     evidence: Sequence[EvidenceItem] = (),
     cited: Sequence[str] = (),
+    *,
+    reading: ReportReading | None = None,
 ) -> QueryResult:
     """Score the report against the query and each goal. `cited` are the evidence
     labels of the numbers the report states ("Capital leases", "Total liabilities"):
     "$50,049 is 0.62 percent of $8,031,229" is about what those numbers are, though
-    it never names them."""
-    report = _Report.read(body)
+    it never names them. ``reading`` is the report as ``validate()`` read it."""
+    reading = reading or ReportReading(body, evidence)
+    report = _Report.read(reading)
     grounded = report
     if cited:
         report = _Report(
-            report.terms | set(terms(" ".join(cited))), report.initials, report.abbreviations
+            report.terms | set(terms(" ".join(cited))),
+            report.initials,
+            report.abbreviations,
+            report.counted,
         )
-    query_topic = _topic(query)
+    instruction = read_instruction(query)
+    query_topic = _topic(instruction.topic_text if instruction else query)
     score, missing = _score(query_topic, report)
     findings: list[Finding] = []
     sure = len(query_topic.terms) >= 2
@@ -297,9 +340,13 @@ def check_query(
             )
         )
 
+    if instruction is not None:
+        findings.extend(_form_findings(instruction, reading))
+
     goal_scores: list[GoalScore] = []
     for goal in goals:
-        goal_topic = _topic(goal)
+        goal_instruction = read_instruction(goal)
+        goal_topic = _topic(goal_instruction.topic_text if goal_instruction else goal)
         goal_score, goal_missing = _score(goal_topic, report)
         restates_query = goal_topic.terms.keys() == query_topic.terms.keys()
         if restates_query:
@@ -318,7 +365,8 @@ def check_query(
                 "goal_not_met" if status == "FAIL" else "goal_partial",
                 "major" if status == "FAIL" else "info",
                 f'goal "{goal}" is {"not met" if status == "FAIL" else "only partly met"} '
-                f"(score {format_confidence(goal_score)}; missing: {_quoted(goal_missing)})",
+                f"(score {format_confidence(goal_score)}; missing: {_quoted(goal_missing)}"
+                f"{_looked_for(goal_missing)})",
             )
         )
     return QueryResult(
@@ -330,6 +378,35 @@ def check_query(
         findings=findings,
         unrelated=unrelated,
     )
+
+
+def _form_findings(instruction: Instruction, reading: ReportReading) -> list[Finding]:
+    """Minor findings where the report breaks the form an instruction asks for
+    (``_instructions``): too long for a stated limit, fewer list items than asked."""
+    findings: list[Finding] = []
+    prose = [s for s in reading.sentences if s.block.kind in ("paragraph", "list_item")]
+    items = sum(block.kind == "list_item" for block in reading.blocks)
+    words = word_count(reading.masked)
+    for limit in instruction.limits:
+        have = over_limit(limit, words, len(prose), items)
+        if have is not None:
+            findings.append(
+                _finding(
+                    "over_length",
+                    "minor",
+                    f'the query asks for "{limit.written}"; the report has {have} '
+                    f"{limit.unit}, more than a fifth over",
+                )
+            )
+    if instruction.items is not None and 0 < items < instruction.items:
+        findings.append(
+            _finding(
+                "fewer_items",
+                "minor",
+                f"the query asks for {instruction.items} items; the report lists {items}",
+            )
+        )
+    return findings
 
 
 def _grounding(report: _Report, evidence: Sequence[EvidenceItem]) -> float:

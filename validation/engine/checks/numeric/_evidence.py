@@ -10,7 +10,8 @@ Each number is stored at its full value (number x scale: "15,500 million" and a
 JSON `14812000000` both as 1.55e10 / 1.48e10) and, when it carries a scale, also
 as written (15500), so a report "15,500" in a "(in millions)" table finds it too.
 JSON keys and paths are the labels of JSON numbers (`quote.price`); numeric
-strings ("15.5B", "1,234", "22.5%") count as numbers. A scale stated in JSON by a
+strings ("15.5B", "1,234", "22.5%") count as numbers, and any other string is read
+as prose is ("Harbor 52 Grill", "1418 Mission Street", "about 80"). A scale stated in JSON by a
 key suffix (`revenue_millions`, `capexInThousands`) or a sibling `unit`/`scale`
 string ("millions") applies to the numbers it governs.
 """

@@ -32,6 +32,7 @@ from validation.engine.checks.numeric._index_state import (
     _Task,
     _year_of,
 )
+from validation.engine.checks.numeric._number_words import number_words, with_number_words
 
 
 class _IndexBuilding(_IndexState):
@@ -43,7 +44,7 @@ class _IndexBuilding(_IndexState):
         record = self.items[item]
         magnitudes = self._magnitude
         records = self._record
-        numbers = scan_numbers(text)
+        numbers = with_number_words(text, scan_numbers(text))
         for start, end, number, scale, unit in numbers:
             record.starts.append(start)
             record.ends.append(end)
@@ -131,6 +132,8 @@ class _IndexBuilding(_IndexState):
                         if has_digit(child) is None:
                             if 0 < len(child) <= 40:
                                 names.append(child)
+                            if number_words(child):  # "twenty-four", "a dozen"
+                                texts.append((child_key, child))
                         else:
                             if child_key in period_keys:
                                 year = years.get(child)
@@ -277,7 +280,9 @@ class _IndexBuilding(_IndexState):
                         magnitudes.append(magnitude)
                         records.append(element)  # the twin
                 elif kind is str:
-                    if has_digit(child) is not None and not _is_iso_date(child):
+                    if (has_digit(child) is not None and not _is_iso_date(child)) or number_words(
+                        child
+                    ):
                         add_string(
                             item, container, position, child, parent, key, scale, scaled, context
                         )
@@ -319,9 +324,7 @@ class _IndexBuilding(_IndexState):
         context: int,
     ) -> None:
         label_key = key if isinstance(key, str) else own_key
-        if len(text) <= _LONG_STRING:
-            if not _NUMERIC_STRING.fullmatch(text):
-                return
+        if len(text) <= _LONG_STRING and _NUMERIC_STRING.fullmatch(text):
             plain = _PLAIN_NUMBER.fullmatch(text)
             if plain is not None:
                 # A bare number in a string is a value, even "1900" (no year rule).
@@ -351,11 +354,12 @@ class _IndexBuilding(_IndexState):
                 (),
             )
             return
-        # A long string is prose: scan it like a text item, labelled by its key too.
+        # Any other string is read as prose, the way a person reads it ("1418 Mission
+        # Street", "about 80 seats", "$15-$25"), labelled by its key too.
         group = self._group(label_key, parent, context)
         text_id = len(self._string_texts)
         self._string_texts.append(text)
-        numbers = scan_numbers(text)
+        numbers = with_number_words(text, scan_numbers(text))
         for start, end, number, scale, unit in numbers:
             self._append_scaled(
                 (_PROSE, container, key, number, group),

@@ -123,7 +123,7 @@ class _IndexState:
         self._group_tokens: dict[int, frozenset[str]] = {}
         self._group_context: dict[int, frozenset[str]] = {}  # by context id
         self._group_everything: dict[int, frozenset[str]] = {}  # what and whose, by group
-        self._string_texts: list[str] = []  # long JSON strings scanned as text
+        self._string_texts: list[str] = []  # JSON strings scanned as text (all but a lone number)
         self._key_scales: dict[str, Decimal | None] = {}
         # Building only: (parent key, context) -> key -> slot of a JSON number.
         self._slots: dict[tuple[str, int], dict[str, _Slot]] = {}

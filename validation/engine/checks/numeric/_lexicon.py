@@ -93,7 +93,7 @@ def _is_reference(text: str, start: int, number: str) -> bool:
     words = _words_before(text, start)
     if not words:
         return False
-    last = words[-1]
+    last = words[-1].lstrip("*_([")  # "**Apr. 18", "(Oct. 9"
     bare = last.rstrip(".")
     if bare in _MONTHS or bare.capitalize() in _MONTHS or last in _PERIOD_MARKERS:
         return True
@@ -145,7 +145,9 @@ _INDEX_SIZES = wordset(
     "500 400 600 100 1500 1000 2000 3000 250 350 225 30 40 50 200 300 35 25 60 5000"
 )
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\b")
-_PERIOD_COMPOUND = re.compile(r"(?:day|month|minute|hour|year)\b")  # not "52-week high"
+# After a hyphen, what leaves the number a claim: a period ("a 5-year plan"; not "52-week
+# high") or "plus" ("a 1,500-plus crowd" is at least 1,500).
+_PERIOD_COMPOUND = re.compile(r"(?:day|month|minute|hour|year|plus)\b")
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
 # Suffix words after a space; single letters only count when attached ("5B").
 _SPACED_SUFFIXES = wordset(

@@ -1,0 +1,233 @@
+"""Counts written in words: "seven floors", "four restored vessels", "a dozen vendors".
+
+A number word states a count the evidence can confirm when the evidence counts the
+same thing: the noun after the report's number word (one adjective may stand between,
+"four *restored* vessels") is a noun the evidence also gives a count of, in digits or in
+words ("118 rooms over nine floors", ``"floors": 9``). The count is then compared with
+the evidence's counts of that noun; one the evidence does not give is an
+``unsupported_number_word`` (``claims_supported``, major) -- when the value stands nowhere
+in the evidence: a value the evidence gives for something else ("three games to two")
+cannot be told from a count of this by the words alone. When the evidence gives exactly
+one count of that noun, the fix writes it in the report's form (words stay words).
+
+Not claims: a number word naming a period ("three-year", "within one year", "two
+quarters"), "one of" and other idioms, and any count of a noun the evidence never
+counts (then nothing can confirm or refute it). The digits of a report are the numeric
+check's, never this one's.
+
+One pass of a pattern without nested quantifiers over the report and each evidence
+text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from validation.engine.checks._query_words import _STOP_WORDS, stem
+from validation.engine.checks.reading import ReportReading
+from validation.engine.types import EvidenceItem, Finding, FixProposal
+
+_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_NAMES = {value: word for word, value in _WORDS.items()}
+_NUMBER = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"  # noqa: E501
+# A count: a number (in words, or digits in the evidence), one optional adjective, a noun.
+_REPORT_COUNT = re.compile(
+    r"(?i)\b(?=[zotfsenda])(" + _NUMBER + r"|a dozen|dozen)[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
+)
+_EVIDENCE_COUNT = re.compile(
+    r"(?i)(?<![\w.,$])(?=[\dzotfsenda])(\d{1,4}|" + _NUMBER + r"|a dozen)"
+    r"[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
+)
+_ANY_NUMBER = re.compile(r"(?i)(?<![\w.])\d{1,4}(?![\d])|\b" + _NUMBER + r"\b|a dozen")
+_JSON_COUNT = re.compile(r'"([A-Za-z_ ]{3,40})":[ ]?(\d{1,4})(?![\d.])')
+_PERIODS = frozenset(
+    stem(word)
+    for word in [
+        "year",
+        "years",
+        "month",
+        "months",
+        "quarter",
+        "quarters",
+        "week",
+        "weeks",
+        "day",
+        "days",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+        "period",
+        "periods",
+        "decade",
+        "decades",
+        "time",
+        "times",
+    ]
+)
+_IDIOMS = frozenset({"of", "another", "off", "time", "way", "hand", "thing"}) | _STOP_WORDS
+# "two other defendants", "three new stores": a part of what the evidence counts.
+_SUBSET = frozenset(
+    [
+        "other",
+        "more",
+        "additional",
+        "new",
+        "remaining",
+        "further",
+        "separate",
+        "different",
+        "former",
+        "existing",
+        "extra",
+        "fewer",
+    ]
+)
+
+
+def _value(word: str) -> int:
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    if "dozen" in word:
+        return 12
+    if "-" in word:
+        tens, ones = word.split("-")
+        return _WORDS[tens] + _WORDS[ones]
+    return _WORDS[word]
+
+
+def _written(value: int, like: str) -> str:
+    """``value`` in words, capitalised as ``like`` is."""
+    if value in _NAMES:
+        word = _NAMES[value]
+    elif 20 < value < 100 and value % 10 and value - value % 10 in _NAMES:
+        word = f"{_NAMES[value - value % 10]}-{_NAMES[value % 10]}"
+    else:
+        return str(value)
+    return word.capitalize() if like[:1].isupper() else word
+
+
+def _nouns(first: str, second: str | None) -> list[str]:
+    """The stems a count may be of, nearest first: "nine floors" (``floor``), "four
+    restored vessels" (``restor``, then ``vessel``). Empty when the number is no count
+    of a thing: a period ("three-year", "two quarters"), a part ("two other
+    defendants"), an idiom or a small word ("one of", "one and")."""
+    first = first.lower()
+    if first in _IDIOMS or first in _SUBSET:
+        return []
+    found = [stem(first)]
+    if second:
+        found.append(stem(second.lower()))
+    if any(noun in _PERIODS for noun in found):
+        return []
+    return found
+
+
+def evidence_counts(evidence: Sequence[EvidenceItem]) -> tuple[dict[str, set[int]], set[int]]:
+    """Noun stem -> every count the evidence gives of it; and every whole number the
+    evidence states at all, in digits or words."""
+    counts: dict[str, set[int]] = {}
+    anywhere: set[int] = set()
+    for item in evidence:
+        content = item.content
+        text = content if isinstance(content, str) else json.dumps(content)
+        anywhere.update(_value(match.group(0)) for match in _ANY_NUMBER.finditer(text))
+        for match in _EVIDENCE_COUNT.finditer(text):
+            value = _value(match.group(1))
+            for noun in _nouns(match.group(2), match.group(3)):
+                counts.setdefault(noun, set()).add(value)
+        if not isinstance(content, str):
+            for match in _JSON_COUNT.finditer(text):  # "floors": 9
+                key = match.group(1).replace("_", " ").split()[-1]
+                counts.setdefault(stem(key.lower()), set()).add(int(match.group(2)))
+    return counts, anywhere
+
+
+def check_counts(
+    reading: ReportReading, evidence: Sequence[EvidenceItem]
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Findings (and fixes) for the report's counts in words (module docstring)."""
+    body = reading.body
+    if not evidence:
+        return [], []
+    read: tuple[dict[str, set[int]], set[int]] | None = None
+    findings: list[Finding] = []
+    fixes: list[FixProposal] = []
+    for match in _REPORT_COUNT.finditer(reading.masked):
+        if match.group(1).lower() == "one":
+            continue  # "one" is an idiom far more often than a count
+        nouns = _nouns(match.group(2), match.group(3))
+        if not nouns:
+            continue
+        if read is None:
+            read = evidence_counts(evidence)
+        counts, anywhere = read
+        position = next((i for i, n in enumerate(nouns) if n in counts), None)
+        value = _value(match.group(1))
+        if position is None or value in anywhere:
+            continue  # nothing counts it, or the value stands in the evidence (for what,
+            # its words cannot tell: "three games to two" is a score)
+        known = counts[nouns[position]]
+        noun = match.group(2 + position)
+        start, end = match.span(1)
+        written = body[start:end]
+        listed = ", ".join(_written(v, "a") for v in sorted(known)[:6])
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="unsupported_number_word",
+                severity="major",
+                message=(
+                    f'"{body[start : match.end()]}": the evidence counts {noun} as {listed}, '
+                    f"not {value}"
+                ),
+                start=start,
+                end=end,
+                text=written,
+            )
+        )
+        if len(known) == 1:
+            (right,) = known
+            fixes.append(
+                FixProposal(
+                    finding_index=len(findings) - 1,
+                    kind="close_but_wrong",
+                    find=body[start : match.end()],
+                    replace=_written(right, written) + body[end : match.end()],
+                    offset=start,
+                    confidence=0.8,
+                    verified_with=f"evidence: {right} {noun}",
+                )
+            )
+    return findings, fixes

@@ -1,0 +1,67 @@
+"""Clock times as claims: "opens at 11 am", "closes at 9:30 pm", "noon to 8 pm".
+
+A time the report states is compared, as a time of day, with every time the evidence
+states in any notation (``_clock``): "9 pm" is the "21:0" of a record's opening hours
+and the "9 p.m." of a passage. A time the evidence does not state is an
+``unsupported_time`` finding of ``claims_supported`` (major) that names the times the
+evidence does give. Evidence that states no time at all cannot judge one: nothing is
+said then, and the numbers of the time are left to the numeric check as before.
+
+The numbers inside a judged time are not amounts: the pipeline drops them from the
+numeric check (as it does a reference's), so the "9" of "9 pm" neither passes by
+meeting some other 9 nor is an orphan.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from validation.engine.checks._clock import DAY, evidence_minutes
+from validation.engine.checks.reading import ReportReading
+from validation.engine.types import EvidenceItem, Finding
+
+_LISTED = 8  # evidence times named in a finding
+
+
+def _clock(minutes: int) -> str:
+    hour, minute = divmod(minutes % DAY, 60)
+    return f"{hour:02d}:{minute:02d}"
+
+
+def check_times(
+    reading: ReportReading, evidence: Sequence[EvidenceItem]
+) -> tuple[list[Finding], list[tuple[int, int]]]:
+    """Findings for the report's times the evidence does not state, and the spans of
+    every time judged (module docstring)."""
+    stated = reading.times
+    if not stated or not evidence:
+        return [], []
+    known: set[int] = set()
+    for item in evidence:
+        content = item.content
+        known |= evidence_minutes(content if isinstance(content, str) else json.dumps(content))
+    if not known:
+        return [], []
+    body = reading.body
+    findings: list[Finding] = []
+    listed = ", ".join(_clock(value) for value in sorted(known)[:_LISTED])
+    more = f" and {len(known) - _LISTED} more" if len(known) > _LISTED else ""
+    for time in stated:
+        if any(value in known for value in time.minutes):
+            continue
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="unsupported_time",
+                severity="major",
+                message=(
+                    f'the time "{time.text(body)}" ({_clock(time.minutes[0])}) is not a time '
+                    f"the evidence gives (it gives {listed}{more})"
+                ),
+                start=time.start,
+                end=time.end,
+                text=time.text(body),
+            )
+        )
+    return findings, [(time.start, time.end) for time in stated]
