@@ -16,6 +16,7 @@ from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
 
 from analyses.models import Analysis, Evidence, Revision
+from validation.engine.readable import readable_text
 from validation.engine.report import format_confidence
 from validation.models import Attempt, AuditEvent, Fix, ToolCall
 
@@ -85,6 +86,7 @@ def _attempt(attempt: Attempt) -> dict[str, Any]:
         "decision": attempt.decision or None,
         "confidence": attempt.confidence,
         "checks": attempt.checks,
+        "check_reasons": attempt.check_reasons,
         "issues": attempt.issues,
         "revision_hints": attempt.revision_hints,
         "suggested_fixes": attempt.suggested_fixes,
@@ -182,6 +184,7 @@ def analysis_export(analysis: Analysis) -> dict[str, Any]:
             "decision": latest.decision,
             "confidence": latest.confidence,
             "checks": latest.checks,
+            "check_reasons": latest.check_reasons,
             "issues": latest.issues,
             "markdown": latest.markdown,
         },
@@ -193,6 +196,11 @@ def analysis_export(analysis: Analysis) -> dict[str, Any]:
             "comment": sign_off.comment,
         },
     }
+
+
+def _cell(text: str) -> str:
+    """Text for one Markdown table cell: one line, no column break, numbers for people."""
+    return readable_text(" ".join(text.split())).replace("|", "\\|")
 
 
 def export_markdown(export: dict[str, Any]) -> str:
@@ -209,8 +217,14 @@ def export_markdown(export: dict[str, Any]) -> str:
         ]
         checks = validation["checks"] or {}
         if checks:
+            reasons = validation.get("check_reasons") or {}
             lines += ["", "| check | result |", "| --- | --- |"]
-            lines += [f"| {name} | {'pass' if ok else 'fail'} |" for name, ok in checks.items()]
+            lines += [
+                f"| {name} | {'pass' if ok else 'fail: ' + _cell(str(reasons.get(name) or ''))} |"
+                if not ok and reasons.get(name)
+                else f"| {name} | {'pass' if ok else 'fail'} |"
+                for name, ok in checks.items()
+            ]
     sign_off = export["sign_off"]
     if sign_off:
         comment = f": {sign_off['comment']}" if sign_off["comment"] else ""
@@ -222,7 +236,7 @@ def export_markdown(export: dict[str, Any]) -> str:
                 f"{number}. `{fix['find']}` → `{fix['replace']}` ({fix['kind']}, "
                 f"{fix['origin']}; accepted by {fix['reviewer'] or 'nobody'} at "
                 f"{fix['reviewed_at']})",
-                f"   VERIFIED_WITH: {fix['verified_with']}",
+                f"   VERIFIED_WITH: {readable_text(fix['verified_with'])}",
             ]
     return "\n".join(line for line in lines if line is not None) + "\n"
 

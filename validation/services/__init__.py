@@ -13,6 +13,7 @@ One module per aggregate, re-exported here:
 - ``outcomes``: record a run's verdict or error; loop control (docs/validation-phase-spec.md §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
+- ``authoring``: a reviewer's own fix.
 - ``apply``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
 - ``tokens``: REST API tokens (least privilege, audited); ``rates``: their rate limit.
@@ -21,6 +22,7 @@ One module per aggregate, re-exported here:
 
 from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
+from validation.services.authoring import fix_author
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
     MAX_RUNS,
@@ -83,6 +85,7 @@ __all__ = [
     "attempt_run",
     "engine_settings",
     "fix_accept",
+    "fix_author",
     "fix_edit",
     "fix_reject",
     "fix_undo",

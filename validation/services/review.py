@@ -219,7 +219,7 @@ def fix_edit(*, fix: Fix, user: User, replace: str, analysis_id: int | None = No
         else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
     )
     edited = ["edit_check", "edit_note", "confidence", "proposed_confidence"]
-    if check.agrees:  # "Save and accept": a verified edit is accepted
+    if check.agrees:  # "Save edit": a verified edit is accepted, a contradicted one waits
         _fix_review(target, status=Fix.Status.ACCEPTED, user=user, also=edited)
     else:
         _fix_review(target, status=Fix.Status.PROPOSED, user=None, also=edited)

@@ -17,6 +17,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
+from validation.engine.readable import readable_text
 from validation.engine.types import CHECK_LABELS
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.services.llm import llm_settings
@@ -56,7 +57,10 @@ def _finding_item(finding: Finding) -> str:
         f'href="#finding-{finding.pk}" aria-label="Show in report"></a>'
         f'<span class="sev sev--{esc(finding.severity)}">{esc(finding.severity)}</span>'
         f'<span class="finding-kind">{esc(humanize_key(finding.kind))}</span>{code}'
-        f'<span class="finding-msg">{esc(finding.message)}</span></li>'
+        f'<span class="finding-msg">{esc(finding.message)}</span>'
+        f'<button type="button" class="btn btn--small btn--link own-fix-open" '
+        f'data-own-fix-finding="{finding.pk}" data-text="{esc(finding.text)}">write a fix</button>'
+        "</li>"
     )  # every value escaped
 
 
@@ -77,12 +81,11 @@ class ReviewPage(ReviewState):
     llm_endpoint: dict[str, str] = field(default_factory=dict)
 
     @property
-    def failed_without_findings(self) -> list[CheckResult]:
-        """Failed checks with no finding under them on the report tab: their reason is said."""
+    def failed_checks(self) -> list[CheckResult]:
+        """The current verdict's failed checks, each with why, under the findings."""
         if self.tab != "report" or not self.verdict_is_current:
             return []
-        listed = {group.check for group in self.finding_groups}
-        return [check for check in self.checks if not check.passed and check.name not in listed]
+        return [check for check in self.checks if not check.passed]
 
     @property
     def evidence_count(self) -> int:
@@ -158,7 +161,7 @@ def review_page(
             (
                 attempt,
                 revision_numbers.get(attempt.revision_id, 0),
-                render_markdown(attempt.markdown),
+                render_markdown(readable_text(attempt.markdown)),
             )
             for attempt in reversed(parts.attempts)
         ]
