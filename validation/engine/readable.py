@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 
 # More decimals than any input a report or a piece of evidence writes: a computed tail.
 MAX_DECIMALS = 6
@@ -44,10 +44,12 @@ def readable_number(value: Decimal | float | int | str, decimals: int | None = N
         return str(value)
     if not number.is_finite():
         return str(value)
-    if decimals is None:
-        decimals = _places_kept(number)
-    decimals = max(0, min(decimals, MAX_DECIMALS))
-    rounded = number.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)
+    with localcontext() as context:  # as many digits as the whole part has, and then some
+        context.prec = max(28, number.adjusted() + MAX_DECIMALS + 3)
+        if decimals is None:
+            decimals = _places_kept(number)
+        decimals = max(0, min(decimals, MAX_DECIMALS))
+        rounded = number.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN)
     text = f"{rounded:,.{decimals}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")

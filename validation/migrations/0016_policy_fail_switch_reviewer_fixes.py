@@ -25,6 +25,11 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AddField(
+            model_name='attempt',
+            name='check_reasons',
+            field=models.JSONField(blank=True, default=dict, help_text='Why each failed check failed, in words.'),
+        ),
+        migrations.AddField(
             model_name='fix',
             name='author',
             field=models.ForeignKey(blank=True, help_text="The reviewer who wrote this fix (a reviewer's own fix).", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL),

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import capfirst
 
 from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
@@ -85,7 +86,21 @@ class ReviewPage(ReviewState):
         """The current verdict's failed checks, each with why, under the findings."""
         if self.tab != "report" or not self.verdict_is_current:
             return []
-        return [check for check in self.checks if not check.passed]
+        assert self.verdict_attempt is not None
+        recorded = self.verdict_attempt.check_reasons
+        recorded = recorded if isinstance(recorded, dict) else {}
+        listed = {group.check: len(group.findings) for group in self.finding_groups}
+        failed = []
+        for check in self.checks:
+            if check.passed:
+                continue
+            if check.name not in recorded and check.name in listed:
+                # An attempt from before verdicts said why: its findings, listed above.
+                n = listed[check.name]
+                why = f"{n} finding{'s' if n != 1 else ''} listed above"
+                check = CheckResult(check.name, check.label, False, why)
+            failed.append(check)
+        return failed
 
     @property
     def evidence_count(self) -> int:
@@ -264,5 +279,6 @@ def policy_rows(policy: Policy) -> list[tuple[str, str, str]]:
             shown = "yes" if value else "no"
         else:
             shown = str(value)
-        rows.append((str(model_field.verbose_name).capitalize(), shown, str(model_field.help_text)))
+        # capfirst, not capitalize: "LLM enabled" stays as written (not "Llm enabled").
+        rows.append((capfirst(str(model_field.verbose_name)), shown, str(model_field.help_text)))
     return rows
