@@ -11,7 +11,7 @@ from validation.engine.types import Checks, EngineSettings, Finding, Verdict
 def _finding(check: str, kind: str, message: str, text: str = "") -> Finding:
     return Finding(
         check=check, kind=kind, severity="major", message=message, start=0, end=0, text=text
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_a_check_failed_by_another_checks_orphans_names_them() -> None:
@@ -43,3 +43,16 @@ def test_the_record_says_why_each_check_failed() -> None:
     )
     text = render_attempt_markdown(verdict)
     assert "Why checks failed:\n- Claims Supported: 2 numbers found in no evidence" in text
+
+
+def test_no_hint_ends_a_quoted_message_with_two_periods() -> None:
+    from validation.engine.decision import revision_hints
+
+    findings = [
+        _finding("claims_supported", "close_but_wrong", "$482.3 million differs from $472.3."),
+        _finding("claims_supported", "arithmetic", "15.5 - 0.7 is 14.8, not 15.8."),
+    ]
+
+    hints = revision_hints(findings)
+
+    assert hints and ".." not in hints

@@ -4,13 +4,10 @@ theirs, and reviewed and applied like every other fix."""
 
 from __future__ import annotations
 
-import json
-
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from analyses.models import Evidence
 from redline_errors import DomainError, FindNotUnique, IllegalTransition
 from validation.engine.fixes import count_occurrences
 from validation.engine.spans import widen_to_unique
@@ -23,7 +20,7 @@ from validation.services._shared import (
     require_status,
 )
 from validation.services.claims import claim_for_action
-from validation.services.reverify import reviewer_fix_check
+from validation.services.reverify import evidence_texts, reviewer_fix_check
 from validation.services.review import MAX_REPLACE_CHARS
 
 MAX_FIND_CHARS = 2_000
@@ -40,19 +37,6 @@ def _widened(body: str, start: int, end: int) -> tuple[str, int]:
     if count_occurrences(body, body[low:high]) == 1:
         return widen_to_unique(body, start, end, low=low, high=high)
     return widen_to_unique(body, start, end)
-
-
-def _evidence_texts(analysis_id: int) -> list[tuple[str, str]]:
-    rows = Evidence.objects.filter(analysis_id=analysis_id).order_by("id")
-    return [
-        (
-            row.source_ref,
-            row.content_text
-            if row.content_json is None
-            else json.dumps(row.content_json, ensure_ascii=False),
-        )
-        for row in rows
-    ]
 
 
 @transaction.atomic
@@ -129,7 +113,7 @@ def fix_author(
         offset = body.find(find)
     if replace == find:
         raise DomainError("The replacement is the same as the text it replaces.")
-    check = reviewer_fix_check(replace, _evidence_texts(analysis.pk))
+    check = reviewer_fix_check(replace, evidence_texts(analysis.pk))
     fix = Fix.objects.create(
         attempt=attempt,
         revision=current,

@@ -10,9 +10,11 @@ engine proposed (which it read from the evidence). Anything the engine cannot ch
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
+from analyses.models import Evidence
 from validation.engine.calculator import CalculatorError, evaluate
 from validation.engine.checks.numeric import NumberMention, extract_values
 from validation.models import Fix
@@ -120,6 +122,20 @@ def fix_edit_check(fix: Fix, replace: str) -> EditCheck:
 # settles is the reviewer's word. Confidence says which (bulk accept skips the contradicted).
 REVIEWER_CONFIDENCE = {"verified": 1.0, "reviewers_word": 0.5, "unverified": UNVERIFIED_CONFIDENCE}
 _EXPRESSION_CHARS = frozenset("0123456789.,+-*/()% \t$€£")
+
+
+def evidence_texts(analysis_id: int) -> list[tuple[str, str]]:
+    """(source_ref, text) of an analysis' evidence, JSON written out, for the look-ups."""
+    rows = Evidence.objects.filter(analysis_id=analysis_id).order_by("id")
+    return [
+        (
+            row.source_ref,
+            row.content_text
+            if row.content_json is None
+            else json.dumps(row.content_json, ensure_ascii=False),
+        )
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)

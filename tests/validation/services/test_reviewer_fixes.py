@@ -155,3 +155,14 @@ def test_the_validators_fixes_still_stop_at_the_loop_limit(reviewer: User) -> No
         services.fixes_apply(analysis_id=analysis.pk, user=reviewer)
 
     assert current_revision(analysis).number == 1
+
+
+def test_editing_a_reviewers_fix_checks_it_afresh_and_accepts_what_holds(reviewer: User) -> None:
+    analysis = analysis_in_review()
+    fix = services.fix_author(analysis_id=analysis.pk, user=reviewer, find="WATCH", replace="HOLD")
+
+    services.fix_edit(fix=fix, user=reviewer, replace="BUY")
+
+    fix.refresh_from_db()
+    assert (fix.replace, fix.status, fix.edit_check) == ("BUY", "accepted", "reviewers_word")
+    assert fix.confidence == 0.5
