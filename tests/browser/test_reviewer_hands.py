@@ -217,3 +217,49 @@ def test_a_reviewer_rejects_a_fail_and_the_count_follows(
     expect(page.locator("#final-banner")).to_contain_text("Rejected")
     expect(nav_count(page)).to_have_text("")
     console.assert_empty()
+
+
+def test_w_opens_the_form_on_the_current_fixs_finding(
+    live_server: Any,
+    page: Page,
+    login: Callable[[Any], None],
+    reviewer: Any,
+    shoot: Callable[[str], Path],
+) -> None:
+    console = Console(page)
+    review = make_review()
+    finding = review.findings[0] if review.findings else None
+    if finding is None:  # the builder links no findings: give the first fix one
+        from validation.models import Finding
+
+        start = review.revision.body.index("$15.8B")
+        finding = Finding.objects.create(
+            attempt=review.attempt,
+            check_name="claims_supported",
+            kind="arithmetic",
+            severity="major",
+            message="$15.8B does not add up.",
+            start=start,
+            end=start + 6,
+            text="$15.8B",
+        )
+        Fix.objects.filter(revision=review.revision, find="$15.8B").update(finding=finding)
+    login(reviewer)
+    page.goto(f"{live_server.url}/analyses/{review.analysis.pk}/")
+
+    page.keyboard.press("j")  # the first card: the $15.8B fix, on that finding
+    page.keyboard.press("w")
+
+    panel = page.locator("#own-fix")
+    expect(panel).to_have_attribute("open", "")
+    expect(panel.locator("textarea[name=find]")).to_have_value("$15.8B")
+    expect(panel.locator("input[name=finding]")).to_have_value(str(finding.pk))
+    expect(panel.locator("textarea[name=replace]")).to_be_focused()
+    panel.locator("textarea[name=replace]").fill("$14.8B (15.5 - 0.7 = 14.8)")
+    panel.get_by_role("button", name="Add my fix").click()
+    own = page.locator(".fix-card", has=page.locator(".badge--authored"))
+    expect(own.locator(".badge--reverified")).to_have_text("checked")
+    shoot("own-fix-on-a-finding")
+    fix = Fix.objects.get(origin=Fix.Origin.REVIEWER)
+    assert (fix.finding_id, fix.edit_check) == (finding.pk, "verified")
+    console.assert_empty()

@@ -21,6 +21,8 @@ MAX_DECIMALS = 6
 # separated number (nothing word-like, "-", "/", or "."/"," and a digit joined to it).
 _REWRITE = re.compile(r"(?<![\w\-/])(?<!\d[.,])(-?)(\d++)(?:\.(\d++))?(?![\w\-/])(?![.,]\d)")
 _WRITTEN = re.compile(r"\d++(?:\.(\d++))?")
+# Only a number with 5+ digits in a row (a whole part, or a computed tail) can be rewritten.
+_WORTH_A_LOOK = re.compile(r"\d{5}")
 
 
 def decimals_written(text: str) -> int:
@@ -79,6 +81,8 @@ def readable_text(text: str) -> str:
 
 def readable_spans(text: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, as shown) of each number of `text` that reads differently for people."""
+    if _WORTH_A_LOOK.search(text) is None:  # most proof text: nothing to rewrite
+        return
     for match in _REWRITE.finditer(text):
         shown = _rewrite(match)
         if shown != match.group(0):

@@ -104,8 +104,10 @@ def tool_output(output: str, expression: str) -> SafeString:
     """A calculator's answer at the precision of its expression's inputs, thousands
     separated, the exact value a click away; any other output as proof text."""
     value = output.strip()
-    shown = readable_number(value, decimals_written(expression)) if expression else value
-    if not expression or shown == value or not _NUMERIC.fullmatch(value):
+    if not expression or not _NUMERIC.fullmatch(value) or len(value) < 5:
+        return short_numbers(output)
+    shown = readable_number(value, decimals_written(expression))
+    if shown == value:
         return short_numbers(output)
     return format_html(
         '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
