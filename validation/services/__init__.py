@@ -22,7 +22,7 @@ One module per aggregate, re-exported here:
 
 from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
-from validation.services.authoring import fix_author
+from validation.services.authoring import MAX_FIND_CHARS, fix_author
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
     MAX_RUNS,
@@ -59,6 +59,7 @@ from validation.services.tokens import (
 )
 
 __all__ = [
+    "MAX_FIND_CHARS",
     "MAX_REPLACE_CHARS",
     "MAX_RUNS",
     "ApplyOutcome",

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from analyses.models import Analysis
-from redline_errors import InvalidInput, RedlineError, http_status
+from redline_errors import DomainError, InvalidInput, RedlineError, http_status
 from validation import selectors, services
 from validation.web.selection import source_span
 from validation.web.views import (
@@ -73,12 +73,16 @@ def _selection_span(
     if start is None or end is None or revision_number is None:
         return None, None
     body = selectors.revision_body(analysis=analysis, number=revision_number)
+    # Refusals a person can act on are DomainErrors (409): htmx swaps their answer in.
     if body is None:
-        raise InvalidInput(f"There is no revision {revision_number}.")
+        raise DomainError(f"There is no revision {revision_number}: select the text again.")
     near = _int_or_none(request.POST.get("sel_at")) or 0
-    span = source_span(body, start, end, request.POST.get("find", ""), near)
+    selected = request.POST.get("find", "")
+    if len(selected) > services.MAX_FIND_CHARS:
+        raise DomainError(f"Select less: at most {services.MAX_FIND_CHARS} characters.")
+    span = source_span(body, start, end, selected, near)
     if span is None:
-        raise InvalidInput(
+        raise DomainError(
             "The selected text was not found in the report's source: select within one "
             "paragraph, or type the text as the source writes it."
         )

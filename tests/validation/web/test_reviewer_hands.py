@@ -216,3 +216,19 @@ def test_favicon_ico_is_served_to_anyone(client_for: Any) -> None:
 def test_the_admin_labels_read_as_written() -> None:
     assert Policy._meta.get_field("llm_enabled").verbose_name == "LLM enabled"
     assert Policy._meta.get_field("api_rate_per_minute").verbose_name == "API rate per minute"
+
+
+def test_a_selection_that_is_too_long_or_not_in_the_source_is_refused(
+    client: Client, review: Review
+) -> None:
+    data = {"replace": "x", "revision": "1", "src_start": "0", "src_end": "20", "sel_at": "0"}
+
+    too_long = client.post(_author_url(review), {**data, "find": "a" * 2001}, **HX)
+    nowhere = client.post(_author_url(review), {**data, "find": "not in the report"}, **HX)
+    no_revision = client.post(_author_url(review), {**data, "revision": "9", "find": "NVO"}, **HX)
+
+    assert too_long.status_code == nowhere.status_code == no_revision.status_code == 409
+    assert "Select less" in too_long.content.decode()
+    assert "was not found in the report" in nowhere.content.decode()
+    assert "There is no revision 9" in no_revision.content.decode()
+    assert not Fix.objects.filter(origin=Fix.Origin.REVIEWER).exists()
