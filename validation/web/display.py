@@ -104,11 +104,15 @@ def tool_output(output: str, expression: str) -> SafeString:
     """A calculator's answer at the precision of its expression's inputs, thousands
     separated, the exact value a click away; any other output as proof text."""
     value = output.strip()
-    if not expression or not _NUMERIC.fullmatch(value) or len(value) < 5:
+    if not expression or not _NUMERIC.fullmatch(value):
         return short_numbers(output)
-    shown = readable_number(value, decimals_written(expression))
-    if shown == value:
+    decimals = decimals_written(expression)
+    whole, _, fraction = value.lstrip("-").partition(".")
+    if len(whole) < 5 and len(fraction) <= decimals:  # already as a person writes it
         return short_numbers(output)
+    shown = readable_number(value, decimals)
+    if shown.replace(",", "") == value:  # only separated: nothing hidden
+        return mark_safe(esc(shown))  # safe: escaped
     return format_html(
         '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
         ' aria-label="{} (show the exact value)">{}</button>',
