@@ -15,7 +15,7 @@ from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 
-PUBLIC_PREFIXES = ("/accounts/login/", "/admin/login/", "/static/")
+PUBLIC_PREFIXES = ("/accounts/login/", "/admin/login/", "/static/", "/favicon.ico")
 MACHINE_PREFIXES = ("/api/", "/metrics", "/healthz", "/readyz")
 
 

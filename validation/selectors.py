@@ -195,7 +195,7 @@ def fix_counts(*, revision_id: int, threshold: float) -> FixCounts:
 
 
 def _fix_queryset() -> QuerySet[Fix]:
-    return Fix.objects.select_related("reviewer").prefetch_related(
+    return Fix.objects.select_related("reviewer", "author").prefetch_related(
         Prefetch("tool_calls", queryset=ToolCall.objects.order_by("id"))
     )
 
@@ -205,7 +205,9 @@ def fixes_of_revision(revision: Revision) -> tuple[list[Fix], dict[int, list[Too
     calls by fix id (two queries; grouped here rather than by prefetch_related, whose
     per-fix querysets cost more than the rows on a page of a hundred cards)."""
     fixes = list(
-        Fix.objects.filter(revision=revision).select_related("reviewer").order_by("offset", "id")
+        Fix.objects.filter(revision=revision)
+        .select_related("reviewer", "author")
+        .order_by("offset", "id")
     )
     calls: dict[int, list[ToolCall]] = {}
     for call in ToolCall.objects.filter(fix__revision=revision).order_by("id"):
@@ -256,6 +258,7 @@ _ATTEMPT_STATE_FIELDS = (
     "decision",
     "confidence",
     "checks",
+    "check_reasons",
     "issues",
     "timings",
     "error",
@@ -279,6 +282,14 @@ def attempts_of(analysis: Analysis, *, full: bool) -> list[Attempt]:
         .order_by("number")
     )
     return list(attempts if full else attempts.only(*_ATTEMPT_STATE_FIELDS))
+
+
+def revision_body(*, analysis: Analysis, number: int) -> str | None:
+    return (
+        Revision.objects.filter(analysis=analysis, number=number)
+        .values_list("body", flat=True)
+        .first()
+    )
 
 
 def findings_of(attempt: Attempt) -> list[Finding]:

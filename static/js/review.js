@@ -2,6 +2,7 @@
  *
  * j / k  move between fix cards      a  accept      r  reject (focus the reason)
  * e      edit the replacement        u  undo        ?  toggle the help overlay
+ * w      write your own fix (on the selected text, else the current fix's finding)
  * Esc    close the open panel or the help
  *
  * Everything here is optional: without JavaScript every action is a plain form.
@@ -15,6 +16,11 @@
   /* A panel opened with the mouse scrolls above the sticky footer too. */
   document.addEventListener("toggle", function (event) {
     var panel = event.target;
+    // "Write a fix" opened with the mouse takes the text last selected in the report.
+    if (panel && panel.id === "own-fix" && panel.open && lastSelection) {
+      var find = panel.querySelector('[name="find"]');
+      if (find && !find.value) openOwnFix(lastSelection);
+    }
     if (panel && panel.open && panel.classList && panel.classList.contains("fix-panel")) {
       panel.scrollIntoView({ block: "nearest" });
     }
@@ -111,6 +117,91 @@
     return tag === "input" || tag === "textarea" || tag === "select" || target.isContentEditable;
   }
 
+  /* A reviewer's own fix (w): on the text selected in the report -- its block carries the
+     Markdown source offsets it was rendered from, which the server maps the selection back
+     through -- else on the current fix's finding, or the finding in focus. */
+  var lastSelection = null;
+
+  document.addEventListener("selectionchange", function () {
+    var selection = window.getSelection();
+    if (!selection || selection.isCollapsed || !selection.rangeCount) return;
+    var range = selection.getRangeAt(0);
+    var report = document.querySelector(".report-body");
+    if (!report || !report.contains(range.commonAncestorContainer)) return;
+    var node = range.commonAncestorContainer;
+    var block = (node.nodeType === 1 ? node : node.parentElement).closest("[data-src-start]");
+    if (!block || !report.contains(block)) return;
+    var before = document.createRange();
+    before.setStart(block, 0);
+    before.setEnd(range.startContainer, range.startOffset);
+    lastSelection = {
+      text: selection.toString(),
+      start: block.dataset.srcStart,
+      end: block.dataset.srcEnd,
+      revision: report.dataset.revision || "",
+      at: before.toString().replace(/\s+/g, " ").length
+    };
+  });
+
+  function ownFixField(form, name) { return form.querySelector('[name="' + name + '"]'); }
+
+  function openOwnFix(source) {
+    var panel = document.getElementById("own-fix");
+    if (!panel) return false;
+    var form = panel.querySelector("form");
+    ["finding", "revision", "src_start", "src_end", "sel_at"].forEach(function (name) {
+      ownFixField(form, name).value = "";
+    });
+    var about = panel.querySelector("[data-own-fix-about]");
+    if (source && source.finding) {
+      ownFixField(form, "finding").value = source.finding;
+      ownFixField(form, "find").value = source.text || "";
+      if (about) about.textContent = "On finding " + source.finding + ": the text it marks, widened until it occurs once.";
+    } else if (source && source.text) {
+      ownFixField(form, "find").value = source.text;
+      ownFixField(form, "revision").value = source.revision;
+      ownFixField(form, "src_start").value = source.start;
+      ownFixField(form, "src_end").value = source.end;
+      ownFixField(form, "sel_at").value = source.at;
+      if (about) about.textContent = "On the text you selected in the report.";
+    }
+    panel.open = true;
+    var replace = ownFixField(form, "replace");
+    if (source && !replace.value) replace.value = ownFixField(form, "find").value;
+    replace.focus({ preventScroll: true });
+    panel.scrollIntoView({ block: "nearest" });
+    return true;
+  }
+
+  function findingSource(id) {
+    if (!id) return null;
+    var button = document.querySelector('[data-own-fix-finding="' + id + '"]');
+    return { finding: id, text: button ? button.dataset.text : "" };
+  }
+
+  function ownFixSource() {
+    var selection = window.getSelection();
+    if (lastSelection && selection && !selection.isCollapsed) return lastSelection;
+    var focused = document.activeElement && document.activeElement.closest && document.activeElement.closest(".finding-item");
+    if (focused) {
+      var button = focused.querySelector("[data-own-fix-finding]");
+      if (button) return findingSource(button.dataset.ownFixFinding);
+    }
+    var card = currentCard();
+    if (card && card.dataset.finding) return findingSource(card.dataset.finding);
+    return lastSelection;
+  }
+
+  document.addEventListener("input", function (event) {
+    // FIND typed by hand is taken as written: the selection and the finding no longer apply.
+    if (event.target && event.target.id === "own-find") {
+      var form = event.target.form;
+      ["finding", "revision", "src_start", "src_end", "sel_at"].forEach(function (name) {
+        ownFixField(form, name).value = "";
+      });
+    }
+  });
+
   document.addEventListener("keydown", function (event) {
     var target = event.target;
 
@@ -151,12 +242,15 @@
       case "u": { var c2 = ensureCurrent(); handled = !!c2 && clickAction(c2, "undo"); break; }
       case "r": { var c3 = ensureCurrent(); handled = !!c3 && openPanel(c3, "reject"); break; }
       case "e": { var c4 = ensureCurrent(); handled = !!c4 && openPanel(c4, "edit"); break; }
+      case "w": handled = openOwnFix(ownFixSource()); break;
       default: handled = false;
     }
     if (handled) event.preventDefault();
   });
 
   document.addEventListener("click", function (event) {
+    var own = event.target.closest && event.target.closest("[data-own-fix-finding]");
+    if (own) { openOwnFix(findingSource(own.dataset.ownFixFinding)); return; }
     var toggle = event.target.closest && event.target.closest("[data-toggle-help]");
     if (toggle) { toggleHelp(); return; }
     var overlay = help();

@@ -2,7 +2,7 @@
 console reports no Content-Security-Policy violation on any page or action; at 390 px
 nothing in the header or the queue is cut off; the sticky action bar never covers what it
 scrolls to or what ends the page; signing off against the validator asks for a comment and
-the Audit tab marks it; "Save and accept" is audited as an edit and an acceptance.
+the Audit tab marks it; "Save edit" of a verified edit is audited as an edit and an acceptance.
 Screenshots in REDLINE_SCREENSHOT_DIR (default test-artifacts/screenshots)."""
 
 from __future__ import annotations
@@ -313,7 +313,7 @@ def test_save_and_accept_is_audited_as_an_edit_and_an_acceptance(
     card = page.locator(f"#fix-{fix.pk}")
     card.locator("summary", has_text="Edit").click()
     card.locator("textarea[name=replace]").fill("$14.80B")
-    card.get_by_role("button", name="Save and accept").click()
+    card.get_by_role("button", name="Save edit").click()
     expect(page.locator(f"#fix-{fix.pk} .fix-review")).to_have_attribute("data-status", "accepted")
 
     page.locator(".tabs a", has_text="Audit").click()

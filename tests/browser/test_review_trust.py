@@ -55,7 +55,7 @@ def test_an_edit_to_a_wrong_value_is_flagged_and_bulk_accept_skips_it(
     card = page.locator(f"#fix-{wrong.pk}")
     card.locator("summary", has_text="Edit").click()
     card.locator("textarea[name=replace]").fill("= $14.9B")
-    card.get_by_role("button", name="Save and accept").click()
+    card.get_by_role("button", name="Save edit").click()
     card = page.locator(f"#fix-{wrong.pk}")
     expect(card.locator(".badge--unverified")).to_have_text("edited — unverified")
     expect(card.locator(".fix-warning")).to_contain_text("gives 14.8")

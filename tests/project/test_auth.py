@@ -16,7 +16,8 @@ from django.urls.resolvers import RegexPattern, RoutePattern
 pytestmark = pytest.mark.django_db
 
 # The pages a stranger must be able to reach to log in at all.
-PUBLIC = {"/accounts/login/", "/admin/login/"}
+# /favicon.ico: browsers ask for it before anyone logs in; it redirects to the static icon.
+PUBLIC = {"/accounts/login/", "/admin/login/", "/favicon.ico"}
 
 
 def _machine(path: str) -> bool:

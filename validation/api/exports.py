@@ -18,6 +18,7 @@ from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
 
 from analyses.models import Analysis, Evidence, Revision
+from validation.engine.readable import readable_text
 from validation.engine.report import format_confidence
 from validation.engine.visible import markdown_code, markdown_for_readers, markdown_text
 from validation.models import Attempt, AuditEvent, Fix, ToolCall
@@ -89,6 +90,7 @@ def _attempt(attempt: Attempt) -> dict[str, Any]:
         "decision": attempt.decision or None,
         "confidence": attempt.confidence,
         "checks": attempt.checks,
+        "check_reasons": attempt.check_reasons,
         "issues": attempt.issues,
         "revision_hints": attempt.revision_hints,
         "suggested_fixes": attempt.suggested_fixes,
@@ -186,6 +188,7 @@ def analysis_export(analysis: Analysis) -> dict[str, Any]:
             "decision": latest.decision,
             "confidence": latest.confidence,
             "checks": latest.checks,
+            "check_reasons": latest.check_reasons,
             "issues": latest.issues,
             "markdown": latest.markdown,
         },
@@ -197,6 +200,13 @@ def analysis_export(analysis: Analysis) -> dict[str, Any]:
             "comment": sign_off.comment,
         },
     }
+
+
+def _reason(ok: bool, reason: object) -> str:
+    """Why a check failed, for its table cell: inert text, numbers for people."""
+    if ok or not reason:
+        return ""
+    return ": " + markdown_text(readable_text(str(reason)))
 
 
 def export_markdown(export: dict[str, Any]) -> str:
@@ -220,9 +230,11 @@ def export_markdown(export: dict[str, Any]) -> str:
         ]
         checks = validation["checks"] or {}
         if checks:
+            reasons = validation.get("check_reasons") or {}
             lines += ["", "| check | result |", "| --- | --- |"]
             lines += [
-                f"| {text(name)} | {'pass' if ok else 'fail'} |" for name, ok in checks.items()
+                f"| {text(name)} | {'pass' if ok else 'fail'}{_reason(ok, reasons.get(name))} |"
+                for name, ok in checks.items()
             ]
     sign_off = export["sign_off"]
     if sign_off:
@@ -236,7 +248,7 @@ def export_markdown(export: dict[str, Any]) -> str:
             lines += [
                 f"{number}. {code(fix['find'])} → {code(fix['replace'])} ({text(fix['kind'])}, "
                 f"{text(fix['origin'])}; accepted by {reviewer} at {text(fix['reviewed_at'])})",
-                f"   VERIFIED_WITH: {text(fix['verified_with'])}",
+                f"   VERIFIED_WITH: {text(readable_text(fix['verified_with']))}",
             ]
     return "\n".join(line for line in lines if line is not None) + "\n"
 

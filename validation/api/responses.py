@@ -106,6 +106,9 @@ class ValidationOut(Schema):
     decision: str
     confidence: float | None
     checks: dict[str, bool]
+    check_reasons: dict[str, str] = Field(
+        default_factory=dict, description="Why each failed check failed, in words."
+    )
     issues: list[Any]
     markdown: str = Field(description="The attempt's validation record, in Markdown.")
 

@@ -134,6 +134,47 @@ def decide(
     return decision if floor is None else stricter(decision, floor)
 
 
+def check_reasons(
+    findings: Sequence[Finding], checks: Checks, settings: EngineSettings
+) -> dict[str, str]:
+    """Why each failed check failed, in words a reviewer reads beside it: the findings that
+    fail it (counted, the first quoted), those of another check that fail it too (a number no
+    evidence holds is also an unsupported claim), or, with none, that nothing recorded says."""
+    failing = [finding for finding in findings if fails_check(finding, settings)]
+    reasons: dict[str, str] = {}
+    for name in CHECK_NAMES:
+        if getattr(checks, name):
+            continue
+        own = [finding for finding in failing if finding.check == name]
+        also = [
+            finding
+            for finding in failing
+            if name == "claims_supported"
+            and finding.check != name
+            and finding.kind in ALSO_FAILS_CLAIMS
+        ]
+        if own:
+            first = own[0]
+            quoted = f' ("{_cut_words(first.text)}")' if first.text.strip() else ""
+            reasons[name] = (
+                f"{_count(own, 'finding')}, e.g. {_sentence(first.message).rstrip('.')}{quoted}"
+            )
+        elif also:
+            kinds = ", ".join(dict.fromkeys(finding.kind.replace("_", " ") for finding in also))
+            reasons[name] = (
+                f"{_count(also, 'number')} found in no evidence ({kinds}, listed under "
+                "no hallucinations): a number nothing supports is an unsupported claim too"
+            )
+        else:
+            reasons[name] = "no finding recorded this failure"
+    return reasons
+
+
+def _cut_words(text: str, limit: int = 60) -> str:
+    words = " ".join(text.split())
+    return words if len(words) <= limit else words[: limit - 1] + "…"
+
+
 def rank_findings(findings: Sequence[Finding]) -> list[Finding]:
     """Most severe first; ties keep their order (position in the report)."""
     return sorted(findings, key=lambda finding: SEVERITY_RANK[finding.severity])
@@ -292,7 +333,7 @@ def _count(items: Sequence[object] | range, noun: str) -> str:
 
 def _examples(found: Sequence[Finding], limit: int = 3, *, message: bool = False) -> str:
     shown = [
-        finding.message if message else f'"{" ".join(finding.text.split())[:80]}"'
+        finding.message.rstrip(".") if message else f'"{" ".join(finding.text.split())[:80]}"'
         for finding in found[:limit]
     ]
     more = f" and {len(found) - limit} more" if len(found) > limit else ""

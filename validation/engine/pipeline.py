@@ -52,6 +52,7 @@ from validation.engine.checks.times import check_times
 from validation.engine.checks.years import check_years
 from validation.engine.decision import (
     RetrySignals,
+    check_reasons,
     checks_from,
     confidence_from,
     decide,
@@ -226,6 +227,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
         confidence=confidence,
         issues=issues_from(listed.findings),
         checks=checks,
+        check_reasons=check_reasons(findings, checks, settings),
         revision_hints=hints,
         suggested_fixes=suggestions,
         numbers=cap_numbers(numeric.report),

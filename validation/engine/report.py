@@ -63,6 +63,14 @@ def render_attempt_markdown(verdict: Verdict, attempt_number: int | None = None)
             f"| {CHECK_TITLES[name]} | {'PASS' if getattr(verdict.checks, name) else 'FAIL'} |"
         )
 
+    if verdict.check_reasons:
+        lines += ["", "Why checks failed:"]
+        lines += [
+            f"- {CHECK_TITLES[name]}: {_line(why)}"
+            for name, why in verdict.check_reasons.items()
+            if name in CHECK_TITLES
+        ]
+
     if verdict.goals:
         lines += ["", "### Goals", "| Goal | Score | Status |", "|------|-------|--------|"]
         for goal in verdict.goals:

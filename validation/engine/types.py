@@ -315,6 +315,8 @@ class Verdict(_Model):
     timings_ms: dict[str, float] = Field(default_factory=dict)
     # What the optional LLM path did (validation.engine.llm); None when it did not run.
     llm: LLMReport | None = None
+    # Why each failed check failed, in words (decision.check_reasons): no check fails unsaid.
+    check_reasons: dict[CheckName, str] = Field(default_factory=dict)
 
     @model_serializer(mode="wrap")
     def _omit_absent_llm(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:

@@ -9,7 +9,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('analyses', '0003_pipelines'),
-        ('validation', '0015_attempt_started_idx'),
+        ('validation', '0016_policy_fail_switch_reviewer_fixes'),
     ]
 
     operations = [

@@ -79,6 +79,9 @@ class Attempt(models.Model):
     decision = models.CharField(max_length=10, choices=Decision.choices, blank=True)
     confidence = models.FloatField(null=True, blank=True)
     checks = models.JSONField(default=dict, blank=True)
+    check_reasons = models.JSONField(
+        default=dict, blank=True, help_text="Why each failed check failed, in words."
+    )
     issues = models.JSONField(default=list, blank=True)
     revision_hints = models.TextField(blank=True)
     suggested_fixes = models.TextField(blank=True)
@@ -197,11 +200,13 @@ class Fix(models.Model):
     class Origin(models.TextChoices):
         DETERMINISTIC = "deterministic", "Deterministic"
         LLM = "llm", "LLM fixer"
+        REVIEWER = "reviewer", "Reviewer"
 
     class EditCheck(models.TextChoices):
         NONE = "", "As proposed"
         VERIFIED = "verified", "Edited — re-verified"
         UNVERIFIED = "unverified", "Edited — unverified"
+        REVIEWERS_WORD = "reviewers_word", "Reviewer's word"
 
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="fixes")
     revision = models.ForeignKey(Revision, on_delete=models.CASCADE, related_name="proposed_fixes")
@@ -220,7 +225,7 @@ class Fix(models.Model):
     # An edited replacement is re-verified against the fix's proof on save; one the proof
     # contradicts is "unverified", its confidence dropped, and never bulk-accepted.
     edit_check = models.CharField(
-        max_length=12, choices=EditCheck.choices, default=EditCheck.NONE, blank=True
+        max_length=20, choices=EditCheck.choices, default=EditCheck.NONE, blank=True
     )
     edit_note = models.TextField(blank=True, help_text="What the re-verification of an edit found.")
     proposed_confidence = models.FloatField(
@@ -229,6 +234,18 @@ class Fix(models.Model):
     verified = models.BooleanField(
         default=True, help_text="False: an LLM fix no tool call supports; never bulk-accepted."
     )
+
+    # A reviewer's own fix (origin "reviewer"): who wrote it and when. The validator's and the
+    # LLM fixer's proposals have none.
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The reviewer who wrote this fix (a reviewer's own fix).",
+    )
+    authored_at = models.DateTimeField(null=True, blank=True)
 
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
     reviewer = models.ForeignKey(
@@ -264,6 +281,10 @@ class Fix(models.Model):
                 condition=~Q(status="applied") | Q(applied_in__isnull=False),
                 name="validation_fix_applied_has_revision",
             ),
+            models.CheckConstraint(
+                condition=~Q(origin="reviewer") | Q(authored_at__isnull=False),
+                name="validation_fix_reviewer_fix_has_author",
+            ),
         ]
         indexes = [
             # The review screen and apply: fixes of one revision by status.
@@ -280,6 +301,10 @@ class Fix(models.Model):
     @property
     def unverified(self) -> bool:
         return self.edit_check == Fix.EditCheck.UNVERIFIED
+
+    @property
+    def by_reviewer(self) -> bool:
+        return self.origin == Fix.Origin.REVIEWER
 
 
 class ToolCall(models.Model):
@@ -334,6 +359,7 @@ class AuditEvent(models.Model):
         FIX_REJECTED = "fix_rejected", "Rejected fix"
         FIX_EDITED = "fix_edited", "Edited fix"
         FIX_UNDONE = "fix_undone", "Undid review of fix"
+        FIX_AUTHORED = "fix_authored", "Wrote a fix"
         BULK_ACCEPTED = "bulk_accepted", "Bulk-accepted fixes"
         APPLIED = "applied", "Applied fixes"
         VALIDATED = "validated", "Validated"

@@ -84,7 +84,9 @@ class Policy(models.Model):
     # The LLM endpoint: REDLINE_LLM_* in the environment, overridden here when set (the key
     # stays in the environment). Without a base URL anywhere the path is deterministic.
     llm_enabled = models.BooleanField(
-        default=True, help_text="Run the LLM judge and fixer when an endpoint is configured."
+        "LLM enabled",
+        default=True,
+        help_text="Run the LLM judge and fixer when an endpoint is configured.",
     )
     llm_base_url = models.URLField(
         "LLM base URL",
@@ -166,10 +168,20 @@ class Policy(models.Model):
     allow_validator_only_approval = models.BooleanField(
         default=False, help_text="APPROVE by the validator alone approves, without a sign-off."
     )
+    # Off (the default): a validator FAIL lands in review like RETRY and REVISE, and a person
+    # rejects it, fixes it or signs it off against the validator with a comment.
+    fail_ends_analysis = models.BooleanField(
+        "FAIL ends the analysis",
+        default=False,
+        help_text="On: a validator FAIL marks the analysis Failed at once, with no person "
+        "involved (the pipeline may still send a new draft while loops remain). Off: it "
+        "lands in review.",
+    )
     claim_minutes = models.PositiveSmallIntegerField(
         default=30, validators=[MinValueValidator(1), MaxValueValidator(MAX_CLAIM_MINUTES)]
     )
     api_rate_per_minute = models.PositiveIntegerField(
+        "API rate per minute",
         default=60_000,
         validators=[MinValueValidator(1)],
         help_text="Requests one API token may make per minute; more are answered 429.",

@@ -14,6 +14,7 @@ One module per aggregate, re-exported here:
 - ``outcomes``: record a run's verdict or error; loop control (docs/spec.md §7).
 - ``claims``: who is reviewing an analysis.
 - ``review``: fix review (accept, reject, edit, undo, bulk accept).
+- ``authoring``: a reviewer's own fix.
 - ``apply``: apply the accepted fixes into the next revision.
 - ``signoff``: sign-off and reject.
 - ``pipelines``: pipelines and their policies (shown and set from text).
@@ -25,6 +26,7 @@ One module per aggregate, re-exported here:
 from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
 from validation.services.backlog import attempts_resend_queued
+from validation.services.authoring import MAX_FIND_CHARS, fix_author
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
     MAX_RUNS,
@@ -68,6 +70,7 @@ from validation.services.tokens import (
 )
 
 __all__ = [
+    "MAX_FIND_CHARS",
     "MAX_REPLACE_CHARS",
     "MAX_RUNS",
     "ApplyOutcome",
@@ -95,6 +98,7 @@ __all__ = [
     "attempts_resend_queued",
     "engine_settings",
     "fix_accept",
+    "fix_author",
     "fix_edit",
     "fix_reject",
     "fix_undo",

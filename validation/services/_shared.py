@@ -44,7 +44,7 @@ def require_status(analysis: Analysis, allowed: frozenset[str], doing: str) -> N
     elif allowed == OPEN:
         who = "an open analysis (validating or in review)"
     else:
-        who = "an analysis that is " + " or ".join(STATUS_WORDS[Status(s)] for s in allowed)
+        who = "an analysis that is " + " or ".join(STATUS_WORDS[Status(s)] for s in sorted(allowed))
     raise IllegalTransition(
         f"Only {who} can {doing} (this one is {STATUS_WORDS[Status(analysis.status)]})."
     )
@@ -55,6 +55,8 @@ def set_status(analysis: Analysis, status: str) -> None:
     if status not in OPEN:  # a closed analysis needs no reviewer any more
         analysis.claimed_by = None
         analysis.claimed_until = None
+    if status in (Status.APPROVED, Status.REJECTED):  # nor anything from its pipeline
+        analysis.needs_new_input = False
 
 
 def current_revision(analysis: Analysis) -> Revision:

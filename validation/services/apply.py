@@ -205,11 +205,9 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     require_status(analysis, IN_REVIEW, "have fixes applied")
     policy = plan.policy or Policy.for_pipeline(analysis.pipeline_id)
     claim_for_action(analysis, user, now, policy=policy)
+    # Loop limits bound the validator's and the pipeline's loops, not a person's edits:
+    # past one, fixes a reviewer wrote are still applied (re-validated and audited as usual).
     limit = LoopState.of(analysis, policy).limit_reason(REVISE)
-    if limit:
-        raise LoopLimitReached(
-            f"{limit}: no new revision can be made. Sign off with a comment, or reject."
-        )
     current_id = (
         Revision.objects.filter(analysis=analysis).order_by("-number").values_list("pk").first()
     )
@@ -233,6 +231,12 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     Fix.objects.bulk_update(stale, ["status", "reason"])
 
     candidates = [fix for fix in accepted if fix.revision_id == current.pk]
+    if limit and (not candidates or not all(fix.by_reviewer for fix in candidates)):
+        raise LoopLimitReached(
+            f"{limit}: no new revision can be made from the validator's fixes (only fixes a "
+            "reviewer wrote are applied past it). Undo them, sign off with a comment, or "
+            "reject."
+        )
     result = plan.result or ApplyResult(body=current.body)
     conflicts = [fix for fix in candidates if fix.pk in result.conflicts]
     for fix in conflicts:
@@ -276,6 +280,8 @@ def _apply_locked(analysis_id: int, user: User, plan: _ApplyPlan) -> ApplyOutcom
     analysis.revise_loops += 1  # this apply uses a REVISE loop
     analysis.save()
     data["loops"] = {"revise": analysis.revise_loops, "retry": analysis.retry_loops}
+    if limit:
+        data["past_loop_limit"] = limit
     audit(analysis, AuditEvent.Action.APPLIED, actor=user, revision_id=revision.pk, data=data)
     webhook_emit(
         analysis,

@@ -63,6 +63,7 @@ def attempt_record_verdict(
         "decision": verdict.decision,
         "confidence": verdict.confidence,
         "checks": verdict.checks.model_dump(mode="json"),
+        "check_reasons": dict(verdict.check_reasons),
         "issues": list(verdict.issues),
         "revision_hints": verdict.revision_hints,
         "suggested_fixes": verdict.suggested_fixes,
@@ -263,11 +264,13 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
 
     APPROVE -> in review awaiting sign-off (approved at once if the policy allows validator-
     only approval); REVISE / RETRY -> in review (RETRY also asks the pipeline for new input);
-    FAIL -> failed. A REVISE or RETRY past the loop limits stays in review too, but no new
-    revision can be made: the reason is recorded (and shown on the page) and a person has
-    the last word, signing off with a comment or rejecting. Loops are counted when they are
-    used (apply, new draft, new evidence), not here. Only an analysis still validating its
-    current revision moves: one rejected meanwhile keeps its status.
+    FAIL -> in review as well, its failed checks explained, unless the Policy's
+    ``fail_ends_analysis`` makes it Failed at once. A REVISE or RETRY past the loop limits
+    stays in review too, but no new revision can be made: the reason is recorded (and shown
+    on the page) and a person has the last word, signing off with a comment or rejecting.
+    Loops are counted when they are used (apply, new draft, new evidence), not here. Only an
+    analysis still validating its current revision moves: one rejected meanwhile keeps its
+    status.
 
     Returns whether it saved the analysis (every column). Its audit records go in one INSERT.
     """
@@ -305,10 +308,12 @@ def after_attempt(*, analysis: Analysis, attempt: Attempt, policy: Policy | None
     elif decision in (Attempt.Decision.REVISE, Attempt.Decision.RETRY):
         analysis.needs_new_input = decision == Attempt.Decision.RETRY and not limit
         set_status(analysis, Status.IN_REVIEW)
-    else:
+    elif policy.fail_ends_analysis:
         confidence = format_confidence(attempt.confidence or 0.0)
         failure = f"The validator decided FAIL (confidence {confidence})."
         set_status(analysis, Status.FAILED)
+    else:  # a FAIL lands in review: a person rejects it, fixes it, or signs off against it
+        set_status(analysis, Status.IN_REVIEW)
     analysis.save()
     emit_after_validation(analysis, attempt)
     data["status"] = analysis.status

@@ -10,9 +10,11 @@ engine proposed (which it read from the evidence). Anything the engine cannot ch
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 
+from analyses.models import Evidence
 from validation.engine.calculator import CalculatorError, evaluate
 from validation.engine.checks.numeric import NumberMention, extract_values
 from validation.models import Fix
@@ -111,3 +113,133 @@ def fix_edit_check(fix: Fix, replace: str) -> EditCheck:
             f"The edit drops the verified value {', '.join(missing)} ({proof} gives {shown}).",
         )
     return EditCheck(Fix.EditCheck.VERIFIED, f"Re-verified on save: the edit agrees with {proof}.")
+
+
+# ---------------------------------------------------------------- a reviewer's own fix
+
+# A reviewer's own fix is checked as far as the engine can: each "expression = value" it
+# writes is recomputed, each number it writes is looked up in the evidence; what neither
+# settles is the reviewer's word. Confidence says which (bulk accept skips the contradicted).
+REVIEWER_CONFIDENCE = {"verified": 1.0, "reviewers_word": 0.5, "unverified": UNVERIFIED_CONFIDENCE}
+_EXPRESSION_CHARS = frozenset("0123456789.,+-*/()% \t$€£")
+
+
+def evidence_texts(analysis_id: int) -> list[tuple[str, str]]:
+    """(source_ref, text) of an analysis' evidence, JSON written out, for the look-ups."""
+    rows = Evidence.objects.filter(analysis_id=analysis_id).order_by("id")
+    return [
+        (
+            row.source_ref,
+            row.content_text
+            if row.content_json is None
+            else json.dumps(row.content_json, ensure_ascii=False),
+        )
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class ReviewerFixCheck:
+    status: str  # a Fix.EditCheck value: verified, unverified or reviewers_word
+    note: str
+    excerpts: list[dict[str, str]]  # the evidence that holds the numbers looked up
+
+    @property
+    def confidence(self) -> float:
+        return REVIEWER_CONFIDENCE[self.status]
+
+
+def _calculations(text: str) -> list[tuple[str, NumberMention, int, int]]:
+    """(expression, stated result, start, end) of each "a op b = c" in `text`:
+    the expression read back from each "=" over calculator characters (never past the
+    previous "="), the result the first number after it. Linear: each character is read
+    back at most once, and the look ahead is bounded."""
+    found: list[tuple[str, NumberMention, int, int]] = []
+    floor = 0
+    for index, char in enumerate(text):
+        if char != "=":
+            continue
+        start = index
+        while start > floor and text[start - 1] in _EXPRESSION_CHARS:
+            start -= 1
+        expression = text[start:index]
+        while expression.count("(") > expression.count(")") and "(" in expression:
+            cut = expression.index("(") + 1  # "(15.5 - 0.7 = 14.8)": the group's own "("
+            start, expression = start + cut, expression[cut:]
+        expression = expression.strip()
+        floor = index + 1
+        after = text[index + 1 : index + 80]
+        if expression.count("(") < expression.count(")") + after.count(")"):  # "(a - b = c)"
+            after = after.replace(")", " ")
+        results = extract_values(after)
+        calculated = any(op in expression for op in "+-*/")
+        if results and calculated and any(c.isdigit() for c in expression):
+            found.append((expression, results[0], start, index + 1 + results[0].end))
+    return found
+
+
+def _plain_expression(expression: str) -> str:
+    return "".join(c for c in expression if c not in "$€£,%").strip()
+
+
+def reviewer_fix_check(replace: str, evidence: list[tuple[str, str]]) -> ReviewerFixCheck:
+    """Check a reviewer's replacement: recompute its calculations, look its numbers up in
+    `evidence` ((source_ref, text) pairs); otherwise it stands on the reviewer's word."""
+    settled: list[tuple[int, int]] = []  # the spans of the calculations recomputed
+    results: list[Decimal] = []  # and their values, which a number elsewhere may state
+    recomputed: list[str] = []
+    for expression, stated, start, end in _calculations(replace):
+        try:
+            value = evaluate(_plain_expression(expression))
+        except CalculatorError:
+            continue
+        if not _agrees(stated, value) and not _agrees(stated, value * stated.scale):
+            return ReviewerFixCheck(
+                Fix.EditCheck.UNVERIFIED,
+                f"{expression} = {stated.text.strip()} disagrees with the calculator, which "
+                f"gives {_plain(value, max(stated.decimals, 2))}.",
+                [],
+            )
+        settled.append((start, end))
+        results.append(value)
+        recomputed.append(f"{expression} = {stated.text.strip()}")
+    numbers = extract_values(replace)
+    excerpts: list[dict[str, str]] = []
+    looked_up: list[str] = []
+    unsettled: list[str] = []
+    evidence_numbers = [(ref, text, extract_values(text)) for ref, text in evidence]
+    for got in numbers:
+        if any(start <= got.start < end for start, end in settled):  # recomputed above
+            continue
+        if any(_agrees(got, value * got.scale) for value in results):  # "$14.8B (… = 14.8)"
+            continue
+        hit = next(
+            (
+                (ref, text, mention)
+                for ref, text, mentions in evidence_numbers
+                for mention in mentions
+                if _agrees(got, mention.value) or _agrees(got, mention.written)
+            ),
+            None,
+        )
+        if hit is None:
+            unsettled.append(got.text.strip())
+            continue
+        ref, text, mention = hit
+        looked_up.append(f"{got.text.strip()} in {ref}")
+        around = text[max(0, mention.start - 60) : mention.end + 60]
+        excerpts.append({"source_ref": ref, "excerpt": " ".join(around.split())})
+    said = []
+    if recomputed:
+        said.append("recomputed " + "; ".join(recomputed))
+    if looked_up:
+        said.append("found " + ", ".join(looked_up))
+    if unsettled or not (recomputed or looked_up):
+        what = ", ".join(unsettled) if unsettled else "this change"
+        note = f"The reviewer's word: the engine cannot check {what}."
+        if said:
+            note += " It " + " and ".join(said) + "."
+        return ReviewerFixCheck(Fix.EditCheck.REVIEWERS_WORD, note, excerpts)
+    return ReviewerFixCheck(
+        Fix.EditCheck.VERIFIED, "Checked on save: " + " and ".join(said) + ".", excerpts
+    )

@@ -42,7 +42,13 @@ from validation.services._shared import (
     require_status,
 )
 from validation.services.claims import claim_for_action
-from validation.services.reverify import UNVERIFIED_CONFIDENCE, fix_edit_check
+from validation.services.reverify import (
+    UNVERIFIED_CONFIDENCE,
+    EditCheck,
+    evidence_texts,
+    fix_edit_check,
+    reviewer_fix_check,
+)
 
 MAX_REPLACE_CHARS = 20_000
 _FIX_FIELDS = [f.attname for f in Fix._meta.concrete_fields]
@@ -206,20 +212,29 @@ def fix_edit(*, fix: Fix, user: User, replace: str, analysis_id: int | None = No
         )
     if fix.status == Fix.Status.ACCEPTED and fix.replace == replace:
         return _unchanged(target)
-    check = fix_edit_check(fix, replace)
     previous = fix.replace
     if fix.proposed_confidence is None:
         fix.proposed_confidence = fix.confidence
+    if fix.by_reviewer:  # a reviewer's own fix has no proof of its own: checked afresh
+        authored = reviewer_fix_check(replace, evidence_texts(target.analysis.pk))
+        check = EditCheck(authored.status, authored.note)
+        fix.verified_with, fix.evidence = authored.note, authored.excerpts
+        confidence = authored.confidence
+    else:
+        check = fix_edit_check(fix, replace)
+        confidence = (
+            fix.proposed_confidence
+            if check.agrees
+            else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
+        )
     fix.replace = replace
     fix.edit_check = check.status
     fix.edit_note = check.note
-    fix.confidence = (
-        fix.proposed_confidence
-        if check.agrees
-        else min(fix.proposed_confidence, UNVERIFIED_CONFIDENCE)
-    )
+    fix.confidence = confidence
     edited = ["edit_check", "edit_note", "confidence", "proposed_confidence"]
-    if check.agrees:  # "Save and accept": a verified edit is accepted
+    if fix.by_reviewer:
+        edited += ["verified_with", "evidence"]
+    if check.agrees:  # "Save edit": a verified edit is accepted, a contradicted one waits
         _fix_review(target, status=Fix.Status.ACCEPTED, user=user, also=edited)
     else:
         _fix_review(target, status=Fix.Status.PROPOSED, user=None, also=edited)

@@ -28,6 +28,8 @@ from validation.services._shared import (
 )
 from validation.services.jobs import attempt_create, attempt_enqueue
 
+TAKES_NEW_INPUT = frozenset({*IN_REVIEW, Status.FAILED})
+
 
 def analysis_submit(
     *,
@@ -68,12 +70,15 @@ def _first_validation(result: IngestResult) -> None:
 @transaction.atomic
 def analysis_submit_draft(*, analysis: Analysis, user: User | None, body: str) -> Revision:
     """A new draft (RETRY / REVISE path): revision n+1 with `body`, re-validated as RETRY loop.
+    An analysis in review, or one the validator failed, takes it while a RETRY loop remains.
 
     The pipeline is not a reviewer: reviewers' claims do not block it.
     """
     _check_body(body)
     analysis = lock_analysis(analysis)
-    require_status(analysis, IN_REVIEW, "take a new draft")
+    # A failed analysis (the Policy's fail_ends_analysis) is rescued by a new draft while
+    # a RETRY loop remains (_revision_next checks the limit).
+    require_status(analysis, TAKES_NEW_INPUT, "take a new draft")
     current = current_revision(analysis)
     if body == current.body:
         raise DomainError(f"The new draft is the same as revision {current.number}.")
@@ -98,7 +103,7 @@ def analysis_submit_evidence(
     body as revision n+1 (reason new_evidence, RETRY loop)."""
     _check_evidence(evidence)
     analysis = lock_analysis(analysis)
-    require_status(analysis, IN_REVIEW, "take new evidence")
+    require_status(analysis, TAKES_NEW_INPUT, "take new evidence")
     current = current_revision(analysis)
     existing = {item.source_ref: item for item in Evidence.objects.filter(analysis=analysis)}
     added: list[str] = []

@@ -28,6 +28,7 @@ for _filter in (
     display.ago,
     display.short_numbers,
     display.finding_class,
+    display.readable,
 ):
     register.filter(_filter.__name__, _filter)
 

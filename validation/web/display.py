@@ -10,7 +10,6 @@ import html
 import json
 import re
 from datetime import datetime
-from decimal import Decimal
 from typing import Any
 
 from django.utils import timezone
@@ -18,6 +17,12 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeData, SafeString, mark_safe
 from django.utils.timesince import timesince
 
+from validation.engine.readable import (
+    decimals_written,
+    readable_number,
+    readable_spans,
+    readable_text,
+)
 from validation.engine.report import format_confidence
 
 EMPTY = "\u2013"  # an en dash: "no value"
@@ -90,31 +95,60 @@ def ago(value: datetime | None, now: datetime | None = None) -> str:
     return f"{timesince(value, now)} ago"
 
 
-# A number with more decimals than a reader can use (a calculator's 28 digits).
-_LONG_DECIMAL = re.compile(r"-?\d+\.\d{7,}")
-PROOF_DECIMALS = 4
+def readable(text: object) -> str:
+    """Plain text with its numbers as people read them (a template filter; autoescaped)."""
+    return readable_text(str(text if text is not None else ""))
+
+
+def tool_output(output: str, expression: str) -> SafeString:
+    """A calculator's answer at the precision of its expression's inputs, thousands
+    separated, the exact value a click away; any other output as proof text."""
+    value = output.strip()
+    if not expression or not _NUMERIC.fullmatch(value):
+        return short_numbers(output)
+    decimals = decimals_written(expression)
+    whole, _, fraction = value.lstrip("-").partition(".")
+    if len(whole) < 5 and len(fraction) <= decimals:  # already as a person writes it
+        return short_numbers(output)
+    shown = readable_number(value, decimals)
+    if shown.replace(",", "") == value:  # only separated: nothing hidden
+        return mark_safe(esc(shown))  # safe: escaped
+    return format_html(
+        '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
+        ' aria-label="{} (show the exact value)">{}</button>',
+        value,
+        value,
+        shown,
+        shown,
+    )
+
+
+_NUMERIC = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def short_numbers(text: str | None) -> SafeString:
-    """Proof text with long decimals shown to 4 places; the exact value is one click away
-    (a button that reveals it; its title holds it for a hover too)."""
+    """Proof text with numbers as people read them (``validation.engine.readable``: a
+    computed tail rounded away, thousands separated); a rounded number's exact value is one
+    click away (a button that reveals it; its title holds it for a hover too)."""
     raw = text if isinstance(text, SafeData) else html.escape(text or "")
     pieces: list[str] = []
     last = 0
-    for match in _LONG_DECIMAL.finditer(raw):
-        exact = match.group(0)
-        short = f"{Decimal(exact):.{PROOF_DECIMALS}f}\u2026"
-        pieces.append(raw[last : match.start()])
-        pieces.append(
-            format_html(
-                '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
-                ' aria-label="{} (show the exact value)">{}</button>',
-                exact,
-                exact,
-                short,
-                short,
+    for start, end, shown in readable_spans(raw):
+        exact = raw[start:end]
+        pieces.append(raw[last:start])
+        if shown.replace(",", "") == exact:  # only separated: nothing hidden
+            pieces.append(shown)
+        else:
+            pieces.append(
+                format_html(
+                    '<button type="button" class="num-exact" data-exact="{}" title="exact: {}"'
+                    ' aria-label="{} (show the exact value)">{}</button>',
+                    exact,
+                    exact,
+                    shown,
+                    shown,
+                )
             )
-        )
-        last = match.end()
+        last = end
     pieces.append(raw[last:])
     return mark_safe("".join(pieces))

@@ -36,6 +36,7 @@ from validation.web.display import (
     humanize_key,
     milliseconds,
     short_numbers,
+    tool_output,
     truncate,
 )
 from validation.web.rendering import safe_url
@@ -190,12 +191,16 @@ def card_html(card: FixCard, flags: CardFlags) -> SafeString:
         f'<span class="fix-kind">{esc(humanize_key(fix.kind))} · '
         f"{esc(fix.get_origin_display().lower())}</span>",
     ]
+    if fix.by_reviewer:
+        out.extend(_authored_badges(fix))
     if not fix.verified:
         out.append(
             '<span class="badge badge--unverified" title="No tool call supports this fix: '
             'review it alone, it is never bulk-accepted">unverified</span>'
         )
-    if fix.unverified:
+    if fix.by_reviewer:
+        pass  # its own badges above
+    elif fix.unverified:
         out.append(' <span class="badge badge--unverified">edited — unverified</span>')
     elif fix.edit_check == "verified":
         out.append(' <span class="badge badge--reverified">edited — re-verified</span>')
@@ -218,7 +223,13 @@ def card_html(card: FixCard, flags: CardFlags) -> SafeString:
             '<p class="fix-note">Replacement edited by the reviewer; proposed: '
             f"<code>{esc(fix.proposed_replace or '(empty)')}</code></p>"
         )
-    if fix.unverified:
+    if fix.by_reviewer:
+        if fix.unverified:  # its note is the proof below; say what that means here
+            out.append(
+                '<p class="fix-warning" role="alert">⚠ The check on save contradicts this fix; '
+                "bulk accept skips it. Accept it only if you are sure.</p>"
+            )
+    elif fix.unverified:
         before = f" (was {confidence(proposed)})" if proposed is not None else ""
         out.append(
             '<p class="fix-warning" role="alert">⚠ Edited — unverified: '
@@ -232,6 +243,27 @@ def card_html(card: FixCard, flags: CardFlags) -> SafeString:
     out.append(review_html(card, flags))
     out.append("</article>")
     return mark_safe("".join(out))  # safe: every value above is escaped
+
+
+_AUTHORED_CHECK = {
+    "verified": ("badge--reverified", "checked"),
+    "reviewers_word": ("badge--word", "reviewer's word"),
+    "unverified": ("badge--unverified", "contradicted"),
+}
+
+
+def _authored_badges(fix: Fix) -> list[str]:
+    """Who wrote a reviewer's own fix, when, and what the check on save found."""
+    who = esc(fix.author.get_username()) if fix.author else "a reviewer"
+    when = ""
+    if fix.authored_at:
+        stamp = timezone.localtime(fix.authored_at)
+        when = f' <time datetime="{stamp.isoformat()}">{ago(fix.authored_at)}</time>'
+    css, label = _AUTHORED_CHECK.get(fix.edit_check, ("badge--word", "reviewer's word"))
+    return [
+        f' <span class="badge badge--authored">written by {who}{when}</span>',
+        f' <span class="badge {css}">{label}</span>',
+    ]
 
 
 def _proof_html(card: FixCard) -> str:
@@ -274,7 +306,9 @@ def _proof_html(card: FixCard) -> str:
             if call.error:
                 result = f'<span class="tool-error">error: {esc(call.error)}</span>'
             else:
-                result = f"<code>{short_numbers(truncate(call.output, 400))}</code>"
+                expression = call.input.get("expression") if isinstance(call.input, dict) else ""
+                shown = tool_output(truncate(call.output, 400), str(expression or ""))
+                result = f"<code>{shown}</code>"
             out.append(
                 f"<li><code>{esc(call.tool)}({esc(compact_json(call.input))})</code> → "
                 f'{result} <span class="muted">{milliseconds(call.duration_ms)}</span></li>'
@@ -383,9 +417,10 @@ def _actions_html(card: FixCard, flags: CardFlags) -> str:
             + f'<label for="replace-{pk}">Replace <code>{esc(truncate(fix.find, 60))}</code>'
             f' with</label><textarea id="replace-{pk}" name="replace" rows="2" class="mono" '
             f'maxlength="20000">{esc(fix.replace)}</textarea>'
-            '<button type="submit" class="btn btn--primary">Save and accept</button>'
-            '<span class="hint">re-verified on save: an edit its proof contradicts is not '
-            "accepted</span></form></details>"
+            '<button type="submit" class="btn btn--primary">Save edit</button>'
+            '<span class="hint">re-verified on save: accepted when its proof agrees; one it '
+            "contradicts stays to review, marked unverified, for you to accept alone</span>"
+            "</form></details>"
         )
     if status in _UNDOABLE:
         out.append(

@@ -14,9 +14,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import capfirst
 
 from analyses.models import Analysis, Evidence, Revision
 from validation import selectors
+from validation.engine.readable import readable_text
 from validation.engine.types import CHECK_LABELS
 from validation.models import Attempt, AuditEvent, Finding, Fix, Policy
 from validation.services.llm import llm_settings
@@ -56,7 +58,10 @@ def _finding_item(finding: Finding) -> str:
         f'href="#finding-{finding.pk}" aria-label="Show in report"></a>'
         f'<span class="sev sev--{esc(finding.severity)}">{esc(finding.severity)}</span>'
         f'<span class="finding-kind">{esc(humanize_key(finding.kind))}</span>{code}'
-        f'<span class="finding-msg">{esc(finding.message)}</span></li>'
+        f'<span class="finding-msg">{esc(finding.message)}</span>'
+        f'<button type="button" class="btn btn--small btn--link own-fix-open" '
+        f'data-own-fix-finding="{finding.pk}" data-text="{esc(finding.text)}">write a fix</button>'
+        "</li>"
     )  # every value escaped
 
 
@@ -77,12 +82,25 @@ class ReviewPage(ReviewState):
     llm_endpoint: dict[str, str] = field(default_factory=dict)
 
     @property
-    def failed_without_findings(self) -> list[CheckResult]:
-        """Failed checks with no finding under them on the report tab: their reason is said."""
+    def failed_checks(self) -> list[CheckResult]:
+        """The current verdict's failed checks, each with why, under the findings."""
         if self.tab != "report" or not self.verdict_is_current:
             return []
-        listed = {group.check for group in self.finding_groups}
-        return [check for check in self.checks if not check.passed and check.name not in listed]
+        assert self.verdict_attempt is not None
+        recorded = self.verdict_attempt.check_reasons
+        recorded = recorded if isinstance(recorded, dict) else {}
+        listed = {group.check: len(group.findings) for group in self.finding_groups}
+        failed = []
+        for check in self.checks:
+            if check.passed:
+                continue
+            if check.name not in recorded and check.name in listed:
+                # An attempt from before verdicts said why: its findings, listed above.
+                n = listed[check.name]
+                why = f"{n} finding{'s' if n != 1 else ''} listed above"
+                check = CheckResult(check.name, check.label, False, why)
+            failed.append(check)
+        return failed
 
     @property
     def evidence_count(self) -> int:
@@ -158,7 +176,7 @@ def review_page(
             (
                 attempt,
                 revision_numbers.get(attempt.revision_id, 0),
-                render_markdown(attempt.markdown),
+                render_markdown(readable_text(attempt.markdown)),
             )
             for attempt in reversed(parts.attempts)
         ]
@@ -261,5 +279,6 @@ def policy_rows(policy: Policy) -> list[tuple[str, str, str]]:
             shown = "yes" if value else "no"
         else:
             shown = str(value)
-        rows.append((str(model_field.verbose_name).capitalize(), shown, str(model_field.help_text)))
+        # capfirst, not capitalize: "LLM enabled" stays as written (not "Llm enabled").
+        rows.append((capfirst(str(model_field.verbose_name)), shown, str(model_field.help_text)))
     return rows

@@ -54,14 +54,24 @@ MARKDOWN_MAX_MARKUP = 10_000
 _MARKUP_CHARS = "!#$%&*+-:<=>@[\\]^_`{|}~"
 
 
-def sanitize_html(html: str) -> str:
+# The source offsets of a rendered block (render_report): a selection maps back through them.
+SOURCE_ATTRIBUTES = ("data-src-start", "data-src-end")
+_MAPPED_ATTRIBUTES = {
+    tag: set(attrs) | set(SOURCE_ATTRIBUTES) for tag, attrs in _ALLOWED_ATTRIBUTES.items()
+}
+_MAPPED_ATTRIBUTES["*"] = set(SOURCE_ATTRIBUTES)
+
+
+def sanitize_html(html: str, *, source_offsets: bool = False) -> str:
     """Strip everything that could run script: unknown tags, event handler attributes,
-    ``javascript:``/``data:`` URLs. Links get ``rel="noopener noreferrer"``."""
+    ``javascript:``/``data:`` URLs. Links get ``rel="noopener noreferrer"``. With
+    `source_offsets`, blocks keep their ``data-src-*`` offsets (plain numbers: a report that
+    writes its own only misleads its own selection, which the server checks again)."""
     return nh3.clean(
         html,
         tags=_ALLOWED_TAGS,
         clean_content_tags={"script", "style"},
-        attributes=_ALLOWED_ATTRIBUTES,
+        attributes=_MAPPED_ATTRIBUTES if source_offsets else _ALLOWED_ATTRIBUTES,
         url_schemes=_URL_SCHEMES,
         link_rel="noopener noreferrer",
         strip_comments=True,
@@ -114,6 +124,30 @@ def _invisible_mark(match: re.Match[str]) -> str:
     return (
         f'<span class="invisible-char" title="{escape(mark_name(char))}">{mark_text(char)}</span>'
     )
+
+
+def _render_with_offsets(source: str, inserted: Sequence[int] = ()) -> SafeString:
+    """`source` rendered with each block's offsets in the original body: `inserted` are the
+    positions (in `source`, sorted) of characters added to the body (the highlight
+    sentinels), which the offsets skip."""
+    tokens = _MARKDOWN.parse(source)
+    line_starts = [0, *(match.end() for match in re.finditer("\n", source))]
+
+    def original(position: int) -> int:
+        return position - bisect.bisect_left(inserted, position)
+
+    for token in tokens:
+        if token.nesting != 1 or not token.map:
+            continue
+        first, last = token.map
+        start = line_starts[first] if first < len(line_starts) else len(source)
+        end = line_starts[last] if last < len(line_starts) else len(source)
+        if end > start and source[end - 1] == "\n":
+            end -= 1
+        token.attrSet(SOURCE_ATTRIBUTES[0], str(original(start)))
+        token.attrSet(SOURCE_ATTRIBUTES[1], str(original(end)))
+    html = _MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}).rstrip("\n")
+    return mark_safe(sanitize_html(html, source_offsets=True))  # safe: nh3 sanitized it
 
 
 def safe_url(url: str | None) -> str:
@@ -279,19 +313,23 @@ def render_report(source: str, highlights: Sequence[Highlight] = ()) -> SafeStri
         boundaries.append((start, 1, chr(_PUA + 2 * index)))
         boundaries.append((end, 0, chr(_PUA + 2 * index + 1)))
     if not usable:
+        if renders_as_markdown(source):
+            return _render_with_offsets(source)
         return render_markdown(source)
 
     boundaries.sort()
     pieces: list[str] = []
+    inserted: list[int] = []  # where each sentinel sits in the marked source
     cursor = 0
     for position, _order, sentinel in boundaries:
         pieces.append(source[cursor:position])
+        inserted.append(position + len(inserted))
         pieces.append(sentinel)
         cursor = position
     pieces.append(source[cursor:])
     marked_source = "".join(pieces)
     if renders_as_markdown(source):
-        html = str(render_markdown(marked_source))
+        html = str(_render_with_offsets(marked_source, inserted))
     else:
         html = show_invisible(f'<pre class="report-plain">{escape(marked_source)}</pre>')
         html = _plain_notice(source) + html

@@ -154,11 +154,18 @@ class ReviewState:
         issues = (
             self.verdict_attempt.issues if isinstance(self.verdict_attempt.issues, list) else []
         )
-        # A check that fails says why: its findings (listed under Findings), else the
-        # verdict's issues, so a failed check never stands alone without a reason.
-        why = "; ".join(str(issue) for issue in issues[:5]) or "no finding recorded"
+        reasons = self.verdict_attempt.check_reasons
+        reasons = reasons if isinstance(reasons, dict) else {}
+        # A check that fails says why: the verdict's reason for it (an attempt recorded before
+        # verdicts carried reasons: its issues), so a failed check never stands unexplained.
+        issues_said = "; ".join(str(issue) for issue in issues[:5]) or "no finding recorded"
         return [
-            CheckResult(name, label, bool(raw.get(name)), "" if raw.get(name) else why)
+            CheckResult(
+                name,
+                label,
+                bool(raw.get(name)),
+                "" if raw.get(name) else str(reasons.get(name) or issues_said),
+            )
             for name, label in CHECK_LABELS.items()
             if name in raw
         ]
@@ -186,7 +193,14 @@ class ReviewState:
 
     @property
     def can_apply(self) -> bool:
-        return self.can_act and self.counts.accepted > 0 and self.loops.revise_remaining > 0
+        """Accepted fixes to apply. Past the REVISE limit only a reviewer's own fixes are
+        applied (the service refuses the validator's, and says so)."""
+        return self.can_act and self.counts.accepted > 0
+
+    @property
+    def can_write_fix(self) -> bool:
+        """A reviewer may add a fix of their own: whenever fix actions are offered."""
+        return self.can_act
 
     @property
     def can_sign_off(self) -> bool:

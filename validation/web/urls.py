@@ -1,6 +1,6 @@
 from django.urls import path
 
-from validation.web import dashboard, new_analysis, views
+from validation.web import dashboard, new_analysis, own_fix, views
 
 urlpatterns = [
     path("", views.queue, name="queue"),
@@ -19,6 +19,7 @@ urlpatterns = [
     path("analyses/<int:pk>/reject/", views.analysis_reject, name="analysis_reject"),
     path("analyses/<int:pk>/revalidate/", views.analysis_revalidate, name="analysis_revalidate"),
     path("analyses/<int:pk>/fixes/bulk-accept/", views.fixes_bulk_accept, name="fixes_bulk_accept"),
+    path("analyses/<int:pk>/fixes/new/", own_fix.fix_author, name="fix_author"),
     path("analyses/<int:pk>/fixes/<int:fix_id>/accept/", views.fix_accept, name="fix_accept"),
     path("analyses/<int:pk>/fixes/<int:fix_id>/reject/", views.fix_reject, name="fix_reject"),
     path("analyses/<int:pk>/fixes/<int:fix_id>/edit/", views.fix_edit, name="fix_edit"),

@@ -58,12 +58,6 @@ def _vary(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def _nav_count(request: HttpRequest) -> int:
-    if not is_reviewer(request.user):
-        return 0
-    return selectors.in_review_count()
-
-
 # ---------------------------------------------------------------- queue
 
 
@@ -80,7 +74,6 @@ def queue(request: HtmxHttpRequest) -> HttpResponse:
         "decision_choices": Attempt.Decision.choices,
         "pipeline_choices": selectors.pipeline_choices(),
         "reviewer": is_reviewer(request.user),
-        "nav_queue_count": _nav_count(request),
         "now": timezone.now(),
     }
     template = QUEUE_TEMPLATE
@@ -137,7 +130,6 @@ def policy(request: HtmxHttpRequest) -> HttpResponse:
     context = {
         "policy": current,
         "rows": presenters.policy_rows(current),
-        "nav_queue_count": _nav_count(request),
     }
     return render(request, "validation/policy.html", context)
 
@@ -155,7 +147,7 @@ def _review_context(request: HtmxHttpRequest, analysis: Analysis, **extra: Any) 
         diff_b=request.GET.get("b"),
         csrf_token=get_token(request),
     )
-    return {"page": page, "nav_queue_count": _nav_count(request), **extra}
+    return {"page": page, **extra}
 
 
 def _load_analysis(request: HtmxHttpRequest, pk: int) -> Analysis:

@@ -54,7 +54,30 @@ def test_past_the_loop_limits_a_submission_is_409(
         draft = writer.post(f"/analyses/{analysis.pk}/drafts", {"body": "Again."})
         evidence = writer.post(f"/analyses/{analysis.pk}/evidence", EVIDENCE)
     assert draft.status_code == evidence.status_code == 409
-    assert "failed" in draft.json()["message"]
+    assert "RETRY loop limit reached" in draft.json()["message"]
+
+
+def test_a_failed_analysis_takes_a_new_draft_while_loops_remain(
+    pipeline_user: User, writer: Any
+) -> None:
+    analysis = analysis_in_review(submitter=pipeline_user, status="failed", decision="FAIL")
+
+    response = writer.post(f"/analyses/{analysis.pk}/drafts", {"body": "# New\n\nBetter."})
+
+    assert response.status_code == 202
+    assert response.json()["analysis"]["status"] == "validating"
+    assert Revision.objects.get(analysis=analysis, number=2).reason == "new_draft"
+
+
+def test_an_approved_analysis_exports_that_it_needs_no_new_input(
+    pipeline_user: User, reviewer: User, reader: Any
+) -> None:
+    analysis = analysis_in_review(submitter=pipeline_user, decision="RETRY", needs_new_input=True)
+    add_revision_approved = analysis_sign_off(analysis=analysis, user=reviewer, comment="Fine.")
+
+    data = reader.get(f"/analyses/{add_revision_approved.pk}/export").json()
+
+    assert data["status"] == "approved" and data["needs_new_input"] is False
 
 
 @pytest.mark.parametrize(
@@ -138,6 +161,22 @@ def test_export_markdown_is_the_report_plus_an_appendix(
     assert text.startswith("# NVO quick screen")
     assert "## Validation appendix" in text
     assert "`$15.8B` → `$14.8B`" in text and "accepted by dana" in text
+
+
+def test_the_markdown_export_writes_numbers_for_people_and_json_keeps_them(
+    pipeline_user: User, reviewer: User, reader: Any
+) -> None:
+    analysis = _approved(pipeline_user, reviewer)
+    Fix.objects.filter(revision__analysis=analysis).update(
+        verified_with="calculator: 16.4 * 1000000 = 16400000.000000004"
+    )
+
+    text = reader.get(f"/analyses/{analysis.pk}/export", format="markdown").content.decode()
+    data = reader.get(f"/analyses/{analysis.pk}/export").json()
+
+    assert "VERIFIED_WITH: calculator: 16.4 * 1,000,000 = 16,400,000" in text
+    assert "16400000.000000004" not in text
+    assert data["applied_fixes"][0]["verified_with"].endswith("= 16400000.000000004")
 
 
 def test_export_of_an_unapproved_analysis_is_409_and_bad_format_422(

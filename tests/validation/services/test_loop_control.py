@@ -3,8 +3,9 @@ sends its analysis.
 
 REVISE at most 2, RETRY at most 1, 3 in all by default. A loop is counted when it is used
 (apply, new draft, new evidence), not when the validator asks for it. Past a limit the
-analysis stays in review with the reason recorded (issue 11: a person has the last word);
-only a FAIL decision fails it.
+analysis stays in review with the reason recorded (issue 11: a person has the last word).
+A FAIL lands in review too (issue 28: no report ends without a person), unless the Policy's
+fail_ends_analysis switch keeps the automatic Failed.
 """
 
 from __future__ import annotations
@@ -128,14 +129,30 @@ def test_retry_within_its_own_limit_is_still_stopped_by_the_total_limit() -> Non
     assert _audit(past_total)[-1][1].startswith("Total loop limit reached (2 of 2 used)")
 
 
-def test_fail_fails() -> None:
+def test_fail_lands_in_review_with_its_failed_checks_explained() -> None:
+    analysis = _validate("FAIL", 0.2)
+
+    assert analysis.status == Analysis.Status.IN_REVIEW
+    assert _audit(analysis) == [("validated", "")]
+    attempt = Attempt.objects.get(analysis=analysis)
+    assert Attempt.failed_checks(attempt.checks) == ["No hallucinations"]
+
+
+def test_fail_fails_at_once_when_the_policy_says_so() -> None:
+    Policy.objects.filter(pk=Policy.load().pk).update(fail_ends_analysis=True)
+
     analysis = _validate("FAIL", 0.2)
 
     assert analysis.status == Analysis.Status.FAILED
     assert _audit(analysis)[-1] == ("failed", "The validator decided FAIL (confidence 0.20).")
 
 
+def test_the_policy_switch_is_off_by_default() -> None:
+    assert Policy.load().fail_ends_analysis is False
+
+
 def test_a_failed_analysis_is_released_from_its_claim(reviewer: User) -> None:
+    Policy.objects.filter(pk=Policy.load().pk).update(fail_ends_analysis=True)
     until = timezone.now() + timedelta(minutes=5)
     analysis = _validate("FAIL", 0.2, claimed_by=reviewer, claimed_until=until)
 

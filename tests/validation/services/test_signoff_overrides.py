@@ -1,6 +1,7 @@
 """A person's last word against the validator is said and recorded (issue 20): signing off
 what the validator rated RETRY (or REVISE) with failed checks needs a comment, the form
-warns, the audit marks the override; "Save and accept" audits the edit and the acceptance."""
+warns, the audit marks the override; "Save edit" of a verified edit audits the edit and the
+acceptance."""
 
 from __future__ import annotations
 

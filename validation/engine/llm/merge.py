@@ -25,6 +25,7 @@ import re
 
 from validation.engine.checks.query import goal_matrix, goal_status
 from validation.engine.decision import (
+    check_reasons,
     checks_from,
     confidence_from,
     decide,
@@ -190,6 +191,16 @@ def merge_judgement(
             "confidence": confidence,
             "issues": issues,
             "checks": checks,
+            # The engine's words where it failed the check (they count its uncapped
+            # findings), the merged findings' for a check the judge failed.
+            "check_reasons": {
+                **check_reasons(findings, checks, settings),
+                **{
+                    name: why
+                    for name, why in verdict.check_reasons.items()
+                    if not getattr(checks, name)
+                },
+            },
             "findings": findings,
             "goals": goals,
             "goal_decision": goal_decision,
