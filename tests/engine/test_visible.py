@@ -108,7 +108,7 @@ def test_values_in_the_appendix_are_inert() -> None:
     text = markdown_text(forged)
 
     assert "\n" not in text
-    assert "\\*\\*Decision\\:\\*\\*" in text and "\\<b\\>" in text and "\\[link\\]" in text
+    assert "\\*\\*Decision:\\*\\*" in text and "\\<b\\>" in text and "\\[link\\]" in text
     assert markdown_code("a`b") == "`` a`b ``"
     assert markdown_code("x```y\nz") == "```` x```y↵z ````"
     assert markdown_code("$15.8B") == "`$15.8B`"

@@ -178,3 +178,9 @@ def _read(path: Path) -> str:
         return path.read_text("utf-8")
     except UnicodeDecodeError:
         return ""
+
+
+def test_the_readme_is_a_guide_of_at_most_300_lines() -> None:
+    lines = (ROOT / "README.md").read_text("utf-8").splitlines()
+
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines; details belong in docs/"

@@ -201,15 +201,19 @@ def _blank(chars: list[str], start: int, end: int) -> None:
 
 # ---------------------------------------------------------------- values in Markdown
 
-_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")  # every ASCII punctuation character
+# The characters that can open a construct in the middle of a line (emphasis, code, links,
+# images, autolinks and HTML, entities, table cells, headings). Others (".", ",", ":", "=")
+# stay bare, so numbers read as numbers in the raw Markdown too.
+_PUNCTUATION = re.compile(r"([\\`*_~\[\]<>!&|#])")
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\u2028\u2029\u0085\x0b\x0c]")
 _BACKTICKS = re.compile(r"`+")
 
 
 def markdown_text(value: object) -> str:
     """``value`` as inert Markdown inline text: one line (breaks become spaces), every
-    ASCII punctuation character backslash-escaped (CommonMark shows it as itself, so no
-    emphasis, link, HTML or list marker can start), invisible characters marked."""
+    character that could open a construct mid-line backslash-escaped (CommonMark shows it as
+    itself, so no emphasis, code span, link, HTML or entity can start), invisible characters
+    marked. Callers place the value after a prefix, never at the start of a line."""
     text = _LINE_BREAKS.sub(" ", str(value))
     return INVISIBLE.sub(lambda m: mark_text(m.group()), _PUNCTUATION.sub(r"\\\1", text))
 

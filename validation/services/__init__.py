@@ -25,8 +25,8 @@ One module per aggregate, re-exported here:
 
 from redline_errors import FixNotFound
 from validation.services.apply import ApplyOutcome, fixes_apply
-from validation.services.backlog import attempts_resend_queued
 from validation.services.authoring import MAX_FIND_CHARS, fix_author
+from validation.services.backlog import attempts_resend_queued
 from validation.services.claims import analysis_claim, analysis_claim_next, analysis_release
 from validation.services.jobs import (
     MAX_RUNS,

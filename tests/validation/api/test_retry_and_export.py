@@ -174,7 +174,7 @@ def test_the_markdown_export_writes_numbers_for_people_and_json_keeps_them(
     text = reader.get(f"/analyses/{analysis.pk}/export", format="markdown").content.decode()
     data = reader.get(f"/analyses/{analysis.pk}/export").json()
 
-    assert "VERIFIED_WITH: calculator: 16.4 * 1,000,000 = 16,400,000" in text
+    assert r"VERIFIED_WITH: calculator: 16.4 \* 1,000,000 = 16,400,000" in text  # "*" escaped
     assert "16400000.000000004" not in text
     assert data["applied_fixes"][0]["verified_with"].endswith("= 16400000.000000004")
 

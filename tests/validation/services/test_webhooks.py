@@ -253,14 +253,15 @@ def test_unknown_events_are_refused() -> None:
     assert not WebhookEndpoint.objects.exists()
 
 
-def test_the_check_docs_pipelines_md_shows_verifies_a_real_delivery(
-    receiver: Receiver, django_capture_on_commit_callbacks: Capture
+@pytest.mark.parametrize("page", ["docs/pipelines.md", "README.md"])
+def test_the_check_the_docs_show_verifies_a_real_delivery(
+    page: str, receiver: Receiver, django_capture_on_commit_callbacks: Capture
 ) -> None:
     import re
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[3] / "docs" / "pipelines.md").read_text("utf-8")
-    (code,) = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    text = (Path(__file__).resolve().parents[3] / page).read_text("utf-8")
+    (code,) = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     namespace: dict[str, Any] = {}
     exec(code, namespace)  # the documentation's own few lines
     verify = namespace["verify"]
