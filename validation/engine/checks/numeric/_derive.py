@@ -1,0 +1,534 @@
+"""What did the writer compute this from? The closed search over the report's operands.
+
+A number the matching and the fixpoint left unsupported gets one more look, as a
+careful reader with the evidence open would give it. Its *operands* are:
+
+- the supported numbers the report states in the claim's sentence (strongest), and the
+  evidence rows the claim's own words name;
+- the cells beside those: the other columns of the same row (other periods), the other
+  cells of the same column (the total), and every other supported number the report
+  states anywhere.
+
+The *operations* are a closed family, whatever the words: difference, sum (of two, or
+of a whole row, column or list), ratio or multiple, share of a total, percentage
+change, change in points, average (of two, or of a row's first periods), CAGR over n
+periods, a ratio per unit; conversions of scale are free (operands in full units, the
+claim read at its own scale or at the scale of the operands' digits, or in cents).
+
+*Acceptance is by evidence, not by closeness.* The candidates are generated in tiers
+(both operands near the claim; one near, one beside; both beside). A hit in tier t is
+weighed against every candidate of tiers 0..t: the chance that one of them lands in
+the claim's rounding window by coincidence is estimated from the number of candidate
+values within a factor ``_SPREAD`` of the claim, times the window's width relative to
+that range. A derivation is accepted only when that chance is below ``ACCEPT``; its
+formula carries the chance, so the proof shows how strong it is.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._matching import (
+    Claim,
+    Derivation,
+    small_integer,
+    wrong_calculation,
+)
+from validation.engine.checks.numeric._types import NumberMention
+
+ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
+_SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
+_LOG_SPREAD = 2 * math.log(_SPREAD)
+_MAX_POOL = 40  # operands offered to one claim
+_MAX_NAMED = 3  # rows named by one text
+_MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
+_STATED, _NEAR, _NAMED, _BESIDE = 4, 3, 2, 1  # operand strengths
+_TIERS = 5
+_GROUP_TIER = {_STATED: 0, _NEAR: 1, _NAMED: 2, _BESIDE: 4}
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    value: float  # full units; a percentage as written (22.5 for 22.5 %)
+    text: str
+    percent: bool
+    digits: float  # the scale its digits are written at (1e6 in a table in millions)
+    strength: int
+    row: int  # the evidence row it lies in, or -1
+    column: int  # its place in that row, or -1
+    unscaled: bool = False  # evidence digits at a scale nothing states
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    value: float
+    formula: str
+    operation: str
+    chance: float
+    tier: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """The evidence in rows: each non-twin entry's row and column, each row's cells."""
+
+    row_of: dict[int, int]
+    column_of: dict[int, int]
+    cells: list[list[int]]
+    tokens: list[frozenset[str]]
+    by_item_column: dict[tuple[int, int], list[int]]
+
+
+def _rows(index: EvidenceIndex) -> _Rows:
+    remembered: _Rows | None = index.memo.get(("derive-rows",))
+    if remembered is not None:
+        return remembered
+    row_of: dict[int, int] = {}
+    column_of: dict[int, int] = {}
+    cells: list[list[int]] = []
+    tokens: list[frozenset[str]] = []
+    by_item_column: dict[tuple[int, int], list[int]] = {}
+    last: tuple[int, str] | None = None
+    for entry in range(len(index)):
+        if index.is_mantissa(entry):
+            continue
+        number = index.number(entry)
+        key = (number.item, number.label)
+        if key != last or len(cells[-1]) >= _MAX_GROUP * 2:
+            cells.append([])
+            tokens.append(label_tokens(number.label))
+            last = key
+        row = len(cells) - 1
+        row_of[entry] = row
+        column_of[entry] = len(cells[row])
+        cells[row].append(entry)
+    for entries in cells:
+        if len(entries) < 2:
+            continue  # a lone number (prose) is no table row
+        item = index.number(entries[0]).item
+        for column, entry in enumerate(entries):
+            by_item_column.setdefault((item, column), []).append(entry)
+    for key in list(by_item_column):
+        if len(by_item_column[key]) < 2:
+            del by_item_column[key]
+    found = _Rows(row_of, column_of, cells, tokens, by_item_column)
+    index.remember(("derive-rows",), found)
+    return found
+
+
+def units_of(claims: Sequence[Claim]) -> dict[int, float]:
+    """For each evidence item whose numbers carry no scale, the scale the report reads
+    them at ("$788.9 million" for a table's 788,948: thousands), when its reads agree."""
+    seen: dict[int, set[float]] = {}
+    for claim in claims:
+        hit = claim.hit
+        if hit is None or hit.number.has_scale or hit.number.is_percent:
+            continue
+        if claim.mention.is_percent or not claim.mention.has_explicit_scale:
+            continue
+        scale = float(claim.mention.scale / hit.factor)
+        seen.setdefault(hit.number.item, set()).add(scale)
+    return {item: scales.pop() for item, scales in seen.items() if len(scales) == 1}
+
+
+def _evidence_operand(
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], entry: int, strength: int
+) -> Operand:
+    number = index.number(entry)
+    if number.mantissa and entry > 0:
+        entry -= 1  # the scaled twin stands before its digits
+        number = index.number(entry)
+    full = float(number.full_value)
+    written = float(number.written)
+    percent = number.is_percent
+    digits = 1.0 if percent or not written else abs(full / written)
+    unscaled = False
+    if not number.has_scale and not percent:
+        unit = units.get(number.item)
+        if unit is None:
+            declared = index.declared_scale(number.item)
+            unscaled = declared is None
+            unit = float(declared) if declared is not None else 1.0
+        full *= unit
+        digits *= unit
+    return Operand(
+        value=full,
+        text=number.raw,
+        percent=percent,
+        digits=digits,
+        strength=strength,
+        row=rows.row_of.get(entry, -1),
+        column=rows.column_of.get(entry, -1),
+        unscaled=unscaled,
+    )
+
+
+def supported(claim: Claim) -> bool:
+    return (
+        claim.hit is not None
+        or (claim.calculation is not None and claim.calculation.correct)
+        or claim.derivation is not None
+        or bool(claim.computed)
+    )
+
+
+def _report_operand(
+    claim: Claim, index: EvidenceIndex, rows: _Rows, units: dict[int, float], strength: int
+) -> Operand:
+    mention = claim.mention
+    hit = claim.hit
+    if hit is not None and hit.number.is_percent == mention.is_percent:
+        operand = _evidence_operand(index, rows, units, hit.number.entry, strength)
+        return replace(operand, text=mention.text)
+    if claim.derivation is not None and not mention.is_percent:
+        value = float(claim.derivation.value)
+    else:
+        value = float(mention.value)
+    return Operand(
+        value=value,
+        text=mention.text,
+        percent=mention.is_percent,
+        digits=1.0 if mention.is_percent else float(mention.scale),
+        strength=strength,
+        row=-1,
+        column=-1,
+    )
+
+
+def _digits(full: Decimal, written: Decimal) -> float:
+    return abs(float(full / written)) if written else 1.0
+
+
+def pool(
+    position: int,
+    claims: Sequence[Claim],
+    index: EvidenceIndex,
+    sentence: tuple[int, int],
+    words: str,
+    units: dict[int, float],
+) -> list[Operand]:
+    """The operands offered to the claim at `position`, strongest first."""
+    rows = _rows(index)
+    found: list[Operand] = []
+    seen: set[tuple[float, bool]] = set()
+    claim_value = abs(claims[position].mention.value)
+
+    def add(operand: Operand) -> None:
+        key = (round(operand.value, 9), operand.percent)
+        if key not in seen and len(found) < _MAX_POOL and operand.value != 0:
+            seen.add(key)
+            found.append(operand)
+
+    low, high = sentence
+    near: list[Claim] = []
+    others: list[Claim] = []
+    for other_position, other in enumerate(claims):
+        if other_position == position or not supported(other) or other.mention.in_range:
+            continue
+        if abs(other.mention.value) == claim_value and other.hit is None:
+            continue
+        (near if low <= other.mention.start < high else others).append(other)
+    periods: list[int] = []  # the same line item's other periods
+    column: list[int] = []  # the same period's other line items (its total)
+    for other in near:
+        operand = _report_operand(other, index, rows, units, _STATED)
+        add(operand)
+        if operand.row >= 0:
+            periods += rows.cells[operand.row][:_MAX_GROUP]
+            item = index.number(rows.cells[operand.row][0]).item
+            column += rows.by_item_column.get((item, operand.column), ())
+    for entry in periods:
+        add(_evidence_operand(index, rows, units, entry, _NEAR))
+    own, named = _named_rows(rows, claims[position].mention.label, words)
+    for row in own:
+        for entry in rows.cells[row][:_MAX_GROUP]:
+            add(_evidence_operand(index, rows, units, entry, _NEAR))
+    for row in named:
+        for entry in rows.cells[row][:_MAX_GROUP]:
+            add(_evidence_operand(index, rows, units, entry, _NAMED))
+    for entry in column:
+        add(_evidence_operand(index, rows, units, entry, _NAMED))
+    later: list[int] = []
+    for other in others:
+        operand = _report_operand(other, index, rows, units, _BESIDE)
+        add(operand)
+        if operand.row >= 0:
+            later += rows.cells[operand.row][:_MAX_GROUP]
+    for entry in later:
+        add(_evidence_operand(index, rows, units, entry, _BESIDE))
+    return found
+
+
+def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[int]]:
+    """The evidence rows the claim's words name: most of a row's label words stand in
+    the claim's own label, or in its sentence; more shared words first."""
+    own: list[int] = []
+    named: list[int] = []
+    for found, text in ((own, label), (named, words)):
+        wanted = label_tokens(text)
+        if not wanted:
+            continue
+        scored = sorted(
+            (-len(wanted & tokens), row)
+            for row, tokens in enumerate(rows.tokens)
+            if tokens and len(wanted & tokens) * 2 >= len(tokens)
+        )
+        found += [row for _, row in scored[:_MAX_NAMED] if row not in own]
+    return own, named
+
+
+def _percent_target(mention: NumberMention) -> bool:
+    return mention.is_percent
+
+
+def _multiple(mention: NumberMention, body: str) -> bool:
+    if mention.unit == "x":
+        return True
+    after = body[mention.end : mention.end + 8].lower()
+    return after.startswith((" times", "x ", "-fold", " fold"))
+
+
+def _candidates(
+    operands: Sequence[Operand], kind: str, periods: Sequence[int]
+) -> Iterator[tuple[int, float, str, str]]:
+    """(tier, value, formula, operation) for every candidate, tier by tier."""
+    amounts = [operand for operand in operands if not operand.percent]
+    percents = [operand for operand in operands if operand.percent]
+    for tier in range(_TIERS):
+        yield from _pairs(amounts if kind != "points" else percents, kind, tier, periods)
+        if kind == "percent":
+            yield from _pairs(percents, "points", tier, periods)
+        if kind == "amount":
+            yield from _groups(amounts, tier)
+
+
+def _tier(first: Operand, second: Operand) -> int:
+    """0: both stated in the claim's sentence; 1: both near it (its sentence, the rows
+    of its numbers and of its own label); 2: both named by its sentence; 3: one of
+    them; 4: neither."""
+    weaker, stronger = sorted((first.strength, second.strength))
+    if weaker >= _NAMED:
+        return _STATED - weaker
+    return 3 if stronger >= _NAMED else 4
+
+
+def _pairs(
+    operands: Sequence[Operand], kind: str, tier: int, periods: Sequence[int]
+) -> Iterator[tuple[int, float, str, str]]:
+    for i, first in enumerate(operands):
+        for second in operands[i + 1 :]:
+            if _tier(first, second) != tier:
+                continue
+            a, b = first.value, second.value
+            ta, tb = first.text, second.text
+            if kind == "amount":
+                yield tier, abs(a - b), f"{ta} - {tb}", "difference"
+                yield tier, abs(a + b), f"{ta} + {tb}", "sum"
+                yield tier, abs(a + b) / 2, f"({ta} + {tb}) / 2", "average"
+                if b:
+                    yield tier, abs(a / b), f"{ta} / {tb}", "per unit"
+                if a:
+                    yield tier, abs(b / a), f"{tb} / {ta}", "per unit"
+            elif kind == "multiple":
+                if b:
+                    yield tier, abs(a / b), f"{ta} / {tb}", "multiple"
+                if a:
+                    yield tier, abs(b / a), f"{tb} / {ta}", "multiple"
+            elif kind == "points":
+                yield tier, abs(a - b), f"{ta} - {tb}", "points"
+                yield tier, abs(a + b) / 2, f"({ta} + {tb}) / 2", "average"
+            elif kind == "percent":
+                for top, bottom, tt, tb_ in ((a, b, ta, tb), (b, a, tb, ta)):
+                    if not bottom:
+                        continue
+                    yield tier, abs(top / bottom * 100), f"{tt} / {tb_} * 100", "share"
+                    change = (top - bottom) / bottom * 100
+                    yield tier, abs(change), f"({tt} - {tb_}) / {tb_} * 100", "percent change"
+                    if top / bottom > 0:
+                        for n in _periods(first, second, periods):
+                            rate = ((top / bottom) ** (1 / n) - 1) * 100
+                            formula = f"(({tt} / {tb_}) ^ (1 / {n}) - 1) * 100"
+                            yield tier, abs(rate), formula, "CAGR"
+
+
+def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]:
+    found = [n for n in named if n > 1]
+    if first.row >= 0 and first.row == second.row:
+        distance = abs(first.column - second.column)
+        if distance > 1 and distance not in found:
+            found.append(distance)
+    return found
+
+
+def _groups(operands: Sequence[Operand], tier: int) -> Iterator[tuple[int, float, str, str]]:
+    """Sums and averages of three or more: a row's first periods, a column, a list."""
+    groups: dict[tuple[str, int], list[Operand]] = {}
+    for operand in operands:
+        if operand.row >= 0:
+            groups.setdefault(("row", operand.row), []).append(operand)
+    if tier == 0:
+        near = [operand for operand in operands if operand.strength == _STATED]
+        if len(near) >= 3:
+            groups[("list", 0)] = near
+    for (kind, row), members in groups.items():
+        strongest = max(member.strength for member in members)
+        if kind == "row" and tier != _GROUP_TIER[strongest]:
+            continue
+        if kind == "row":
+            members = sorted(members, key=lambda operand: operand.column)
+        for size in range(3, min(len(members), _MAX_GROUP) + 1):
+            chosen = members[:size]
+            total = sum(member.value for member in chosen)
+            written = " + ".join(member.text for member in chosen)
+            yield tier, abs(total), written, "sum"
+            yield tier, abs(total) / size, f"({written}) / {size}", "average"
+        del row
+
+
+def _readings(
+    mention: NumberMention, body: str, operands: Sequence[Operand]
+) -> list[tuple[float, float]]:
+    """(value, width of its rounding window) for each reading of an amount."""
+    written = abs(float(mention.written))
+    step = 10.0**-mention.decimals
+    if mention.has_explicit_scale:
+        scale = float(mention.scale)
+        readings = [(written * scale, step * scale)]
+        if any(operand.unscaled for operand in operands):
+            readings.append((written, step))  # "$92.0 million" of a table in millions
+        return readings
+    readings = [(written, step)]
+    for scale in sorted({operand.digits for operand in operands} - {1.0}):
+        readings.append((written * scale, step * scale))
+    if body[mention.end : mention.end + 6].lower().startswith((" cent", "¢")):
+        readings.append((written / 100, step / 100))
+    return readings
+
+
+_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
+
+
+def periods_named(words: str) -> list[int]:
+    """The counts of periods between the years a sentence names ("since 2015" in a
+    sentence about 2019: four)."""
+    years = sorted({int(year) for year in _YEAR.findall(words)})
+    return sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
+
+
+def explain(
+    claim: Claim,
+    body: str,
+    operands: Sequence[Operand],
+    periods: Sequence[int],
+) -> Explained | None:
+    """The derivation of the claim from `operands` whose chance of a coincidence is
+    below `ACCEPT`, or None."""
+    mention = claim.mention
+    if small_integer(mention) or not operands:
+        return None
+    if _percent_target(mention):
+        kind = "percent"
+        readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
+    elif _multiple(mention, body):
+        kind = "multiple"
+        readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
+    else:
+        kind = "amount"
+        readings = _readings(mention, body, operands)
+    neighbourhood = 0
+    hit: tuple[int, float, str, str, float, float] | None = None
+    current = 0
+    for tier, value, formula, operation in _candidates(operands, kind, periods):
+        if tier != current:
+            if hit is not None:
+                break
+            current = tier
+        for target, width in readings:
+            if not target:
+                continue
+            if target / _SPREAD <= value <= target * _SPREAD:
+                neighbourhood += 1
+            if hit is None and abs(value - target) <= width / 2 * 1.000001:
+                hit = (tier, value, formula, operation, target, width)
+    if hit is None:
+        return None
+    tier, value, formula, operation, target, width = hit
+    chance = min(1.0, max(1, neighbourhood) * width / (target * _LOG_SPREAD))
+    if chance >= ACCEPT:
+        return None
+    return Explained(value, f"{formula} (chance {chance:.1%})", operation, chance, tier)
+
+
+def rescue(
+    body: str,
+    claims: Sequence[Claim],
+    index: EvidenceIndex,
+    sentence_of: Callable[[int, int], tuple[int, int]],
+) -> None:
+    """Give each number still unsupported (an orphan, or a miss of the operation its
+    words name) the derivation the closed search accepts, if any; its finding goes."""
+    units = units_of(claims)
+    for position, claim in enumerate(claims):
+        if claim.derivation is not None and claim.hit is None:
+            # The fixpoint's derivation, weighed as any other: by its chance.
+            kept = claim.derivation
+            claim.derivation = None
+            if not _rescue(body, claims, position, index, sentence_of, units):
+                claim.derivation = kept if not STRICT else None
+    for _ in range(_ROUNDS):
+        changed = False
+        for position, claim in enumerate(claims):
+            if _eligible(claim):
+                changed = _rescue(body, claims, position, index, sentence_of, units) or changed
+        if not changed:
+            break
+
+
+STRICT = True
+_ROUNDS = 2  # a result stated from another derived one in a later sentence
+
+
+def _eligible(claim: Claim) -> bool:
+    mention = claim.mention
+    return not (
+        supported(claim)
+        or wrong_calculation(claim)
+        or claim.operand
+        or mention.in_range
+        or small_integer(mention)
+    )
+
+
+def _rescue(
+    body: str,
+    claims: Sequence[Claim],
+    position: int,
+    index: EvidenceIndex,
+    sentence_of: Callable[[int, int], tuple[int, int]],
+    units: dict[int, float],
+) -> bool:
+    claim = claims[position]
+    mention = claim.mention
+    low, high = sentence_of(mention.start, mention.end)
+    words = body[low:high]
+    operands = pool(position, claims, index, (low, high), words, units)
+    found = explain(claim, body, operands, periods_named(words))
+    if found is None:
+        return False
+    claim.derivation = Derivation(
+        value=Decimal(repr(found.value)),
+        formula=found.formula,
+        source_ref="calculator",
+        label=found.operation,
+    )
+    claim.miss = None
+    claim.rescaled = None
+    claim.close = []
+    claim.depends = ()
+    return True
