@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import (
@@ -63,6 +65,9 @@ class Operand:
     row: int  # the evidence row it lies in, or -1
     column: int  # its place in that row, or -1
     unscaled: bool = False  # evidence digits at a scale nothing states
+    item: int = -1  # the evidence item of its cell
+    reported: bool = False  # a number the report states
+    change: bool = False  # a difference the report derives ("an increase of $11.3 million")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,25 +100,37 @@ def _rows(index: EvidenceIndex) -> _Rows:
     tokens: list[frozenset[str]] = []
     by_item_column: dict[tuple[int, int], list[int]] = {}
     last: tuple[int, str] | None = None
+    json_columns: dict[tuple[int, str], list[int]] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
         number = index.number(entry)
-        key = (number.item, number.label)
+        label = number.label
+        column_key = ""
+        if index.items[number.item].text is None and "." in label:
+            # A JSON path: the object holding the number is its row ("line_items.Total"),
+            # its key the column ("2019").
+            label, column_key = label.rsplit(".", 1)
+        key = (number.item, label)
         if key != last or len(cells[-1]) >= _MAX_GROUP * 2:
             cells.append([])
-            tokens.append(label_tokens(number.label))
+            tokens.append(label_tokens(label))
             last = key
         row = len(cells) - 1
         row_of[entry] = row
         column_of[entry] = len(cells[row])
         cells[row].append(entry)
+        if column_key:
+            json_columns.setdefault((number.item, column_key), []).append(entry)
     for entries in cells:
-        if len(entries) < 2:
-            continue  # a lone number (prose) is no table row
+        if len(entries) < 2 or index.items[index.number(entries[0]).item].text is None:
+            continue  # a lone number (prose) is no table row; JSON has its keys
         item = index.number(entries[0]).item
         for column, entry in enumerate(entries):
             by_item_column.setdefault((item, column), []).append(entry)
+    for (item, _), entries in json_columns.items():
+        for entry in entries:
+            by_item_column.setdefault((item, column_of[entry]), []).append(entry)
     for key in list(by_item_column):
         if len(by_item_column[key]) < 2:
             del by_item_column[key]
@@ -166,6 +183,7 @@ def _evidence_operand(
         row=rows.row_of.get(entry, -1),
         column=rows.column_of.get(entry, -1),
         unscaled=unscaled,
+        item=number.item,
     )
 
 
@@ -185,7 +203,12 @@ def _report_operand(
     hit = claim.hit
     if hit is not None and hit.number.is_percent == mention.is_percent:
         operand = _evidence_operand(index, rows, units, hit.number.entry, strength)
-        return replace(operand, text=mention.text)
+        return replace(operand, text=mention.text, reported=True)
+    how = claim.computed
+    if claim.derivation is not None:
+        how = claim.derivation.formula
+    elif claim.calculation is not None and claim.calculation.correct:
+        how = claim.calculation.calculation.expression
     if claim.derivation is not None and not mention.is_percent:
         value = float(claim.derivation.value)
     else:
@@ -198,7 +221,17 @@ def _report_operand(
         strength=strength,
         row=-1,
         column=-1,
+        reported=True,
+        change=not mention.is_percent and bool(_DIFFERENCE.fullmatch(_bare(how))),
     )
+
+
+def _bare(formula: str) -> str:
+    """A formula without its chance or its written result."""
+    return formula.split(" (chance")[0].split(" = ")[0]
+
+
+_DIFFERENCE = re.compile(r"[^-+*/()]+ - [^-+*/()]+")
 
 
 def _digits(full: Decimal, written: Decimal) -> float:
@@ -294,33 +327,49 @@ def _multiple(mention: NumberMention, body: str) -> bool:
     return after.startswith((" times", "x ", "-fold", " fold"))
 
 
+# (tier, value, a format of its formula, operation, the operands' texts)
+_Candidate = tuple[int, float, str, str, tuple[str, ...]]
+
+
 def _candidates(
-    operands: Sequence[Operand], kind: str, periods: Sequence[int]
-) -> Iterator[tuple[int, float, str, str]]:
-    """(tier, value, formula, operation) for every candidate, tier by tier."""
+    operands: Sequence[Operand], kind: str, periods: Sequence[int], direction: int
+) -> Iterator[_Candidate]:
+    """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
+    whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only."""
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
     for tier in range(_TIERS):
-        yield from _pairs(amounts if kind != "points" else percents, kind, tier, periods)
+        chosen = amounts if kind != "points" else percents
+        yield from _pairs(chosen, kind, tier, periods, direction)
         if kind == "percent":
-            yield from _pairs(percents, "points", tier, periods)
+            yield from _pairs(percents, "points", tier, periods, direction)
         if kind == "amount":
             yield from _groups(amounts, tier)
 
 
 def _tier(first: Operand, second: Operand) -> int:
-    """0: both stated in the claim's sentence; 1: both near it (its sentence, the rows
-    of its numbers and of its own label); 2: both named by its sentence; 3: one of
-    them; 4: neither."""
+    """How strongly a pair of operands is the writer's: 0 both stated in the claim's
+    sentence; 1 both near it (stated in it, or in the rows of those numbers or of its own
+    label), or one stated in it and the other in the same row or column; 2 one near and
+    the other in its row or column or stated elsewhere in the report; 3 one of them
+    named by the sentence; 4 neither."""
     weaker, stronger = sorted((first.strength, second.strength))
-    if weaker >= _NAMED:
-        return _STATED - weaker
+    if weaker == _STATED:
+        return 0
+    linked = (first.row >= 0 and first.row == second.row) or (
+        first.column >= 0 and first.item == second.item and first.column == second.column
+    )
+    if weaker >= _NEAR or (stronger == _STATED and linked):
+        return 1
+    if stronger >= _NEAR and (linked or first.reported or second.reported):
+        return 2
     return 3 if stronger >= _NAMED else 4
 
 
 def _pairs(
-    operands: Sequence[Operand], kind: str, tier: int, periods: Sequence[int]
-) -> Iterator[tuple[int, float, str, str]]:
+    operands: Sequence[Operand], kind: str, tier: int, periods: Sequence[int], direction: int
+) -> Iterator[_Candidate]:
+    values = sorted(abs(operand.value) for operand in operands)
     for i, first in enumerate(operands):
         for second in operands[i + 1 :]:
             if _tier(first, second) != tier:
@@ -328,33 +377,54 @@ def _pairs(
             a, b = first.value, second.value
             ta, tb = first.text, second.text
             if kind == "amount":
-                yield tier, abs(a - b), f"{ta} - {tb}", "difference"
-                yield tier, abs(a + b), f"{ta} + {tb}", "sum"
-                yield tier, abs(a + b) / 2, f"({ta} + {tb}) / 2", "average"
+                yield tier, abs(a - b), "{} - {}", "difference", (ta, tb)
+                yield tier, abs(a + b), "{} + {}", "sum", (ta, tb)
+                yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
                 if b:
-                    yield tier, abs(a / b), f"{ta} / {tb}", "per unit"
+                    yield tier, abs(a / b), "{} / {}", "per unit", (ta, tb)
                 if a:
-                    yield tier, abs(b / a), f"{tb} / {ta}", "per unit"
+                    yield tier, abs(b / a), "{} / {}", "per unit", (tb, ta)
             elif kind == "multiple":
                 if b:
-                    yield tier, abs(a / b), f"{ta} / {tb}", "multiple"
+                    yield tier, abs(a / b), "{} / {}", "multiple", (ta, tb)
                 if a:
-                    yield tier, abs(b / a), f"{tb} / {ta}", "multiple"
+                    yield tier, abs(b / a), "{} / {}", "multiple", (tb, ta)
             elif kind == "points":
-                yield tier, abs(a - b), f"{ta} - {tb}", "points"
-                yield tier, abs(a + b) / 2, f"({ta} + {tb}) / 2", "average"
+                yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
+                yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
             elif kind == "percent":
-                for top, bottom, tt, tb_ in ((a, b, ta, tb), (b, a, tb, ta)):
+                for top, bottom, tt, tb_, part in (
+                    (a, b, ta, tb, first),
+                    (b, a, tb, ta, second),
+                ):
                     if not bottom:
                         continue
-                    yield tier, abs(top / bottom * 100), f"{tt} / {tb_} * 100", "share"
+                    if not (part.change and _wrong_base(top, bottom, direction, values)):
+                        yield tier, abs(top / bottom * 100), "{} / {} * 100", "share", (tt, tb_)
                     change = (top - bottom) / bottom * 100
-                    yield tier, abs(change), f"({tt} - {tb_}) / {tb_} * 100", "percent change"
+                    if direction * change < 0:
+                        continue  # "up 15.3%" is never a change taken from the later value
+                    yield tier, abs(change), "({0} - {1}) / {1} * 100", "percent change", (tt, tb_)
                     if top / bottom > 0:
                         for n in _periods(first, second, periods):
                             rate = ((top / bottom) ** (1 / n) - 1) * 100
-                            formula = f"(({tt} / {tb_}) ^ (1 / {n}) - 1) * 100"
-                            yield tier, abs(rate), formula, "CAGR"
+                            formula = "(({} / {}) ^ (1 / {}) - 1) * 100"
+                            yield tier, abs(rate), formula, "CAGR", (tt, tb_, str(n))
+
+
+def _wrong_base(change: float, base: float, direction: int, values: Sequence[float]) -> bool:
+    """A rise of `change` taken over the level it rose *to* (or a fall over the level it
+    fell to): the other end of the change is among the operands, on the wrong side."""
+    if not direction:
+        return False
+    wrong = abs(base) - direction * abs(change)
+    right = abs(base) + direction * abs(change)
+    tolerance = abs(change) * 0.01
+    position = bisect_left(values, wrong - tolerance)
+    if position >= len(values) or values[position] > wrong + tolerance:
+        return False
+    position = bisect_left(values, right - tolerance)
+    return position >= len(values) or values[position] > right + tolerance
 
 
 def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]:
@@ -366,7 +436,7 @@ def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]
     return found
 
 
-def _groups(operands: Sequence[Operand], tier: int) -> Iterator[tuple[int, float, str, str]]:
+def _groups(operands: Sequence[Operand], tier: int) -> Iterator[_Candidate]:
     """Sums and averages of three or more: a row's first periods, a column, a list."""
     groups: dict[tuple[str, int], list[Operand]] = {}
     for operand in operands:
@@ -386,8 +456,8 @@ def _groups(operands: Sequence[Operand], tier: int) -> Iterator[tuple[int, float
             chosen = members[:size]
             total = sum(member.value for member in chosen)
             written = " + ".join(member.text for member in chosen)
-            yield tier, abs(total), written, "sum"
-            yield tier, abs(total) / size, f"({written}) / {size}", "average"
+            yield tier, abs(total), written, "sum", ()
+            yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
         del row
 
 
@@ -426,6 +496,7 @@ def explain(
     body: str,
     operands: Sequence[Operand],
     periods: Sequence[int],
+    direction: int = 0,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None."""
@@ -441,28 +512,33 @@ def explain(
     else:
         kind = "amount"
         readings = _readings(mention, body, operands)
+    readings = [(target, width) for target, width in readings if target]
+    if not readings:
+        return None
     neighbourhood = 0
-    hit: tuple[int, float, str, str, float, float] | None = None
+    hit: tuple[int, float, str, str, tuple[str, ...], float, float] | None = None
     current = 0
-    for tier, value, formula, operation in _candidates(operands, kind, periods):
+    # Past this many neighbours no hit can be accepted any more: the search may stop.
+    enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
+    candidates = _candidates(operands, kind, periods, direction)
+    for tier, value, formula, operation, texts in candidates:
         if tier != current:
-            if hit is not None:
+            if hit is not None or neighbourhood >= enough:
                 break
             current = tier
         for target, width in readings:
-            if not target:
-                continue
             if target / _SPREAD <= value <= target * _SPREAD:
                 neighbourhood += 1
-            if hit is None and abs(value - target) <= width / 2 * 1.000001:
-                hit = (tier, value, formula, operation, target, width)
+                if hit is None and abs(value - target) <= width / 2 * 1.000001:
+                    hit = (tier, value, formula, operation, texts, target, width)
     if hit is None:
         return None
-    tier, value, formula, operation, target, width = hit
+    tier, value, formula, operation, texts, target, width = hit
     chance = min(1.0, max(1, neighbourhood) * width / (target * _LOG_SPREAD))
     if chance >= ACCEPT:
         return None
-    return Explained(value, f"{formula} (chance {chance:.1%})", operation, chance, tier)
+    written = formula.format(*texts) if texts else formula
+    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier)
 
 
 def rescue(
@@ -475,12 +551,13 @@ def rescue(
     words name) the derivation the closed search accepts, if any; its finding goes."""
     units = units_of(claims)
     for position, claim in enumerate(claims):
-        if claim.derivation is not None and claim.hit is None:
-            # The fixpoint's derivation, weighed as any other: by its chance.
-            kept = claim.derivation
-            claim.derivation = None
-            if not _rescue(body, claims, position, index, sentence_of, units):
-                claim.derivation = kept if not STRICT else None
+        derivation = claim.derivation
+        if derivation is not None and claim.hit is None:
+            low, high = sentence_of(claim.mention.start, claim.mention.end)
+            if _wrong_base_change(
+                derivation.formula, _direction_of(body, claims, position, low, high)
+            ):
+                claim.derivation = None  # the search below may still find the writer's
     for _ in range(_ROUNDS):
         changed = False
         for position, claim in enumerate(claims):
@@ -490,7 +567,39 @@ def rescue(
             break
 
 
-STRICT = True
+_CHANGE_FORMULA = re.compile(r"\((?P<a>[^()]+) - (?P<b>[^()]+)\) / (?P<base>[^()]+) \* 100")
+_LAST_NUMBER = re.compile(r"-?[\d,]*\.?\d+(?!.*\d)")
+
+
+def _wrong_base_change(formula: str, direction: int) -> bool:
+    """A percentage change taken over the level it ended at: "up" over the larger of
+    the two, "down" over the smaller."""
+    found = _CHANGE_FORMULA.fullmatch(_bare(formula))
+    if found is None or not direction:
+        return False
+    numbers = []
+    for name in ("a", "b", "base"):
+        number = _LAST_NUMBER.search(found.group(name))
+        if number is None:
+            return False
+        numbers.append(abs(float(number.group().replace(",", ""))))
+    first, second, base = numbers
+    if base not in (first, second) or first == second:
+        return False
+    end = max(first, second) if direction > 0 else min(first, second)
+    return base == end
+
+
+def _direction_of(body: str, claims: Sequence[Claim], position: int, low: int, high: int) -> int:
+    """A rise (1) or a fall (-1) the claim's words say, else the nearest word of
+    direction before it in its sentence ("a decline of $93.3 million, or about 7.7%")."""
+    mention = claims[position].mention
+    before = claims[position - 1].mention.end if position else low
+    after = claims[position + 1].mention.start if position + 1 < len(claims) else high
+    cue = cue_of(body, mention.start, mention.end, (low, high), before, after)
+    return cue.direction or _direction(_WORD.findall(body[low : mention.start].lower()))
+
+
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
 
 
@@ -518,7 +627,8 @@ def _rescue(
     low, high = sentence_of(mention.start, mention.end)
     words = body[low:high]
     operands = pool(position, claims, index, (low, high), words, units)
-    found = explain(claim, body, operands, periods_named(words))
+    direction = _direction_of(body, claims, position, low, high)
+    found = explain(claim, body, operands, periods_named(words), direction)
     if found is None:
         return False
     claim.derivation = Derivation(
