@@ -33,7 +33,18 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._cues import (
+    _WORD,
+    CAGR,
+    CHANGE,
+    MEAN,
+    MULTIPLE,
+    POINTS,
+    SHARE,
+    SUM,
+    _direction,
+    cue_of,
+)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import (
@@ -45,6 +56,7 @@ from validation.engine.checks.numeric._matching import (
 from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
+_NEAR_MISS = 0.15  # a slip of the writer's own operation lands this close, relatively
 _SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
 _LOG_SPREAD = 2 * math.log(_SPREAD)
 _MAX_POOL = 40  # operands offered to one claim
@@ -68,6 +80,8 @@ class Operand:
     item: int = -1  # the evidence item of its cell
     reported: bool = False  # a number the report states
     change: bool = False  # a difference the report derives ("an increase of $11.3 million")
+    entry: int = -1  # its evidence entry, if it is a cell
+    position: int = -1  # its claim, if the report states it
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +91,8 @@ class Explained:
     operation: str
     chance: float
     tier: int
+    # (the stated number, the cell of its row the derivation takes instead)
+    conflict: tuple[Operand, Operand] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +200,7 @@ def _evidence_operand(
         column=rows.column_of.get(entry, -1),
         unscaled=unscaled,
         item=number.item,
+        entry=entry,
     )
 
 
@@ -203,7 +220,7 @@ def _report_operand(
     hit = claim.hit
     if hit is not None and hit.number.is_percent == mention.is_percent:
         operand = _evidence_operand(index, rows, units, hit.number.entry, strength)
-        return replace(operand, text=mention.text, reported=True)
+        return replace(operand, text=mention.text, reported=True, position=claim.index)
     how = claim.computed
     if claim.derivation is not None:
         how = claim.derivation.formula
@@ -328,16 +345,25 @@ def _multiple(mention: NumberMention, body: str) -> bool:
 
 
 # (tier, value, a format of its formula, operation, the operands' texts)
-_Candidate = tuple[int, float, str, str, tuple[str, ...]]
+_Candidate = tuple[int, float, str, str, tuple["Operand | str", ...]]
 
 
 def _candidates(
-    operands: Sequence[Operand], kind: str, periods: Sequence[int], direction: int
+    operands: Sequence[Operand],
+    kind: str,
+    periods: Sequence[int],
+    direction: int,
+    only: frozenset[str] = frozenset(),
 ) -> Iterator[_Candidate]:
     """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
     whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only."""
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
+    if only:
+        for candidate in _candidates(operands, kind, periods, direction):
+            if candidate[3] in only:
+                yield candidate
+        return
     for tier in range(_TIERS):
         chosen = amounts if kind != "points" else percents
         yield from _pairs(chosen, kind, tier, periods, direction)
@@ -375,7 +401,7 @@ def _pairs(
             if _tier(first, second) != tier:
                 continue
             a, b = first.value, second.value
-            ta, tb = first.text, second.text
+            ta, tb = first, second
             if kind == "amount":
                 yield tier, abs(a - b), "{} - {}", "difference", (ta, tb)
                 yield tier, abs(a + b), "{} + {}", "sum", (ta, tb)
@@ -428,11 +454,15 @@ def _wrong_base(change: float, base: float, direction: int, values: Sequence[flo
 
 
 def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]:
+    """The periods a compound rate between two values is over: the span of the years
+    its sentence names; two cells of one row span the columns between them, and
+    with years named they must span one of those."""
     found = [n for n in named if n > 1]
     if first.row >= 0 and first.row == second.row:
         distance = abs(first.column - second.column)
-        if distance > 1 and distance not in found:
-            found.append(distance)
+        if found:
+            return [distance] if distance in found else []
+        return [distance] if distance > 1 else []
     return found
 
 
@@ -497,9 +527,11 @@ def explain(
     operands: Sequence[Operand],
     periods: Sequence[int],
     direction: int = 0,
+    named: frozenset[str] = frozenset(),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
-    below `ACCEPT`, or None."""
+    below `ACCEPT`, or None. The operations its words name are searched first, alone
+    (their candidates alone make the neighbourhood); then every operation."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -515,12 +547,45 @@ def explain(
     readings = [(target, width) for target, width in readings if target]
     if not readings:
         return None
+    if named:
+        found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
+        if found is not None:
+            return found
+    return _search(_candidates(operands, kind, periods, direction), readings, operands)
+
+
+def _conflict(
+    used: Sequence[Operand | str], operands: Sequence[Operand]
+) -> tuple[Operand, Operand] | None:
+    """The derivation takes a cell of a row whose other cell the sentence states
+    instead ("to $126 million from $59 million", explained with the row's 67): the
+    stated number and the cell, when exactly one such pair exists."""
+    cells = [operand for operand in used if isinstance(operand, Operand)]
+    if not any(cell.strength == _STATED for cell in cells):
+        return None
+    found: list[tuple[Operand, Operand]] = []
+    for cell in cells:
+        if cell.strength == _STATED or cell.row < 0:
+            continue
+        for stated in operands:
+            if stated.strength != _STATED:
+                break
+            if stated.row == cell.row and stated not in cells:
+                found.append((stated, cell))
+    return found[0] if len(found) == 1 else None
+
+
+def _search(
+    candidates: Iterator[_Candidate],
+    readings: list[tuple[float, float]],
+    operands: Sequence[Operand],
+) -> Explained | None:
     neighbourhood = 0
-    hit: tuple[int, float, str, str, tuple[str, ...], float, float] | None = None
+    missed: set[str] = set()  # operations over the sentence's own numbers that nearly fit
+    hit: tuple[int, float, str, str, tuple[Operand | str, ...], float, float] | None = None
     current = 0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
-    candidates = _candidates(operands, kind, periods, direction)
     for tier, value, formula, operation, texts in candidates:
         if tier != current:
             if hit is not None or neighbourhood >= enough:
@@ -529,16 +594,25 @@ def explain(
         for target, width in readings:
             if target / _SPREAD <= value <= target * _SPREAD:
                 neighbourhood += 1
-                if hit is None and abs(value - target) <= width / 2 * 1.000001:
+                off = abs(value - target)
+                if hit is None and off <= width / 2 * 1.000001:
                     hit = (tier, value, formula, operation, texts, target, width)
+                elif tier == 0 and off <= target * _NEAR_MISS:
+                    missed.add(operation)
     if hit is None:
         return None
     tier, value, formula, operation, texts, target, width = hit
+    if tier and operation in missed:
+        # The numbers stated beside it, in the same operation, miss it: the writer
+        # computed from those and slipped; another pair landing on it is chance.
+        return None
     chance = min(1.0, max(1, neighbourhood) * width / (target * _LOG_SPREAD))
     if chance >= ACCEPT:
         return None
-    written = formula.format(*texts) if texts else formula
-    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier)
+    conflict = _conflict(texts, operands) if tier else None
+    shown = [text.text if isinstance(text, Operand) else text for text in texts]
+    written = formula.format(*shown) if texts else formula
+    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier, conflict)
 
 
 def rescue(
@@ -558,6 +632,12 @@ def rescue(
                 derivation.formula, _direction_of(body, claims, position, low, high)
             ):
                 claim.derivation = None  # the search below may still find the writer's
+            elif _stated_cells(claims, position, low, high) >= 2:
+                # The fixpoint's result where its sentence states operands: does the
+                # writer's row take another cell in place of one of them (a wrong period)?
+                claim.derivation = None
+                if not _rescue(body, claims, position, index, sentence_of, units):
+                    claim.derivation = derivation
     for _ in range(_ROUNDS):
         changed = False
         for position, claim in enumerate(claims):
@@ -600,6 +680,16 @@ def _direction_of(body: str, claims: Sequence[Claim], position: int, low: int, h
     return cue.direction or _direction(_WORD.findall(body[low : mention.start].lower()))
 
 
+# What the words name (`_cues`), as the operations of this search.
+_OPERATIONS = {
+    CHANGE: ("difference", "percent change", "points"),
+    SUM: ("sum",),
+    MEAN: ("average",),
+    SHARE: ("share",),
+    MULTIPLE: ("multiple",),
+    POINTS: ("points",),
+    CAGR: ("CAGR",),
+}
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
 
 
@@ -612,6 +702,19 @@ def _eligible(claim: Claim) -> bool:
         or mention.in_range
         or small_integer(mention)
     )
+
+
+def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -> int:
+    """How many other numbers of the sentence match an evidence cell."""
+    return sum(
+        1
+        for at, claim in enumerate(claims)
+        if at != position and claim.hit is not None and low <= claim.mention.start < high
+    )
+
+
+def claims_by_index(claims: Sequence[Claim]) -> dict[int, Claim]:
+    return {claim.index: claim for claim in claims}
 
 
 def _rescue(
@@ -628,9 +731,20 @@ def _rescue(
     words = body[low:high]
     operands = pool(position, claims, index, (low, high), words, units)
     direction = _direction_of(body, claims, position, low, high)
-    found = explain(claim, body, operands, periods_named(words), direction)
+    cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
+    named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    found = explain(claim, body, operands, periods_named(words), direction, named)
     if found is None:
         return False
+    if found.conflict is not None:
+        stated, cell = found.conflict
+        other = claims_by_index(claims).get(stated.position)
+        if other is not None and other.hit is not None and cell.entry >= 0:
+            # The stated number is another period's cell of the row the result needs.
+            other.other_period = index.number(cell.entry)
+            other.other_period_proof = f"{mention.text} = {found.formula}"
+        else:
+            return False
     claim.derivation = Derivation(
         value=Decimal(repr(found.value)),
         formula=found.formula,
