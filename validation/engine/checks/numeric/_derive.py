@@ -278,8 +278,9 @@ def pool(
     low, high = sentence
     near: list[Claim] = []
     others: list[Claim] = []
-    for other_position, other in enumerate(claims):
-        if other_position == position or not supported(other) or other.mention.in_range:
+    for other_position in _around(position, len(claims)):
+        other = claims[other_position]
+        if not supported(other) or other.mention.in_range:
             continue
         if abs(other.mention.value) == claim_value and other.hit is None:
             continue
@@ -624,7 +625,10 @@ def rescue(
     """Give each number still unsupported (an orphan, or a miss of the operation its
     words name) the derivation the closed search accepts, if any; its finding goes."""
     units = units_of(claims)
+    budget = [_MAX_RESCUES]
     for position, claim in enumerate(claims):
+        if budget[0] <= 0:
+            break
         derivation = claim.derivation
         if derivation is not None and claim.hit is None:
             low, high = sentence_of(claim.mention.start, claim.mention.end)
@@ -636,12 +640,14 @@ def rescue(
                 # The fixpoint's result where its sentence states operands: does the
                 # writer's row take another cell in place of one of them (a wrong period)?
                 claim.derivation = None
+                budget[0] -= 1
                 if not _rescue(body, claims, position, index, sentence_of, units):
                     claim.derivation = derivation
     for _ in range(_ROUNDS):
         changed = False
         for position, claim in enumerate(claims):
-            if _eligible(claim):
+            if _eligible(claim) and budget[0] > 0:
+                budget[0] -= 1
                 changed = _rescue(body, claims, position, index, sentence_of, units) or changed
         if not changed:
             break
@@ -690,6 +696,8 @@ _OPERATIONS = {
     POINTS: ("points",),
     CAGR: ("CAGR",),
 }
+_REACH = 24  # claims looked at on each side for operands
+_MAX_RESCUES = 300  # numbers of one report given the search (a wall stops there)
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
 
 
@@ -708,13 +716,19 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     """How many other numbers of the sentence match an evidence cell."""
     return sum(
         1
-        for at, claim in enumerate(claims)
-        if at != position and claim.hit is not None and low <= claim.mention.start < high
+        for at in _around(position, len(claims))
+        if claims[at].hit is not None and low <= claims[at].mention.start < high
     )
 
 
-def claims_by_index(claims: Sequence[Claim]) -> dict[int, Claim]:
-    return {claim.index: claim for claim in claims}
+def _around(position: int, count: int) -> Iterator[int]:
+    """The positions of the claims nearest `position`, either side, nearest first: a
+    bounded window, so a wall of numbers costs the same per number as a memo."""
+    for step in range(1, _REACH + 1):
+        if position - step >= 0:
+            yield position - step
+        if position + step < count:
+            yield position + step
 
 
 def _rescue(
@@ -738,7 +752,14 @@ def _rescue(
         return False
     if found.conflict is not None:
         stated, cell = found.conflict
-        other = claims_by_index(claims).get(stated.position)
+        other = next(
+            (
+                claims[at]
+                for at in _around(position, len(claims))
+                if claims[at].index == stated.position
+            ),
+            None,
+        )
         if other is not None and other.hit is not None and cell.entry >= 0:
             # The stated number is another period's cell of the row the result needs.
             other.other_period = index.number(cell.entry)
