@@ -51,7 +51,8 @@ def test_a_change_and_its_rate_when_another_row_shares_the_label_words() -> None
         (
             "table",
             "(in thousands)\n\n" + TWO_YEARS + "| Billable hours | 24,310 | 24,050 |\n"
-            "| Billable hours, contractors | 3,120 | 2,990 |\n| Non-billable hours | 5,400 | 5,250 |",
+            "| Billable hours, contractors | 3,120 | 2,990 |\n"
+            "| Non-billable hours | 5,400 | 5,250 |",
         ),
     )
     assert status(verdict, "260 thousand") == "derived"
@@ -102,7 +103,10 @@ def test_an_average_of_amounts_in_millions_written_in_billions() -> None:
     verdict = check(
         "Revenue was $1,712 million in 2019 and $1,588 million in 2018; averaged across "
         "the two years, roughly $1.65 billion.",
-        ("table", "(in millions)\n\n" + TWO_YEARS + "| Revenue | 1,712 | 1,588 |\n| Cost | 1,020 | 950 |"),
+        (
+            "table",
+            "(in millions)\n\n" + TWO_YEARS + "| Revenue | 1,712 | 1,588 |\n| Cost | 1,020 | 950 |",
+        ),
     )
     assert status(verdict, "$1.65 billion") == "derived"
 
@@ -156,7 +160,11 @@ def test_a_three_year_compound_rate_is_not_fixed_with_one_years_growth() -> None
     verdict = check(
         "Revenue grew from $800 million in 2016 to $1,250 million in 2019, a compound annual "
         "growth rate of about 16.0%.",
-        ("table", THREE_YEARS + "| Revenue | 1,250 | 976 | 890 | 800 |\n| Net income | 150 | 125 | 110 | 95 |"),
+        (
+            "table",
+            THREE_YEARS + "| Revenue | 1,250 | 976 | 890 | 800 |\n"
+            "| Net income | 150 | 125 | 110 | 95 |",
+        ),
     )
     assert "16.0%" not in fixes(verdict)
     assert verdict.decision == "APPROVE"
@@ -234,8 +242,8 @@ def test_a_result_stated_from_another_periods_figure_flags_that_figure() -> None
 
 STABLE_EVIDENCE = (
     "table",
-    "(in millions)\n\n" + TWO_YEARS + "| Revenue | 1,712 | 1,588 |\n| Cost of sales | 1,020 | 950 |\n"
-    "| Gross profit | 692 | 638 |",
+    "(in millions)\n\n" + TWO_YEARS + "| Revenue | 1,712 | 1,588 |\n"
+    "| Cost of sales | 1,020 | 950 |\n| Gross profit | 692 | 638 |",
 )
 
 

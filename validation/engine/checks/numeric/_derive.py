@@ -144,12 +144,12 @@ def _rows(index: EvidenceIndex) -> _Rows:
         item = index.number(entries[0]).item
         for column, entry in enumerate(entries):
             by_item_column.setdefault((item, column), []).append(entry)
-    for (item, _), entries in json_columns.items():
+    for (json_item, _), entries in json_columns.items():
         for entry in entries:
-            by_item_column.setdefault((item, column_of[entry]), []).append(entry)
-    for key in list(by_item_column):
-        if len(by_item_column[key]) < 2:
-            del by_item_column[key]
+            by_item_column.setdefault((json_item, column_of[entry]), []).append(entry)
+    lone = [place for place, members in by_item_column.items() if len(members) < 2]
+    for place in lone:
+        del by_item_column[place]
     found = _Rows(row_of, column_of, cells, tokens, by_item_column)
     index.remember(("derive-rows",), found)
     return found
