@@ -29,6 +29,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import chain
 
 from validation.engine.checks.numeric._cues import (
     CAGR,
@@ -65,6 +66,7 @@ from validation.engine.checks.numeric._matching import (
 from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
+_MAX_CANDIDATES = 600  # candidate values looked at for one number
 _NEAR_MISS = 0.15  # a slip of the writer's own operation lands this close, relatively
 _SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
 _LOG_SPREAD = 2 * math.log(_SPREAD)
@@ -110,18 +112,27 @@ def _candidates(
     whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only."""
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
-    if only:
-        for candidate in _candidates(operands, kind, periods, direction):
-            if candidate[3] in only:
-                yield candidate
-        return
+    chosen = _by_tier(amounts if kind != "points" else percents)
+    points = _by_tier(percents) if kind == "percent" else None
     for tier in range(_TIERS):
-        chosen = amounts if kind != "points" else percents
-        yield from _pairs(chosen, kind, tier, periods, direction)
-        if kind == "percent":
-            yield from _pairs(percents, "points", tier, periods, direction)
+        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
+        if points is not None:
+            found = chain(found, _pairs(points[tier], percents, "points", tier, periods, 0))
         if kind == "amount":
-            yield from _groups(amounts, tier)
+            found = chain(found, _groups(amounts, tier))
+        if only:
+            yield from (candidate for candidate in found if candidate[3] in only)
+        else:
+            yield from found
+
+
+def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
+    """Every pair of operands, by its tier (each pair's tier worked out once)."""
+    tiers: list[list[tuple[Operand, Operand]]] = [[] for _ in range(_TIERS)]
+    for i, first in enumerate(operands):
+        for second in operands[i + 1 :]:
+            tiers[_tier(first, second)].append((first, second))
+    return tiers
 
 
 def _tier(first: Operand, second: Operand) -> int:
@@ -144,49 +155,53 @@ def _tier(first: Operand, second: Operand) -> int:
 
 
 def _pairs(
-    operands: Sequence[Operand], kind: str, tier: int, periods: Sequence[int], direction: int
+    pairs: Sequence[tuple[Operand, Operand]],
+    operands: Sequence[Operand],
+    kind: str,
+    tier: int,
+    periods: Sequence[int],
+    direction: int,
 ) -> Iterator[_Candidate]:
+    if not pairs:
+        return
     values = sorted(abs(operand.value) for operand in operands)
-    for i, first in enumerate(operands):
-        for second in operands[i + 1 :]:
-            if _tier(first, second) != tier:
-                continue
-            a, b = first.value, second.value
-            ta, tb = first, second
-            if kind == "amount":
-                yield tier, abs(a - b), "{} - {}", "difference", (ta, tb)
-                yield tier, abs(a + b), "{} + {}", "sum", (ta, tb)
-                yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
-                if b:
-                    yield tier, abs(a / b), "{} / {}", "per unit", (ta, tb)
-                if a:
-                    yield tier, abs(b / a), "{} / {}", "per unit", (tb, ta)
-            elif kind == "multiple":
-                if b:
-                    yield tier, abs(a / b), "{} / {}", "multiple", (ta, tb)
-                if a:
-                    yield tier, abs(b / a), "{} / {}", "multiple", (tb, ta)
-            elif kind == "points":
-                yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
-                yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
-            elif kind == "percent":
-                for top, bottom, tt, tb_, part in (
-                    (a, b, ta, tb, first),
-                    (b, a, tb, ta, second),
-                ):
-                    if not bottom:
-                        continue
-                    if not (part.change and _wrong_base(top, bottom, direction, values)):
-                        yield tier, abs(top / bottom * 100), "{} / {} * 100", "share", (tt, tb_)
-                    change = (top - bottom) / bottom * 100
-                    if direction * change < 0:
-                        continue  # "up 15.3%" is never a change taken from the later value
-                    yield tier, abs(change), "({0} - {1}) / {1} * 100", "percent change", (tt, tb_)
-                    if top / bottom > 0:
-                        for n in _periods(first, second, periods):
-                            rate = ((top / bottom) ** (1 / n) - 1) * 100
-                            formula = "(({} / {}) ^ (1 / {}) - 1) * 100"
-                            yield tier, abs(rate), formula, "CAGR", (tt, tb_, str(n))
+    for first, second in pairs:
+        a, b = first.value, second.value
+        ta, tb = first, second
+        if kind == "amount":
+            yield tier, abs(a - b), "{} - {}", "difference", (ta, tb)
+            yield tier, abs(a + b), "{} + {}", "sum", (ta, tb)
+            yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
+            if b:
+                yield tier, abs(a / b), "{} / {}", "per unit", (ta, tb)
+            if a:
+                yield tier, abs(b / a), "{} / {}", "per unit", (tb, ta)
+        elif kind == "multiple":
+            if b:
+                yield tier, abs(a / b), "{} / {}", "multiple", (ta, tb)
+            if a:
+                yield tier, abs(b / a), "{} / {}", "multiple", (tb, ta)
+        elif kind == "points":
+            yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
+            yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
+        elif kind == "percent":
+            for top, bottom, tt, tb_, part in (
+                (a, b, ta, tb, first),
+                (b, a, tb, ta, second),
+            ):
+                if not bottom:
+                    continue
+                if not (part.change and _wrong_base(top, bottom, direction, values)):
+                    yield tier, abs(top / bottom * 100), "{} / {} * 100", "share", (tt, tb_)
+                change = (top - bottom) / bottom * 100
+                if direction * change < 0:
+                    continue  # "up 15.3%" is never a change taken from the later value
+                yield tier, abs(change), "({0} - {1}) / {1} * 100", "percent change", (tt, tb_)
+                if top / bottom > 0:
+                    for n in _periods(first, second, periods):
+                        rate = ((top / bottom) ** (1 / n) - 1) * 100
+                        formula = "(({} / {}) ^ (1 / {}) - 1) * 100"
+                        yield tier, abs(rate), formula, "CAGR", (tt, tb_, str(n))
 
 
 def _wrong_base(change: float, base: float, direction: int, values: Sequence[float]) -> bool:
@@ -328,7 +343,9 @@ def _search(
     current = 0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
-    for tier, value, formula, operation, texts in candidates:
+    for looked, (tier, value, formula, operation, texts) in enumerate(candidates):
+        if looked >= _MAX_CANDIDATES:
+            break  # the search is bounded: a hit further on would be a weak one anyway
         if tier != current:
             if hit is not None or neighbourhood >= enough:
                 break

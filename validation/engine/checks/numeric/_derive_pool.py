@@ -27,8 +27,9 @@ from validation.engine.checks.numeric._matching import Claim
 
 STATED, NEAR, NAMED, BESIDE = 4, 3, 2, 1  # operand strengths
 MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
-_MAX_POOL = 40  # operands offered to one claim
+_MAX_POOL = 24  # operands offered to one claim
 _MAX_NAMED = 3  # rows named by one text
+_COMMON = 64  # a word in more rows than this names none of them
 _REACH = 24  # claims looked at on each side for operands
 
 
@@ -58,6 +59,7 @@ class _Rows:
     cells: list[list[int]]
     tokens: list[frozenset[str]]
     by_item_column: dict[tuple[int, int], list[int]]
+    postings: dict[str, list[int]]  # the rows whose label has a word
 
 
 def _rows(index: EvidenceIndex) -> _Rows:
@@ -104,7 +106,11 @@ def _rows(index: EvidenceIndex) -> _Rows:
     lone = [place for place, members in by_item_column.items() if len(members) < 2]
     for place in lone:
         del by_item_column[place]
-    found = _Rows(row_of, column_of, cells, tokens, by_item_column)
+    postings: dict[str, list[int]] = {}
+    for row, words in enumerate(tokens):
+        for word in words:
+            postings.setdefault(word, []).append(row)
+    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings)
     index.remember(("derive-rows",), found)
     return found
 
@@ -279,10 +285,15 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
         wanted = label_tokens(text)
         if not wanted:
             continue
+        candidates: set[int] = set()
+        for token in wanted:
+            posting = rows.postings.get(token, ())
+            if len(posting) <= _COMMON:
+                candidates.update(posting)
         scored = sorted(
-            (-len(wanted & tokens), row)
-            for row, tokens in enumerate(rows.tokens)
-            if tokens and len(wanted & tokens) * 2 >= len(tokens)
+            (-len(wanted & rows.tokens[row]), row)
+            for row in candidates
+            if len(wanted & rows.tokens[row]) * 2 >= len(rows.tokens[row])
         )
         found += [row for _, row in scored[:_MAX_NAMED] if row not in own]
     return own, named
