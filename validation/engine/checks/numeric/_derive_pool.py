@@ -235,6 +235,13 @@ def pool(
             seen.add(key)
             found.append(operand)
 
+    offered: set[int] = set()  # evidence entries already offered
+
+    def add_entry(entry: int, strength: int) -> None:
+        if len(found) < _MAX_POOL and entry not in offered:
+            offered.add(entry)
+            add(_evidence_operand(index, rows, units, entry, strength))
+
     low, high = sentence
     near: list[Claim] = []
     others: list[Claim] = []
@@ -255,24 +262,26 @@ def pool(
             item = index.number(rows.cells[operand.row][0]).item
             column += rows.by_item_column.get((item, operand.column), ())
     for entry in periods:
-        add(_evidence_operand(index, rows, units, entry, NEAR))
+        add_entry(entry, NEAR)
     own, named = _named_rows(rows, claims[position].mention.label, words)
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
-            add(_evidence_operand(index, rows, units, entry, NEAR))
+            add_entry(entry, NEAR)
     for row in named:
         for entry in rows.cells[row][:MAX_GROUP]:
-            add(_evidence_operand(index, rows, units, entry, NAMED))
+            add_entry(entry, NAMED)
     for entry in column:
-        add(_evidence_operand(index, rows, units, entry, NAMED))
+        add_entry(entry, NAMED)
     later: list[int] = []
     for other in others:
+        if len(found) >= _MAX_POOL:
+            break
         operand = _report_operand(other, index, rows, units, BESIDE)
         add(operand)
         if operand.row >= 0:
             later += rows.cells[operand.row][:MAX_GROUP]
     for entry in later:
-        add(_evidence_operand(index, rows, units, entry, BESIDE))
+        add_entry(entry, BESIDE)
     return found
 
 
