@@ -28,9 +28,7 @@ from typing import Any
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings
 
-DEFAULT_SET = (
-    Path(__file__).resolve().parent.parent.parent / "shared/evaldata/llm-notes-dev.jsonl"
-)
+DEFAULT_SET = Path(__file__).resolve().parent.parent.parent / "shared/evaldata/llm-notes-dev.jsonl"
 _NUMERIC = re.compile(r"orphan|close|number|numeric|arith|scale|follows|unsupported")
 
 
