@@ -7,6 +7,11 @@ so a warm caller can build it once with :func:`build_index` and reuse it), ``num
 ``references``, ``sources``, ``format``, ``years``, ``query``, ``fields``, ``decision``, and
 ``total``.
 
+The body is read once: one :class:`~validation.engine.checks.reading.ReportReading` per
+validation, handed to every check, parses each part (blocks, sentences, citations,
+number mentions, words) when a stage first needs it; a stage's time includes what it
+was the first to read.
+
 Merging: the findings of all stages are ordered by position in the report (then by
 check, kind and message), every fix's ``finding_index`` is re-based onto that merged
 list, and fixes are ordered by offset. A fix whose FIND does not occur exactly once in
@@ -38,6 +43,7 @@ from validation.engine.caps import cap_findings, cap_numbers, shortened
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
+from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.checks.years import check_years
 from validation.engine.decision import (
@@ -110,8 +116,21 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
 
     if index is None:
         index = timed("index", lambda: build_index(bundle.evidence))
-    analyzed = timed("numbers", lambda: analyze(body, index, query=bundle.query, settings=settings))
-    references = timed("references", lambda: reference_spans(body, bundle.evidence))
+    reading = ReportReading(body, bundle.evidence)  # each part read once, when first asked
+    analyzed = timed(
+        "numbers",
+        lambda: analyze(
+            body,
+            index,
+            query=bundle.query,
+            settings=settings,
+            mentions=reading.mentions,
+            newlines=reading.newlines,
+        ),
+    )
+    references = timed(
+        "references", lambda: reference_spans(body, bundle.evidence, reading=reading)
+    )
     numeric = without_references(analyzed, references)
     source_findings, source_fixes = timed(
         "sources",
@@ -121,9 +140,10 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             numeric.claim_spans,
             numeric.report.matches,
             citations=settings.citations,
+            reading=reading,
         ),
     )
-    format_findings, format_fixes = timed("format", lambda: check_format(body))
+    format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
     )
@@ -135,7 +155,13 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
     query = timed(
         "query",
         lambda: check_query(
-            body, bundle.query, bundle.goals, settings, bundle.evidence, cited=cited
+            body,
+            bundle.query,
+            bundle.goals,
+            settings,
+            bundle.evidence,
+            cited=cited,
+            reading=reading,
         ),
     )
     fields = timed(

@@ -12,11 +12,11 @@ from dataclasses import dataclass, replace
 
 from validation.engine.checks._markdown import (
     URL,
+    Link,
     Mask,
-    find_links,
+    UrlMention,
     lines_with_offsets,
     normalize_url,
-    raw_urls,
     trim_url,
 )
 from validation.engine.types import (
@@ -53,7 +53,7 @@ class Citation:
     reference: tuple[int, int] | None = None
 
 
-class _Resolver:
+class Resolver:
     """Decides which evidence item, if any, a cited name or URL refers to."""
 
     def __init__(self, evidence: Sequence[EvidenceItem]) -> None:
@@ -143,9 +143,18 @@ def _finding(
 # ---------------------------------------------------------------- citations
 
 
-def _citations(
-    body: str, masked: str, resolver: _Resolver, findings: list[Finding]
+def read_citations(
+    body: str,
+    masked: str,
+    resolver: Resolver,
+    findings: list[Finding],
+    *,
+    links: Sequence[Link],
+    urls: Sequence[UrlMention],
 ) -> list[Citation]:
+    """Every citation of ``body`` (``masked`` is its code-blanked text, ``links`` and
+    ``urls`` the links and bare URLs read from it); a finding for each one that
+    resolves to nothing is added to ``findings``."""
     citations: list[Citation] = []
     taken = Mask(len(body))  # what is read already, so nothing is read twice
 
@@ -165,13 +174,12 @@ def _citations(
         )
 
     # 1. links and URLs
-    links = find_links(masked)
     for link in links:
         taken.mark(link.start, link.end)
         at = masked.find(link.url, link.start, link.end)
         citation = _url_citation(body, link.start, link.end, link.url, resolver, findings)
         citations.append(replace(citation, reference=(at, at + len(link.url))))
-    for url in raw_urls(masked, links):
+    for url in urls:
         taken.mark(url.start, url.end)
         citation = _url_citation(body, url.start, url.end, url.url, resolver, findings)
         citations.append(replace(citation, reference=(url.start, url.end)))
@@ -286,7 +294,7 @@ def _parts(value: str) -> list[str]:
 
 
 def _url_citation(
-    body: str, start: int, end: int, url: str, resolver: _Resolver, findings: list[Finding]
+    body: str, start: int, end: int, url: str, resolver: Resolver, findings: list[Finding]
 ) -> Citation:
     if resolver.url(url) is not None:
         return Citation(start, end, body[start:end], True)

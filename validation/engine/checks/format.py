@@ -36,21 +36,21 @@ Code blocks and inline code are never judged.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from validation.engine.checks._markdown import (
     MAX_FIXES,
     THEMATIC_BREAK,
     Block,
-    blocks,
+    UrlMention,
     closes_fence,
-    find_links,
     in_span_order,
     lines_with_offsets,
     link_label,
-    mask_code,
     raw_urls,
     unique_find,
 )
+from validation.engine.checks.reading import ReportReading
 from validation.engine.types import Finding, FixProposal, Severity
 
 CHECK = "coherent_format"
@@ -77,20 +77,25 @@ _CONNECTIVES = frozenset(
 _TERMINAL = tuple(".!?…:;\"')]}*_`>|")
 
 
-def check_format(body: str) -> tuple[list[Finding], list[FixProposal]]:
+def check_format(
+    body: str, *, reading: ReportReading | None = None
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Findings about the report's Markdown, and the fixes that can be proven.
+    ``reading`` is the report as ``validate()`` read it (made from ``body`` without it)."""
     findings: list[Finding] = []
     fixes: list[FixProposal] = []
     if not body.strip():
         findings.append(_finding("empty", "critical", "the report is empty", 0, len(body), body))
         return findings, fixes
 
-    masked = mask_code(body)
-    found_blocks = blocks(body, masked)
-    findings.extend(_fences(body))
-    findings.extend(_emphasis(body, masked, found_blocks))
+    reading = reading or ReportReading(body)
+    masked = reading.masked
+    found_blocks = list(reading.blocks)
+    findings.extend(_fences(body, reading.lines))
+    findings.extend(_emphasis(body, reading, found_blocks))
     findings.extend(_tables(body, masked, found_blocks))
-    _headings(body, masked, findings, fixes)
-    _raw_urls(body, masked, findings, fixes)
+    _headings(body, reading.masked_lines, findings, fixes)
+    _raw_urls(body, reading.urls, findings, fixes)
     findings.extend(_truncation(body, masked, found_blocks))
     findings.extend(_structure(body, found_blocks))
     return in_span_order(findings, fixes)
@@ -113,9 +118,9 @@ def _finding(
 # ---------------------------------------------------------------- fences
 
 
-def _fences(body: str) -> list[Finding]:
+def _fences(body: str, lines: Sequence[tuple[int, str]]) -> list[Finding]:
     fence: tuple[str, int, int] | None = None  # marker, start, end of the opening line
-    for offset, line in lines_with_offsets(body):
+    for offset, line in lines:
         match = _FENCE_LINE.match(line)
         if not match:
             continue
@@ -145,10 +150,11 @@ def _fences(body: str) -> list[Finding]:
 _MARKER_RUN = re.compile(r"(?<!\\)(\*+|_+)")
 
 
-def _emphasis(body: str, masked: str, found_blocks: list[Block]) -> list[Finding]:
+def _emphasis(body: str, reading: ReportReading, found_blocks: list[Block]) -> list[Finding]:
     # Link destinations and URLs may hold "_" or "*": they are not emphasis.
+    masked = reading.masked
     chars = list(masked)
-    for link in find_links(masked):
+    for link in reading.links:
         url_at = masked.find(link.url, link.start, link.end)
         for i in range(url_at, url_at + len(link.url)):
             chars[i] = " "
@@ -268,9 +274,14 @@ def _tables(body: str, masked: str, found_blocks: list[Block]) -> list[Finding]:
 # ---------------------------------------------------------------- headings
 
 
-def _headings(body: str, masked: str, findings: list[Finding], fixes: list[FixProposal]) -> None:
+def _headings(
+    body: str,
+    masked_lines: Sequence[tuple[int, str]],
+    findings: list[Finding],
+    fixes: list[FixProposal],
+) -> None:
     cap = _Cap("heading", "headings")
-    for offset, line in lines_with_offsets(masked):
+    for offset, line in masked_lines:
         if _EMPTY_HEADING.match(line) and line.strip().startswith("#"):
             if cap.take(offset, offset + len(line)):
                 findings.append(
@@ -345,9 +356,11 @@ class _Cap:
 # ---------------------------------------------------------------- raw URLs
 
 
-def _raw_urls(body: str, masked: str, findings: list[Finding], fixes: list[FixProposal]) -> None:
+def _raw_urls(
+    body: str, urls: Sequence[UrlMention], findings: list[Finding], fixes: list[FixProposal]
+) -> None:
     cap = _Cap("raw_url", "raw URLs")
-    for url in raw_urls(masked, find_links(masked)):
+    for url in urls:
         if not cap.take(url.start, url.end):
             continue
         findings.append(

@@ -96,6 +96,7 @@ from validation.engine.checks._query_words import (
     _word_terms,
     terms,
 )
+from validation.engine.checks.reading import ReportReading
 from validation.engine.report import format_confidence
 from validation.engine.types import (
     CheckName,
@@ -152,8 +153,9 @@ class _Report:
     abbreviations: set[str]
 
     @classmethod
-    def read(cls, body: str) -> _Report:
-        return cls(set(terms(body)), _initials(body), _abbreviations(body))
+    def read(cls, reading: ReportReading) -> _Report:
+        body = reading.body
+        return cls(set(reading.terms), _initials(body), _abbreviations(body))
 
 
 def _covered(topic: _Topic, report: _Report) -> set[str]:
@@ -248,12 +250,14 @@ def check_query(
     settings: EngineSettings,
     evidence: Sequence[EvidenceItem] = (),
     cited: Sequence[str] = (),
+    *,
+    reading: ReportReading | None = None,
 ) -> QueryResult:
     """Score the report against the query and each goal. `cited` are the evidence
     labels of the numbers the report states ("Capital leases", "Total liabilities"):
     "$50,049 is 0.62 percent of $8,031,229" is about what those numbers are, though
-    it never names them."""
-    report = _Report.read(body)
+    it never names them. ``reading`` is the report as ``validate()`` read it."""
+    report = _Report.read(reading or ReportReading(body, evidence))
     grounded = report
     if cited:
         report = _Report(

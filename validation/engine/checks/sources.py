@@ -58,17 +58,15 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
-from validation.engine.checks._citations import _CLOSERS, Citation, _citations, _finding, _Resolver
+from validation.engine.checks._citations import _CLOSERS, Citation, Resolver, _finding
 from validation.engine.checks._markdown import (
     MAX_FIXES,
     Block,
     Mask,
-    blocks,
     in_span_order,
-    mask_code,
-    sentences,
     unique_find,
 )
+from validation.engine.checks.reading import ReportReading
 from validation.engine.types import (
     Citations,
     EvidenceExcerpt,
@@ -82,11 +80,12 @@ MISSING_SOURCE_CONFIDENCE = 0.85
 DERIVED_SOURCE_CONFIDENCE = 0.80
 
 
-def reference_spans(body: str, evidence: Sequence[EvidenceItem]) -> list[tuple[int, int]]:
+def reference_spans(
+    body: str, evidence: Sequence[EvidenceItem], *, reading: ReportReading | None = None
+) -> list[tuple[int, int]]:
     """Spans that only name a source (``[§4.2]``, ``[^1]``, ``§4.2``, a URL): a number
     inside one is part of a reference, not a claim."""
-    citations = _citations(body, mask_code(body), _Resolver(evidence), [])
-    return sorted(c.reference for c in citations if c.reference is not None)
+    return list((reading or ReportReading(body, evidence)).references)
 
 
 def check_sources(
@@ -95,17 +94,20 @@ def check_sources(
     claim_spans: Sequence[tuple[int, int]] = (),
     matches: Sequence[NumberMatch] = (),
     citations: Citations = "claims",
+    *,
+    reading: ReportReading | None = None,
 ) -> tuple[list[Finding], list[FixProposal]]:
     """Findings about links, cited refs and uncited numeric claims (as strict as
-    ``citations`` asks); fixes adding refs."""
-    masked = mask_code(body)
-    resolver = _Resolver(evidence)
-    findings: list[Finding] = []
-    found = _citations(body, masked, resolver, findings)
+    ``citations`` asks); fixes adding refs. ``reading`` is the report as
+    ``validate()`` read it (one is made from ``body`` and ``evidence`` without it)."""
+    reading = reading or ReportReading(body, evidence)
+    read = reading.citations
+    findings: list[Finding] = list(read.findings)
+    found = list(read.citations)
     fixes: list[FixProposal] = []
     if evidence and claim_spans and citations == "claims":
         uncited, units = _missing_sources(
-            body, masked, claim_spans, matches, found, resolver, findings, fixes
+            reading, claim_spans, matches, found, read.resolver, findings, fixes
         )
         if uncited:
             findings.append(
@@ -141,35 +143,30 @@ def _policy_finding(message: str) -> Finding:
 
 
 def _missing_sources(
-    body: str,
-    masked: str,
+    reading: ReportReading,
     claim_spans: Sequence[tuple[int, int]],
     matches: Sequence[NumberMatch],
     citations: list[Citation],
-    resolver: _Resolver,
+    resolver: Resolver,
     findings: list[Finding],
     fixes: list[FixProposal],
 ) -> tuple[int, int]:
     """Report each uncited unit (sentence, table) with numeric claims; returns how many
     were uncited and how many units hold claims."""
-    found_blocks = blocks(body, masked)
-    coverage = _Coverage(body, citations, found_blocks)
-    units: list[tuple[int, int, Block]] = []
-    for block in found_blocks:
-        units.extend((start, end, block) for start, end in sentences(body, block))
-
-    units.sort(key=lambda unit: unit[0])
-    starts = [start for start, _, _ in units]
+    body = reading.body
+    coverage = _Coverage(reading, citations)
+    units = reading.sentences
+    starts = [unit.start for unit in units]
     claims_by_unit: dict[int, list[tuple[int, int]]] = {}
     for claim in sorted(set(claim_spans)):
         index = bisect_right(starts, claim[0]) - 1
-        if index >= 0 and claim[0] < units[index][1]:
+        if index >= 0 and claim[0] < units[index].end:
             claims_by_unit.setdefault(index, []).append(claim)
 
     uncited = 0
     by_start = _ByStart(matches)
     for index, claims in sorted(claims_by_unit.items()):
-        start, end, block = units[index]
+        start, end, block = units[index].start, units[index].end, units[index].block
         if coverage.cited(start, end, block):
             continue
         uncited += 1
@@ -199,8 +196,10 @@ def _missing_sources(
 class _Coverage:
     """Answers "is this sentence cited?" in O(sentence length + log citations)."""
 
-    def __init__(self, body: str, citations: list[Citation], found_blocks: list[Block]) -> None:
-        self.body = body
+    def __init__(self, reading: ReportReading, citations: list[Citation]) -> None:
+        self.body = body = reading.body
+        self.reading = reading
+        found_blocks = reading.blocks
         self.spans = Mask(len(body))
         for citation in citations:
             self.spans.mark(citation.start, max(citation.end, citation.start + 1))
@@ -226,7 +225,7 @@ class _Coverage:
 
     def _wide_label_in(self, start: int, end: int, *, first_line: bool = False) -> bool:
         for label in self.wide[bisect_left(self.wide, start) : bisect_left(self.wide, end)]:
-            if not first_line or _line_start(self.body, label) == start:
+            if not first_line or self.reading.line_start(label) == start:
                 return True
         return False
 
@@ -245,17 +244,13 @@ class _ByStart:
         return [self.matches[position] for position in sorted(inside)]
 
 
-def _line_start(body: str, position: int) -> int:
-    return body.rfind("\n", 0, position) + 1
-
-
 def _cite_fix(
     body: str,
     start: int,
     end: int,
     claims: list[tuple[int, int]],
     matches: Sequence[NumberMatch],
-    resolver: _Resolver,
+    resolver: Resolver,
     finding_index: int,
 ) -> FixProposal | None:
     supported = [

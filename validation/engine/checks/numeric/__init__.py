@@ -7,6 +7,10 @@ Its public face is small::
     index = build_index(bundle.evidence)      # the evidence index (reusable)
     result = analyze(body, index, settings=settings)
 
+``validate()`` reads the body once for every check (``checks/reading.py``) and passes
+its number mentions and line breaks here (``analyze(..., mentions=, newlines=)``);
+called alone, ``analyze`` reads them itself with ``extract`` and ``newlines_of``.
+
 The work is done in private modules, in the order a number travels:
 
 - reading numbers: ``_extract`` (mentions in text) with ``_lexicon`` (the words
@@ -29,14 +33,15 @@ The work is done in private modules, in the order a number travels:
   evaluating an expression), ``_arithmetic``, ``_equations``, ``_links`` and
   ``_precision`` (checking it);
 - the check itself: ``_check`` (``analyze``), ``_context`` (citations, lines and
-  sentences), ``_outcome`` (``NumericResult`` and what the steps share), ``_assemble``
-  (one outcome per number) and ``_findings`` (findings and fixes).
+  sentences, ``newlines_of``), ``_outcome`` (``NumericResult`` and what the steps
+  share), ``_assemble`` (one outcome per number) and ``_findings`` (findings and fixes).
 
 ``_types`` holds what both halves share (``NumberMention``, the expression tree,
 ``WrittenCalculation``, ``CheckedCalculation``), so no two modules import each other.
 """
 
 from validation.engine.checks.numeric._check import analyze, reset_caches
+from validation.engine.checks.numeric._context import newlines_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
 from validation.engine.checks.numeric._extract import extract, extract_values
 from validation.engine.checks.numeric._outcome import NumericResult
@@ -51,5 +56,6 @@ __all__ = [
     "build_index",
     "extract",
     "extract_values",
+    "newlines_of",
     "reset_caches",
 ]

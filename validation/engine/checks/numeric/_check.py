@@ -56,10 +56,10 @@ from validation.engine.checks.numeric._context import (
     _citations,
     _cited_in,
     _line,
-    _newlines,
     _query_numbers,
     _quoted,
     _sentence,
+    newlines_of,
 )
 from validation.engine.checks.numeric._derive import rescue
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -100,14 +100,20 @@ def analyze(
     *,
     query: str = "",
     settings: EngineSettings,
+    mentions: Sequence[NumberMention] | None = None,
+    newlines: list[int] | None = None,
 ) -> NumericResult:
-    """Judge every numeric claim of `body` against `index` (see the module docstring)."""
+    """Judge every numeric claim of `body` against `index` (see the module docstring).
+
+    `mentions` and `newlines` are what `extract` and `newlines_of` read from `body`,
+    when the caller has read them already (`validate()` passes its report reading's)."""
     tolerance = settings.relative_tolerance
-    mentions = extract(body)
+    mentions = extract(body) if mentions is None else list(mentions)
     quoted = _query_numbers(query)
 
     citations = _citations(body, index)
-    newlines = _newlines(body)
+    if newlines is None:
+        newlines = newlines_of(body)
     claims: list[Claim] = []
     by_position: dict[int, Claim] = {}
     named_until = -1  # the end of the last number that is part of a name

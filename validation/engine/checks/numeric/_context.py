@@ -63,7 +63,7 @@ def _quoted(mention: NumberMention, quoted: set[Decimal]) -> bool:
     return bool(quoted) and (abs(mention.written) in quoted or abs(mention.value) in quoted)
 
 
-def _newlines(body: str) -> list[int]:
+def newlines_of(body: str) -> list[int]:
     """Positions of every line break: a line's bounds by bisect, where a search of the
     body from each number made a report without line breaks quadratic."""
     return [match.start() for match in _NEWLINE.finditer(body)]
