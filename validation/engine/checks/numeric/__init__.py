@@ -26,7 +26,10 @@ The work is done in private modules, in the order a number travels:
 - derivation and support: ``_operations`` (operands and outcomes), ``_cues`` (what
   the words say), ``_search`` and ``_paired`` (the bounded search for an operation),
   ``_support`` (grounding), ``_misses`` (what a failed search means), ``_references``
-  (numbers that refer to something else);
+  (numbers that refer to something else), ``_derive`` with ``_derive_pool`` (the
+  closed search for what the writer computed a still-unsupported number from,
+  accepted by its chance of a coincidence; a result that needs another period's cell
+  flags the stated one);
 - written calculations: ``_calculations`` and ``_expressions`` (reading and
   evaluating an expression), ``_arithmetic``, ``_equations``, ``_links`` and
   ``_precision`` (checking it);

@@ -13,6 +13,7 @@ from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._findings import (
     _arithmetic_finding,
     _close_finding,
+    _period_finding,
     _scale_finding,
     _worded_finding,
 )
@@ -57,6 +58,10 @@ def _assemble(
         status = match["status"]
         if status in ("exact", "rounded", "derived"):
             supported += 1
+        elif claim.other_period is not None:
+            close.append(position)
+            suspicious.append(position)
+            _period_finding(body, index, claim, claim.other_period, result)
         elif wrong_calculation(claim):
             suspicious.append(position)
             _arithmetic_finding(body, claim, result)
@@ -120,6 +125,16 @@ def _number_match(claim: Claim) -> dict[str, Any] | None:
             formula=f"{calculation.calculation.expression} = {calculation.exact}",
         )
     hit = claim.hit
+    if claim.other_period is not None:
+        other = claim.other_period
+        return _number_match_of(
+            **base,
+            status="close_but_wrong",
+            evidence_value=other.full_value,
+            source_ref=other.source_ref,
+            evidence_label=other.label,
+            formula=claim.other_period_proof,
+        )
     if hit is not None:
         return _number_match_of(
             **base,

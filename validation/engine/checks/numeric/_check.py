@@ -61,6 +61,7 @@ from validation.engine.checks.numeric._context import (
     _sentence,
     newlines_of,
 )
+from validation.engine.checks.numeric._derive import rescue
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._expressions import evaluate_all, render
 from validation.engine.checks.numeric._extract import extract
@@ -196,6 +197,7 @@ def analyze(
     claims = kept
 
     _ground(body, claims, index, newlines)
+    rescue(body, claims, index, lambda start, end: _sentence(body, newlines, start, end))
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     return _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)

@@ -184,6 +184,52 @@ def _scale_finding(
     )
 
 
+def _period_finding(
+    body: str, index: EvidenceIndex, claim: Claim, other: EvidenceNumber, result: _Output
+) -> None:
+    """A number of a row whose result, stated beside it, follows from another cell of
+    the same row: the writer quoted the wrong period. Fixed to that cell."""
+    mention = claim.mention
+    hit = claim.hit
+    assert hit is not None
+    finding_index = len(result.finding_dicts)
+    excerpt = index.excerpt(other.entry)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "close_but_wrong",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" is {_short_label(hit.number.label)} {hit.number.raw} in '
+                f"{hit.number.source_ref}, but the result stated from it needs the same "
+                f"line's {other.raw} ({claim.other_period_proof}): another period's figure"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [excerpt],
+        }
+    )
+    same_kind = other.written if hit.number.mantissa else other.value
+    replacement = replace_digits(mention, abs(same_kind) / hit.factor)
+    if replacement == mention.text or result.fixes_full():
+        return
+    found, call = _evidence_search(claim, other, result)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"evidence {found}",
+            confidence=0.85,
+            kind="close_but_wrong",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[excerpt],
+        )
+    )
+
+
 def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> None:
     """A result stated in words that its operation over supported numbers misses."""
     mention = claim.mention
