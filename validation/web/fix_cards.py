@@ -419,7 +419,7 @@ def _actions_html(card: FixCard, flags: CardFlags) -> str:
             f'maxlength="20000">{esc(fix.replace)}</textarea>'
             '<button type="submit" class="btn btn--primary">Save edit</button>'
             '<span class="hint">re-verified on save: accepted when its proof agrees; one it '
-            "contradicts stays to review, with the contradiction shown, for you to accept alone</span>"
+            "contradicts stays to review, its contradiction shown, for you to accept alone</span>"
             "</form></details>"
         )
     if status in _UNDOABLE:
