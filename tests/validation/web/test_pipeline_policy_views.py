@@ -53,10 +53,8 @@ def test_the_review_page_shows_the_pipeline_threshold_and_its_candidates(
 ) -> None:
     analysis, _ = _with_a_fix_at(request.getfixturevalue(which), 0.6)
     html = client_for(reviewer).get(reverse("analysis_review", args=[analysis.pk])).content.decode()
-    assert (
-        f'name="min_confidence" type="number" min="0" max="1" step="0.01" inputmode="decimal" value="{threshold}"'
-        in html
-    )
+    field = html.split('id="bulk-threshold"', 1)[1].split(">", 1)[0]
+    assert 'name="min_confidence"' in field and f'value="{threshold}"' in field
     assert f"Accept <span data-bulk-count>{candidates}</span>" in html
 
 
