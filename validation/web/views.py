@@ -127,19 +127,11 @@ def policy(request: HtmxHttpRequest) -> HttpResponse:
     """A Policy, read-only, for reviewers (admins change it in the Django admin): the default,
     or with ``?pipeline=SLUG`` the one that judges that pipeline (its own, else the default)."""
     require_reviewer(request)
-    slug = request.GET.get("pipeline", "").strip()
-    pipeline = None
-    if slug:
-        try:
-            pipeline = services.pipeline_get(slug)
-        except RedlineError as error:
-            raise Http404(str(error)) from None
-    current = services.policy_of(pipeline)
-    context = {
-        "policy": current,
-        "pipeline": pipeline,
-        "rows": presenters.policy_rows(current),
-    }
+    try:
+        pipeline, current = services.policy_shown(request.GET.get("pipeline", ""))
+    except RedlineError as error:
+        raise Http404(str(error)) from None
+    context = {"policy": current, "pipeline": pipeline, "rows": presenters.policy_rows(current)}
     return render(request, "validation/policy.html", context)
 
 
