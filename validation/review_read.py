@@ -14,11 +14,22 @@ from weakref import WeakKeyDictionary
 
 from django.contrib.auth.models import User
 from django.db import DEFAULT_DB_ALIAS, connections
-from django.db.models import Count, IntegerField, Model, OuterRef, QuerySet, Subquery, Value
+from django.db.models import (
+    Count,
+    F,
+    IntegerField,
+    Model,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+)
 from django.db.models.functions import Coalesce
 
 from analyses.models import Analysis, Revision
 from validation.models import Attempt, AuditEvent, Fix, Policy
+from validation.models.policy import DEFAULT_POLICY_ID
 from validation.selectors import FixCounts
 
 
@@ -26,8 +37,9 @@ from validation.selectors import FixCounts
 class FixUnderReview:
     """A fix as a review action reads it, in one query (under the analysis lock when the
     action writes): the fix with its revision and analysis, the current revision and the
-    latest attempt, the Policy, and the counts of the fix's revision. What the action
-    checks, and all its htmx answer shows: the card's review part, the footer, the claim."""
+    latest attempt, the Policy of the analysis' pipeline (its own, else the default), and
+    the counts of the fix's revision. What the action checks, and all its htmx answer shows:
+    the card's review part, the footer, the claim."""
 
     fix: Fix
     analysis: Analysis
@@ -61,6 +73,8 @@ def is_bulk_candidate(fix: Fix, policy: Policy) -> bool:
 
 # The Policy columns a review action and its answer use, read with the fix.
 _POLICY_FIELDS = (
+    "id",
+    "pipeline_id",
     "max_revise_loops",
     "max_retry_loops",
     "max_total_loops",
@@ -124,7 +138,7 @@ def fix_under_review(*, fix_id: int, analysis_id: int, lock: bool) -> FixUnderRe
         "analysis_id": analysis_id,
         "number": values["current_revision_number"],
     }
-    policy = {"id": 1, **{name: values[f"policy_{name}"] for name in _POLICY_FIELDS}}
+    policy = {name: values[f"policy_{name}"] for name in _POLICY_FIELDS}
     return FixUnderReview(
         fix=fix,
         analysis=analysis,
@@ -207,7 +221,7 @@ def _review_queryset() -> QuerySet[Fix, Any]:
     analysis = OuterRef("revision__analysis_id")
     revisions = Revision.objects.filter(analysis_id=analysis).order_by("-number")
     latest = Attempt.objects.filter(analysis_id=analysis).order_by("-number")
-    policy = Policy.objects.filter(pk=1)
+    policy = _policy_of(OuterRef("revision__analysis__pipeline_id"))
     siblings = (
         Fix.objects.filter(revision_id=OuterRef("revision_id")).order_by().values("revision_id")
     )
@@ -218,7 +232,11 @@ def _review_queryset() -> QuerySet[Fix, Any]:
         siblings.filter(
             status=Fix.Status.PROPOSED,
             verified=True,
-            confidence__gte=Subquery(policy.values("fix_confidence_threshold")[:1]),
+            confidence__gte=Subquery(
+                _policy_of(OuterRef(OuterRef("revision__analysis__pipeline_id"))).values(
+                    "fix_confidence_threshold"
+                )[:1]
+            ),
         ).exclude(edit_check=Fix.EditCheck.UNVERIFIED)
     )
     counts["n_carried"] = _count_of(
@@ -237,6 +255,14 @@ def _review_queryset() -> QuerySet[Fix, Any]:
         .values_list(*_review_columns(annotations))
     )
     return rows
+
+
+def _policy_of(pipeline_id: OuterRef) -> QuerySet[Policy, Policy]:
+    """The policy of the pipeline `pipeline_id` points at, first; the default after it (what
+    ``Policy.for_pipeline`` reads, as a subquery of the review query)."""
+    return Policy.objects.filter(Q(pipeline_id=pipeline_id) | Q(pk=DEFAULT_POLICY_ID)).order_by(
+        F("pipeline_id").asc(nulls_last=True)
+    )
 
 
 def _count_of(rows: QuerySet[Fix, Any]) -> Coalesce:

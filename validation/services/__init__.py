@@ -44,6 +44,7 @@ from validation.services.pipelines import (
     policy_of,
     policy_rows,
     policy_set,
+    policy_shown,
 )
 from validation.services.rates import api_token_throttle, rate_cache_state
 from validation.services.review import (
@@ -109,6 +110,7 @@ __all__ = [
     "policy_of",
     "policy_rows",
     "policy_set",
+    "policy_shown",
     "rate_cache_state",
     "sweep_stale_attempts",
 ]

@@ -1,4 +1,5 @@
-"""Claims: a reviewer holds an analysis for Policy.claim_minutes while acting on it.
+"""Claims: a reviewer holds an analysis for Policy.claim_minutes while acting on it (the
+claim time of the analysis' pipeline's policy: its own, else the default's).
 
 Every review action auto-claims an unclaimed (or expired) analysis for the acting reviewer
 and refuses with ``ClaimedByOther`` while someone else's claim runs."""
@@ -52,12 +53,13 @@ def claim_for_action(
     `lazy` (the fix review keys): a claim the user holds with more than half of
     Policy.claim_minutes left is not written again, so a reviewer pressing "a" a hundred
     times an hour keeps it alive with one UPDATE every few minutes, not one per key.
-    `policy`: the Policy when the caller has read it already. `events`: where to put the
+    `policy`: the analysis' pipeline's Policy when the caller has read it already.
+    `events`: where to put the
     Claimed audit event, unsaved, for the caller to write with its own."""
     holder = _claim_holder(analysis, now)
     if holder is not None and holder != user.pk:
         raise _claimed_by_other(analysis)
-    minutes = (policy or Policy.load()).claim_minutes
+    minutes = (policy or Policy.for_pipeline(analysis.pipeline_id)).claim_minutes
     left = analysis.claimed_until - now if analysis.claimed_until else None
     if lazy and holder is not None and left is not None and left > timedelta(minutes=minutes) / 2:
         return
@@ -103,26 +105,36 @@ def analysis_release(*, analysis: Analysis, user: User) -> Analysis:
 
 def analysis_claim_next(*, user: User) -> Analysis | None:
     """Claim the oldest in-review analysis nobody holds (or whose claim expired); None if none.
+    The claim lasts its pipeline's policy's claim time.
 
     On PostgreSQL, rows another reviewer is claiming right now are skipped (SKIP LOCKED); on
     SQLite, which has no row locks, a compare-and-swap on the claim columns decides who wins.
     """
     now = timezone.now()
-    minutes = Policy.load().claim_minutes
-    until = now + timedelta(minutes=minutes)
     free = Q(claimed_by__isnull=True) | Q(claimed_until__lte=now)
     queue = Analysis.objects.filter(free, status=Status.IN_REVIEW).order_by("created_at", "id")
+    minutes_of: dict[int, int] = {}
+
+    def claim_minutes(pipeline_id: int) -> int:
+        if pipeline_id not in minutes_of:
+            minutes_of[pipeline_id] = Policy.for_pipeline(pipeline_id).claim_minutes
+        return minutes_of[pipeline_id]
+
     with transaction.atomic():
         if connection.features.has_select_for_update_skip_locked:
             analysis = queue.select_for_update(skip_locked=True).first()
             if analysis is None:
                 return None
+            minutes = claim_minutes(analysis.pipeline_id)
+            until = now + timedelta(minutes=minutes)
             analysis.claimed_by = user
             analysis.claimed_until = until
             analysis.save(update_fields=["claimed_by", "claimed_until", "updated_at"])
         else:
             analysis = None
-            for pk in queue.values_list("pk", flat=True)[:20]:
+            for pk, pipeline_id in queue.values_list("pk", "pipeline_id")[:20]:
+                minutes = claim_minutes(pipeline_id)
+                until = now + timedelta(minutes=minutes)
                 # Compare-and-swap: only still-free rows are taken; 0 rows means someone won.
                 taken = Analysis.objects.filter(free, pk=pk, status=Status.IN_REVIEW).update(
                     claimed_by=user, claimed_until=until, updated_at=now

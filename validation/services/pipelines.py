@@ -51,6 +51,12 @@ def policy_of(pipeline: Pipeline | None) -> Policy:
     return Policy.for_pipeline(pipeline.pk if pipeline is not None else None)
 
 
+def policy_shown(slug: str) -> tuple[Pipeline | None, Policy]:
+    """The pipeline named `slug` and the policy that judges it; blank: (None, the default)."""
+    pipeline = pipeline_get(slug.strip()) if slug.strip() else None
+    return pipeline, policy_of(pipeline)
+
+
 def policy_rows(policy: Policy) -> list[tuple[str, str]]:
     """(field, value as text) of every setting, in the order of the fields."""
     return [(name, _text(getattr(policy, name))) for name in POLICY_SETTINGS]

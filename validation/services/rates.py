@@ -33,13 +33,13 @@ def api_token_throttle(*, token: ApiToken, policy: Policy | None = None) -> floa
     The count lives in the cache (shared by every process when REDLINE_CACHE_URL points at
     Redis), keyed by token and minute: a fixed window, one atomic increment per request.
     The rate is `policy`'s, else the one ``api_token_authenticate`` read with the token, else
-    the Policy row's.
+    that of the token's pipeline's policy (its own, else the default).
     """
     if policy is not None:
         limit = policy.api_rate_per_minute
     else:
         read: int | None = getattr(token, "policy_rate", None)
-        limit = read if read is not None else _rate_per_minute()
+        limit = read if read is not None else _rate_per_minute(token)
     now = time.time()
     minute = int(now // 60)
     key = f"redline:api-rate:{token.pk}:{minute}"
@@ -49,10 +49,9 @@ def api_token_throttle(*, token: ApiToken, policy: Policy | None = None) -> floa
     return float(max(1, math.ceil((minute + 1) * 60 - now)))
 
 
-def _rate_per_minute() -> int:
-    """The Policy's API rate: one column of the one row, not the whole Policy per request."""
-    rate = Policy.objects.filter(pk=1).values_list("api_rate_per_minute", flat=True).first()
-    return rate if rate is not None else Policy.load().api_rate_per_minute
+def _rate_per_minute(token: ApiToken) -> int:
+    """The API rate of the token's pipeline's policy (its own, else the default's)."""
+    return Policy.for_pipeline(token.pipeline_id).api_rate_per_minute
 
 
 def _count(key: str, minute: int) -> int:

@@ -22,14 +22,23 @@ from django.utils import timezone
 from analyses.models import Pipeline
 from redline_errors import InvalidInput, NotAllowed
 from validation.models import ApiToken, ApiTokenEvent, Policy
+from validation.models.policy import DEFAULT_POLICY_ID
 
 TOKEN_PREFIX = "rl_"
 # last_used_at is written at most this often per token: one UPDATE per request would make
 # every API call (200+/s under load) contend for the token's row.
 LAST_USED_RESOLUTION = timedelta(seconds=30)
-# The Policy's API rate, as a column of the token query (a Subquery costs more to compile).
-_POLICY_RATE_SQL = 'SELECT "{column}" FROM "{table}" WHERE "id" = 1'.format(
-    column=Policy._meta.get_field("api_rate_per_minute").column, table=Policy._meta.db_table
+# The API rate of the token's pipeline's policy (its own, else the default's), as a column of
+# the token query (a Subquery costs more to compile).
+_POLICY_RATE_SQL = (
+    'COALESCE((SELECT p."{column}" FROM "{table}" p '
+    'WHERE p."pipeline_id" = "{tokens}"."pipeline_id"), '
+    '(SELECT p."{column}" FROM "{table}" p WHERE p."id" = {default}))'
+).format(
+    column=Policy._meta.get_field("api_rate_per_minute").column,
+    table=Policy._meta.db_table,
+    tokens=ApiToken._meta.db_table,
+    default=DEFAULT_POLICY_ID,
 )
 
 
@@ -153,8 +162,9 @@ def api_token_authenticate(raw: str) -> ApiToken | None:
     """The live token whose secret is `raw` (its user and its pipeline active), or None.
     Records its use.
 
-    The token, its user and the Policy's API rate come in one query: the rate as the
-    ``policy_rate`` attribute (None when there is no Policy row yet), which
+    The token, its user and the API rate of its pipeline's policy (its own, else the
+    default's) come in one query: the rate as the ``policy_rate`` attribute (None when there
+    is no Policy row yet), which
     ``api_token_throttle`` reads instead of asking the database again. The query filters on
     the digest alone (unique), and revocation and the user's state are checked on the row:
     the same answer, for about half the ORM's CPU of the three-condition query."""

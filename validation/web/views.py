@@ -124,13 +124,14 @@ def queue_next(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def policy(request: HtmxHttpRequest) -> HttpResponse:
-    """The Policy, read-only, for reviewers (admins change it in the Django admin)."""
+    """A Policy, read-only, for reviewers (admins change it in the Django admin): the default,
+    or with ``?pipeline=SLUG`` the one that judges that pipeline (its own, else the default)."""
     require_reviewer(request)
-    current = Policy.load()
-    context = {
-        "policy": current,
-        "rows": presenters.policy_rows(current),
-    }
+    try:
+        pipeline, current = services.policy_shown(request.GET.get("pipeline", ""))
+    except RedlineError as error:
+        raise Http404(str(error)) from None
+    context = {"policy": current, "pipeline": pipeline, "rows": presenters.policy_rows(current)}
     return render(request, "validation/policy.html", context)
 
 
@@ -333,7 +334,7 @@ def fixes_bulk_accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     require_reviewer(request)
     status = 200
     try:
-        threshold = _parse_threshold(request.POST.get("min_confidence"))
+        threshold = _parse_threshold(request.POST.get("min_confidence"), analysis)
         accepted = services.fixes_bulk_accept(
             analysis=analysis, user=request.user, min_confidence=threshold
         )
@@ -354,9 +355,10 @@ def fixes_bulk_accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return response
 
 
-def _parse_threshold(raw: str | None) -> float:
+def _parse_threshold(raw: str | None, analysis: Analysis) -> float:
+    """The threshold the form sent; none: the one of the analysis' pipeline's policy."""
     if raw is None or raw.strip() == "":
-        return Policy.load().fix_confidence_threshold
+        return Policy.for_pipeline(analysis.pipeline_id).fix_confidence_threshold
     try:
         value = float(raw)
     except ValueError:
