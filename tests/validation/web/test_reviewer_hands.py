@@ -156,12 +156,13 @@ def test_a_fail_in_review_explains_its_checks_and_signs_off_only_with_a_comment(
     assert "<strong>Claims supported</strong> failed: 2 numbers found in no evidence" in page
     assert "The validator rated this FAIL" in page  # the sign-off form warns
 
-    refused = client.post(reverse("analysis_sign_off", args=[review.analysis.pk]), **HX)
+    seen = {"revision": review.revision.number}  # the revision the reviewer read
+    refused = client.post(reverse("analysis_sign_off", args=[review.analysis.pk]), seen, **HX)
     assert refused.status_code == 422 or refused.status_code == 409
     Fix.objects.filter(revision=review.revision).update(status="rejected", reason="no")
     client.post(
         reverse("analysis_sign_off", args=[review.analysis.pk]),
-        {"comment": "False alarms: the numbers are in the filing."},
+        {"comment": "False alarms: the numbers are in the filing.", **seen},
         **HX,
     )
     analysis = Analysis.objects.get(pk=review.analysis.pk)
@@ -181,7 +182,9 @@ def test_the_dashboard_nav_shows_the_queue_count(client: Client, review: Review)
 def test_the_nav_count_follows_a_sign_off_out_of_band(client: Client, review: Review) -> None:
     Fix.objects.filter(revision=review.revision).update(status="rejected", reason="no")
     response = client.post(
-        reverse("analysis_sign_off", args=[review.analysis.pk]), {"comment": "ok"}, **HX
+        reverse("analysis_sign_off", args=[review.analysis.pk]),
+        {"comment": "ok", "revision": review.revision.number},
+        **HX,
     )
     html = response.content.decode()
     assert '<span id="nav-queue-count" class="count" hx-swap-oob="true"></span>' in html
