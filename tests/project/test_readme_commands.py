@@ -41,9 +41,18 @@ RUN_TIMEOUT = 240
 
 
 def _section(text: str, title: str) -> str:
+    """The section's text, less its fenced code blocks (the webhook check in Python is
+    code to read, not a command to run)."""
     start = text.index(f"## {title}\n")
     end = text.find("\n## ", start + 1)
-    return text[start : end if end != -1 else None]
+    kept: list[str] = []
+    fenced = False
+    for line in text[start : end if end != -1 else None].splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            kept.append(line)
+    return "\n".join(kept)
 
 
 def readme_commands() -> list[str]:
