@@ -185,11 +185,14 @@ def fresh_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     # venv is installed as this checkout's make left it, so the copy's pyproject.toml is
     # dated no later than the install.
     stamp = ROOT / ".venv" / ".installed"
-    if stamp.exists():
-        installed = stamp.stat().st_mtime
-        pyproject = copy / "pyproject.toml"
-        if pyproject.stat().st_mtime > installed:
-            os.utime(pyproject, (installed - 1, installed - 1))
+    if not stamp.exists():
+        # A venv made by hand has no stamp: make in the copy would then reinstall the
+        # package into it from the copy, and this checkout's venv would run the copy's code.
+        pytest.skip("the checkout's .venv was not installed by `make install` (no .installed)")
+    installed = stamp.stat().st_mtime
+    pyproject = copy / "pyproject.toml"
+    if pyproject.stat().st_mtime > installed:
+        os.utime(pyproject, (installed - 1, installed - 1))
     yield copy
 
 
