@@ -179,20 +179,18 @@ def fresh_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         target = copy / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)  # keeps mtimes: make sees the venv as installed
-    (copy / ".venv").symlink_to(ROOT / ".venv")
-    # The copy's .venv is this checkout's: make must never reinstall the package from the
-    # copy into it (the editable install would then point at a temporary directory). The
-    # venv is installed as this checkout's make left it, so the copy's pyproject.toml is
-    # dated no later than the install.
-    stamp = ROOT / ".venv" / ".installed"
-    if not stamp.exists():
-        # A venv made by hand has no stamp: make in the copy would then reinstall the
-        # package into it from the copy, and this checkout's venv would run the copy's code.
-        pytest.skip("the checkout's .venv was not installed by `make install` (no .installed)")
-    installed = stamp.stat().st_mtime
-    pyproject = copy / "pyproject.toml"
-    if pyproject.stat().st_mtime > installed:
-        os.utime(pyproject, (installed - 1, installed - 1))
+    # The copy uses this checkout's venv, entry by entry, with a stamp of its own that is
+    # newer than its pyproject.toml: make in the copy never reinstalls the package into
+    # the shared venv (an editable install from the copy would leave this checkout's
+    # scripts running a temporary directory's code).
+    venv = copy / ".venv"
+    venv.mkdir()
+    for entry in (ROOT / ".venv").iterdir():
+        if entry.name != ".installed":
+            (venv / entry.name).symlink_to(entry)
+    pyproject = (copy / "pyproject.toml").stat().st_mtime
+    (venv / ".installed").touch()
+    os.utime(venv / ".installed", (pyproject + 1, pyproject + 1))
     yield copy
 
 
