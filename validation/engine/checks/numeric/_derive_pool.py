@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import lru_cache
 
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -324,8 +325,17 @@ _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
 def periods_named(words: str) -> list[int]:
     """The counts of periods between the years a sentence names ("since 2015" in a
     sentence about 2019: four)."""
+    return list(_periods_named(words))
+
+
+@lru_cache(maxsize=16)
+def _periods_named(words: str) -> tuple[int, ...]:
+    # Each number of a sentence asks for its sentence's periods: a wall that is one sentence
+    # is read once, not once per number searched.
     years = sorted({int(year) for year in _YEAR.findall(words)})
-    return sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
+    return tuple(
+        sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
+    )
 
 
 _CHANGE_FORMULA = re.compile(r"\((?P<a>[^()]+) - (?P<b>[^()]+)\) / (?P<base>[^()]+) \* 100")
