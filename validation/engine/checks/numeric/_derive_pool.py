@@ -77,14 +77,14 @@ def _rows(index: EvidenceIndex) -> _Rows:
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
-        number = index.number(entry)
-        label = number.label
+        item = index.item_of(entry)
+        label = index.label_of(entry)  # the record itself is built only for an operand
         column_key = ""
-        if index.items[number.item].text is None and "." in label:
+        if index.items[item].text is None and "." in label:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
-        key = (number.item, label)
+        key = (item, label)
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
             tokens.append(label_tokens(label))
@@ -94,11 +94,11 @@ def _rows(index: EvidenceIndex) -> _Rows:
         column_of[entry] = len(cells[row])
         cells[row].append(entry)
         if column_key:
-            json_columns.setdefault((number.item, column_key), []).append(entry)
+            json_columns.setdefault((item, column_key), []).append(entry)
     for entries in cells:
-        if len(entries) < 2 or index.items[index.number(entries[0]).item].text is None:
+        if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
             continue  # a lone number (prose) is no table row; JSON has its keys
-        item = index.number(entries[0]).item
+        item = index.item_of(entries[0])
         for column, entry in enumerate(entries):
             by_item_column.setdefault((item, column), []).append(entry)
     for (json_item, _), entries in json_columns.items():
