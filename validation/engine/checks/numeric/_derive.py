@@ -67,6 +67,7 @@ from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
 _MAX_CANDIDATES = 600  # candidate values looked at for one number
+_MARGIN = 1 + 1e-9  # past `enough` by more than a rounding error
 _NEAR_MISS = 0.15  # a slip of the writer's own operation lands this close, relatively
 _SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
 _LOG_SPREAD = 2 * math.log(_SPREAD)
@@ -358,6 +359,8 @@ def _search(
                     hit = (tier, value, formula, operation, texts, target, width)
                 elif tier == 0 and off <= target * _NEAR_MISS:
                     missed.add(operation)
+        if neighbourhood >= enough * _MARGIN:
+            return None  # a chance that only grows is past ACCEPT already: no hit can pass
     if hit is None:
         return None
     tier, value, formula, operation, texts, target, width = hit
