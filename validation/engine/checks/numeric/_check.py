@@ -204,12 +204,12 @@ def analyze(
     rescue(body, claims, index, lambda start, end: _sentence(body, newlines, start, end))
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
-    result = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
+    numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
     if unread:
         first = unread[0]
         total = len(mentions) + len(unread)
-        result.findings.append(numbers_limit_finding(total, first.start, first.end, first.text))
-    return result
+        numeric.findings.append(numbers_limit_finding(total, first.start, first.end, first.text))
+    return numeric
 
 
 # ------------------------------------------------------------------ support
