@@ -142,7 +142,8 @@ def _tier(first: Operand, second: Operand) -> int:
     label), or one stated in it and the other in the same row or column; 2 one near and
     the other in its row or column or stated elsewhere in the report; 3 one of them
     named by the sentence; 4 neither."""
-    weaker, stronger = sorted((first.strength, second.strength))
+    a, b = first.strength, second.strength
+    weaker, stronger = (a, b) if a <= b else (b, a)
     if weaker == STATED:
         return 0
     linked = (first.row >= 0 and first.row == second.row) or (
@@ -165,7 +166,8 @@ def _pairs(
 ) -> Iterator[_Candidate]:
     if not pairs:
         return
-    values = sorted(abs(operand.value) for operand in operands)
+    # What a percentage's base is checked against (`_wrong_base`); no other kind reads it.
+    values = sorted(abs(operand.value) for operand in operands) if kind == "percent" else []
     for first, second in pairs:
         a, b = first.value, second.value
         ta, tb = first, second
@@ -344,6 +346,7 @@ def _search(
     current = 0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
+    windows = [(target / _SPREAD, target * _SPREAD, target, width) for target, width in readings]
     for looked, (tier, value, formula, operation, texts) in enumerate(candidates):
         if looked >= _MAX_CANDIDATES:
             break  # the search is bounded: a hit further on would be a weak one anyway
@@ -351,8 +354,8 @@ def _search(
             if hit is not None or neighbourhood >= enough:
                 break
             current = tier
-        for target, width in readings:
-            if target / _SPREAD <= value <= target * _SPREAD:
+        for low, high, target, width in windows:
+            if low <= value <= high:
                 neighbourhood += 1
                 off = abs(value - target)
                 if hit is None and off <= width / 2 * 1.000001:
