@@ -41,6 +41,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
 )
+from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
     MAX_GROUP,
@@ -67,7 +68,6 @@ from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
 _MAX_CANDIDATES = 600  # candidate values looked at for one number
-_MARGIN = 1 + 1e-9  # past `enough` by more than a rounding error
 _NEAR_MISS = 0.15  # a slip of the writer's own operation lands this close, relatively
 _SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
 _LOG_SPREAD = 2 * math.log(_SPREAD)
@@ -142,8 +142,7 @@ def _tier(first: Operand, second: Operand) -> int:
     label), or one stated in it and the other in the same row or column; 2 one near and
     the other in its row or column or stated elsewhere in the report; 3 one of them
     named by the sentence; 4 neither."""
-    a, b = first.strength, second.strength
-    weaker, stronger = (a, b) if a <= b else (b, a)
+    weaker, stronger = sorted((first.strength, second.strength))
     if weaker == STATED:
         return 0
     linked = (first.row >= 0 and first.row == second.row) or (
@@ -166,7 +165,6 @@ def _pairs(
 ) -> Iterator[_Candidate]:
     if not pairs:
         return
-    # What a percentage's base is checked against (`_wrong_base`); no other kind reads it.
     values = sorted(abs(operand.value) for operand in operands) if kind == "percent" else []
     for first, second in pairs:
         a, b = first.value, second.value
@@ -305,8 +303,8 @@ def explain(
         kind = "amount"
         readings = _readings(mention, body, operands)
     readings = [(target, width) for target, width in readings if target]
-    if not readings:
-        return None
+    if not readings or not may_hit(operands, kind, readings, periods):
+        return None  # no candidate lands in its window: no search needed (`_derive_bound`)
     if named:
         found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
         if found is not None or only_named:
@@ -346,7 +344,6 @@ def _search(
     current = 0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
-    windows = [(target / _SPREAD, target * _SPREAD, target, width) for target, width in readings]
     for looked, (tier, value, formula, operation, texts) in enumerate(candidates):
         if looked >= _MAX_CANDIDATES:
             break  # the search is bounded: a hit further on would be a weak one anyway
@@ -354,16 +351,14 @@ def _search(
             if hit is not None or neighbourhood >= enough:
                 break
             current = tier
-        for low, high, target, width in windows:
-            if low <= value <= high:
+        for target, width in readings:
+            if target / _SPREAD <= value <= target * _SPREAD:
                 neighbourhood += 1
                 off = abs(value - target)
                 if hit is None and off <= width / 2 * 1.000001:
                     hit = (tier, value, formula, operation, texts, target, width)
                 elif tier == 0 and off <= target * _NEAR_MISS:
                     missed.add(operation)
-        if neighbourhood >= enough * _MARGIN:
-            return None  # a chance that only grows is past ACCEPT already: no hit can pass
     if hit is None:
         return None
     tier, value, formula, operation, texts, target, width = hit
