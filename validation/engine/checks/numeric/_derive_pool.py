@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
@@ -132,7 +132,12 @@ def units_of(claims: Sequence[Claim]) -> dict[int, float]:
 
 
 def _evidence_operand(
-    index: EvidenceIndex, rows: _Rows, units: dict[int, float], entry: int, strength: int
+    index: EvidenceIndex,
+    rows: _Rows,
+    units: dict[int, float],
+    entry: int,
+    strength: int,
+    claim: Claim | None = None,  # the report's number this cell supports, if any
 ) -> Operand:
     number = index.number(entry)
     if number.mantissa and entry > 0:
@@ -153,7 +158,7 @@ def _evidence_operand(
         digits *= unit
     return Operand(
         value=full,
-        text=number.raw,
+        text=number.raw if claim is None else claim.mention.text,
         percent=percent,
         digits=digits,
         strength=strength,
@@ -161,7 +166,9 @@ def _evidence_operand(
         column=rows.column_of.get(entry, -1),
         unscaled=unscaled,
         item=number.item,
+        reported=claim is not None,
         entry=entry,
+        position=-1 if claim is None else claim.index,
     )
 
 
@@ -180,8 +187,7 @@ def _report_operand(
     mention = claim.mention
     hit = claim.hit
     if hit is not None and hit.number.is_percent == mention.is_percent:
-        operand = _evidence_operand(index, rows, units, hit.number.entry, strength)
-        return replace(operand, text=mention.text, reported=True, position=claim.index)
+        return _evidence_operand(index, rows, units, hit.number.entry, strength, claim)
     how = claim.computed
     if claim.derivation is not None:
         how = claim.derivation.formula
