@@ -3,7 +3,7 @@ at 10 KB and 200 KB through each stage that reads report text, then the review p
 case the corpus has ingest accept.
 
 Run from the repository root:  .venv/bin/python bench/hostile.py [--timeout S] [--only TEXT]
-[--no-page | --page-only]
+[--no-page | --page-only | --cli]
 
 Stages: ``check`` (what ``redline check`` does in process: the input rules, then the whole
 engine; its slowest engine stage is named from the verdict's timings), ``fields``
@@ -14,6 +14,11 @@ It prints the slowest ten (stage, pattern) pairs with their time per KB, and for
 its worst 200KB/10KB per-KB ratio (1.0 is linear; the target is at most 2). A run that
 exceeds --timeout is stopped and shown as ">": its ratio is then a lower bound. Timings are
 the best of --runs runs; nothing here is asserted.
+
+``--cli`` instead times every wall at 200 KB (the body walls, the walls in JSON evidence
+strings, the inputs the issues reported) end to end through ``redline check -`` in a
+subprocess, as a user runs it: wall-clock and CPU seconds of each against the 3 s target
+(issue 26 point 5), the slowest engine stage named.
 
 The review-page step ingests every accepted case of the corpus at 200 KB (and the bodies the
 issues reported) into a SQLite database of its own (var/bench-hostile.sqlite3) with
@@ -41,12 +46,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.hostile.corpus import (  # noqa: E402
+    EVIDENCE_WALLS,
     ISSUE_BODIES,
     LINES,
     WALLS,
     bundle,
     corpus,
     encode,
+    evidence_wall_bundle,
     lines_body,
     wall_body,
 )
@@ -105,6 +112,23 @@ def stage_check(body: str) -> Callable[[], str | None]:
     from validation.engine.pipeline import validate
 
     data = bundle(body=body)
+
+    def run() -> str:
+        verdict = validate(read_bundle(data, InputLimits()))
+        timings = {k: v for k, v in verdict.timings_ms.items() if k != "total"}
+        slowest = max(timings, key=timings.__getitem__)
+        return f"engine:{slowest} {timings[slowest] / 1000:.2f}s"
+
+    return run
+
+
+def evidence_check(pattern: str, size: int, many: bool) -> Callable[[], str | None]:
+    """``check`` on a short report against a JSON evidence wall (its index built too)."""
+    from validation.engine.intake import read_bundle
+    from validation.engine.limits import InputLimits
+    from validation.engine.pipeline import validate
+
+    data = evidence_wall_bundle(pattern, size, many=many)
 
     def run() -> str:
         verdict = validate(read_bundle(data, InputLimits()))
@@ -287,10 +311,14 @@ def main() -> None:
     parser.add_argument("--stages", default=",".join(STAGES), help="comma-separated stages")
     parser.add_argument("--no-page", action="store_true", help="skip the review page step")
     parser.add_argument("--page-only", action="store_true", help="only the review page step")
+    parser.add_argument("--cli", action="store_true", help="only 200 KB through redline check")
     args = parser.parse_args()
     stages = [s for s in args.stages.split(",") if s in STAGES]
     if args.page_only:
         review_page_step(args.only)
+        return
+    if args.cli:
+        cli_step(args.only, args.timeout)
         return
 
     results: list[tuple[str, str, Measure, Measure]] = []
@@ -348,6 +376,21 @@ def main() -> None:
             + (f"; over {args.timeout:.0f}s at 200 KB: {', '.join(over)}" if over else "")
         )
 
+    if "check" in stages:
+        print("\nWalls in JSON evidence strings (check, the index built):")
+        for name, pattern in EVIDENCE_WALLS:
+            for many in (False, True):
+                label = f"{name} ({'many strings' if many else 'one string'})"
+                if args.only and args.only not in label:
+                    continue
+                small = measure(evidence_check(pattern, SMALL, many), 1, args.timeout)
+                large = (
+                    Measure(args.timeout, timed_out=True, note="not run")
+                    if small.timed_out
+                    else measure(evidence_check(pattern, LARGE, many), 1, args.timeout)
+                )
+                print(f"  check  {label:28s} {_row(small, large)}", flush=True)
+
     print("\nThe inputs issue 12 reported, at their sizes:")
     for name, make_issue_body in ISSUE_BODIES:
         body = make_issue_body()
@@ -359,6 +402,59 @@ def main() -> None:
 
     if not args.no_page:
         review_page_step(args.only)
+
+
+CLI_SECONDS = 3.0
+
+
+def cli_inputs(only: str) -> Iterator[tuple[str, bytes]]:
+    """Every wall at 200 KB as the bytes `redline check` reads."""
+    for name, make in patterns():
+        yield name, encode(bundle(body=make(LARGE)))
+    for name, pattern in EVIDENCE_WALLS:
+        for many in (False, True):
+            form = "many strings" if many else "one string"
+            yield (
+                f"{name} in JSON evidence, {form}",
+                encode(evidence_wall_bundle(pattern, LARGE, many=many)),
+            )
+    for name, make_issue_body in ISSUE_BODIES:
+        yield f"issue: {name}", encode(bundle(body=make_issue_body()))
+
+
+def cli_step(only: str, timeout: float) -> None:
+    """Each input through ``redline check -`` in a subprocess: wall and CPU seconds."""
+    import json
+    import resource
+    import subprocess
+
+    command = [str(ROOT / ".venv" / "bin" / "redline"), "check", "-"]
+    print(f"Through `redline check -`, 200 KB each (target <= {CLI_SECONDS:.0f} s):")
+    over: list[str] = []
+    for name, data in cli_inputs(""):
+        if only and only not in name:
+            continue
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(command, input=data, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            print(f"  {name:44s} >{timeout:5.1f}s  timed out", flush=True)
+            over.append(name)
+            continue
+        elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        try:
+            timings = json.loads(done.stdout)["timings_ms"]
+            stage = max((k for k in timings if k != "total"), key=timings.__getitem__)
+            note = f"engine:{stage} {timings[stage] / 1000:.2f}s"
+        except (ValueError, KeyError):
+            note = f"exit {done.returncode}"
+        if elapsed > CLI_SECONDS:
+            over.append(name)
+        print(f"  {name:44s} {elapsed:6.2f}s  cpu {cpu:5.2f}s  {note}", flush=True)
+    print(f"\nover {CLI_SECONDS:.0f} s: {', '.join(over) or 'none'}")
 
 
 def review_page_step(only: str) -> None:

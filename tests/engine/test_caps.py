@@ -11,6 +11,7 @@ from validation.engine.caps import (
     MAX_FINDINGS_PER_CHECK,
     MAX_FINDINGS_PER_KIND,
     MAX_MESSAGE_CHARS,
+    MAX_NUMBERS_JUDGED,
     MAX_NUMBERS_LISTED,
     MAX_TEXT_CHARS,
     cap_findings,
@@ -60,12 +61,17 @@ def test_a_mistake_repeated_60000_times_lists_200_and_counts_the_rest() -> None:
     orphans = [f for f in verdict.findings if f.kind == "orphan"]
     assert len(orphans) == MAX_FINDINGS_PER_KIND + 1
     summary = orphans[-1]
-    assert summary.message.startswith("and 59,800 more like this (the first 200 are listed): ")
+    # The first MAX_NUMBERS_JUDGED are judged; one finding counts the 50,000 left unchecked.
+    judged = MAX_NUMBERS_JUDGED
+    left = f"and {judged - 200:,} more like this (the first 200 are listed): "
+    assert summary.message.startswith(left)
     assert (summary.start, summary.text) == (orphans[-2].start + 3, "5%")
+    (limit,) = [f for f in verdict.findings if f.kind == "numbers_limit"]
+    assert f"the {60_000 - judged:,} from here on unchecked" in limit.message
     assert len(verdict.issues) == len(verdict.findings) < 300
     assert len(verdict.numbers.orphan_numbers) == len(verdict.numbers.matches) == 500
-    # Judged on every finding: the confidence is the one 60,000 orphans give.
-    all_orphans = [finding(n) for n in range(60_000)]
+    # Judged on every finding: the confidence is the one its orphans give.
+    all_orphans = [finding(n) for n in range(judged)]
     assert verdict.confidence <= confidence_from(all_orphans)
     assert verdict.decision != "APPROVE"
 
@@ -179,3 +185,36 @@ def test_a_finding_about_a_200000_digit_number_quotes_its_start() -> None:
     assert len(orphan.message) == MAX_MESSAGE_CHARS and orphan.message.endswith("…")
     assert len(orphan.text) == MAX_TEXT_CHARS
     assert all(len(issue) <= MAX_MESSAGE_CHARS for issue in verdict.issues)
+
+
+def _many_numbers(count: int) -> str:
+    return "".join(f"Stores opened: {3 + n % 5}. " for n in range(count))
+
+
+def test_numbers_past_the_judged_limit_are_counted_in_one_major_finding_where_they_start() -> None:
+    body = _many_numbers(MAX_NUMBERS_JUDGED + 40) + "Depots: 991."
+    evidence = [EvidenceItem(source_ref="log", content="Stores opened: 3, 4, 5, 6, 7.")]
+
+    verdict = validate(Bundle(query="How many stores opened?", body=body, evidence=evidence))
+
+    limits = [f for f in verdict.findings if f.kind == "numbers_limit"]
+    assert len(limits) == 1
+    limit = limits[0]
+    assert limit.severity == "major"
+    first_left = len(_many_numbers(MAX_NUMBERS_JUDGED))
+    assert (limit.start, limit.text) == (first_left + len("Stores opened: "), "3")
+    assert f"{MAX_NUMBERS_JUDGED + 41:,} numbers" in limit.message
+    assert "41 from here on unchecked" in limit.message
+    # The wrong number past the limit is not judged, and the report cannot pass unread.
+    assert not any(f.text == "991" for f in verdict.findings)
+    assert verdict.decision != "PASS"
+
+
+def test_a_report_within_the_judged_limit_has_no_limit_finding() -> None:
+    body = _many_numbers(50) + "Depots: 991."
+    evidence = [EvidenceItem(source_ref="log", content="Stores opened: 3, 4, 5, 6, 7.")]
+
+    verdict = validate(Bundle(query="How many stores opened?", body=body, evidence=evidence))
+
+    assert not any(f.kind == "numbers_limit" for f in verdict.findings)
+    assert any(f.text == "991" for f in verdict.findings)

@@ -286,6 +286,19 @@ WALLS: list[tuple[str, str]] = [
     ("noon to midnight", "noon to midnight, "),
     ("json records", '{"address": "1418 Mission Street", "seats": "about 80"} '),
     ("instructions", "Summarize in about 90 words. "),
+    # Issue 26 point 5: each notation's wall in its mixed forms (also in JSON evidence
+    # strings: EVIDENCE_WALLS below).
+    ("times mixed", "9:30 pm, 11:0-21:30, noon, midnight, closed, 7 a.m. to 10:15 p.m., "),
+    ("number words", "four fifteen a dozen twice half two-thirds a third nine to four, "),
+    ("ranges mixed", "4 to 15, $15-$25, April 18-26, Apr. 18 through 26, 1,500-plus, 9-4, "),
+]
+
+# The new notations as the string values of JSON evidence, at the size asked: one long
+# string, and a record of many short ones (opening hours, prices, counts in words).
+EVIDENCE_WALLS: list[tuple[str, str]] = [
+    ("times", "9:30 pm, 11:0-21:30, noon, midnight, closed, "),
+    ("number words", "four fifteen a dozen twice half two-thirds nine to four, "),
+    ("ranges", "4 to 15, $15-$25, April 18-26, 1,500-plus, "),
 ]
 
 # Constructed reports, by lines.
@@ -320,6 +333,24 @@ def lines_body(make: Callable[[int], str], size: int) -> str:
         total += len(line.encode("utf-8"))
         i += 1
     return "".join(parts)
+
+
+def evidence_wall(pattern: str, size: int, *, many: bool) -> dict[str, Any]:
+    """JSON evidence whose string values make a wall of `pattern` of about `size` bytes:
+    one string, or (`many`) one short string per key."""
+    if not many:
+        return {"notes": wall_body(pattern, size)}
+    count = max(1, size // (len(pattern.encode("utf-8")) + 12))
+    return {f"k{i}": pattern.strip(" ,") for i in range(count)}
+
+
+def evidence_wall_bundle(pattern: str, size: int, *, many: bool) -> dict[str, Any]:
+    """A short report against a JSON evidence wall (`evidence_wall`)."""
+    return bundle(
+        body="Opens at 9:30 pm [acme]; four to fifteen seats, $15-$25 [acme].\n\n"
+        "FINAL DECISION: WATCH\n",
+        evidence=[{"source_ref": "acme", "content": evidence_wall(pattern, size, many=many)}],
+    )
 
 
 def pathological_bodies(size: int) -> Iterator[tuple[str, str]]:
@@ -403,6 +434,10 @@ def corpus(size: int = TEST_SIZE) -> list[Case]:
     for name, pattern in WALLS[:12]:
         title = wall_body(pattern, 250)[:250]
         cases.append(Case(f"{name} in the title", encode(bundle(title=title)), "verdict"))
+    for name, pattern in EVIDENCE_WALLS:
+        for many, form in ((False, "one string"), (True, "many strings")):
+            data = evidence_wall_bundle(pattern, size, many=many)
+            cases.append(Case(f"{name} in JSON evidence, {form}", encode(data), "verdict"))
     cases += [Case(name, make(), "verdict") for name, make in SPECIAL_VALID]
     return cases
 

@@ -18,6 +18,9 @@ the input.
   ellipsis; a text cut short is listed, not highlighted).
 * The numbers report lists at most :data:`MAX_NUMBERS_LISTED` numbers in each list
   (``exact_matches`` still counts them all).
+* The numbers check judges the first :data:`MAX_NUMBERS_JUDGED` numbers of a report (a
+  200 KB wall of numbers states 66,000, a real report hundreds); past that, one major
+  finding at the first number left says how many are unchecked (``numbers_limit``).
 
 The pipeline computes confidence, checks and the decision from every finding first; the
 cap only bounds what is listed. It runs in time linear in the number of findings.
@@ -36,6 +39,7 @@ from validation.engine.types import Finding, FixProposal, NumbersReport, Severit
 MAX_FINDINGS_PER_KIND = 200
 MAX_FINDINGS_PER_CHECK = 600
 MAX_NUMBERS_LISTED = 500
+MAX_NUMBERS_JUDGED = 10_000
 MAX_FIND_CHARS = 1_000
 MAX_MESSAGE_CHARS = 1_000
 MAX_TEXT_CHARS = 2_000  # as the format check keeps them
@@ -176,3 +180,21 @@ def cap_numbers(report: NumbersReport, *, limit: int = MAX_NUMBERS_LISTED) -> Nu
     if all(len(getattr(report, name)) <= limit for name in lists):
         return report
     return report.model_copy(update={name: getattr(report, name)[:limit] for name in lists})
+
+
+def numbers_limit_finding(total: int, start: int, end: int, text: str) -> Finding:
+    """The numbers past MAX_NUMBERS_JUDGED, unchecked: said so where they start."""
+    left = total - MAX_NUMBERS_JUDGED
+    return Finding(
+        check="claims_supported",
+        kind="numbers_limit",
+        severity="major",
+        message=(
+            f"The report states {total:,} numbers; the numbers check judges the first "
+            f"{MAX_NUMBERS_JUDGED:,} and leaves the {left:,} from here on unchecked "
+            "(a stated limit)"
+        ),
+        start=start,
+        end=end,
+        text=text,
+    )

@@ -44,6 +44,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from validation.engine.calculator import clear_cache as calculator_cache_clear
+from validation.engine.caps import MAX_NUMBERS_JUDGED, numbers_limit_finding
 from validation.engine.checks.numeric._arithmetic import check, find_calculations
 from validation.engine.checks.numeric._assemble import _assemble
 from validation.engine.checks.numeric._calculations import clear_cache as calculations_cache_clear
@@ -103,12 +104,15 @@ def analyze(
     mentions: Sequence[NumberMention] | None = None,
     newlines: list[int] | None = None,
 ) -> NumericResult:
-    """Judge every numeric claim of `body` against `index` (see the module docstring).
+    """Judge every numeric claim of `body` against `index` (see the module docstring); past
+    `caps.MAX_NUMBERS_JUDGED` numbers, one finding counts the ones left unchecked.
 
     `mentions` and `newlines` are what `extract` and `newlines_of` read from `body`,
     when the caller has read them already (`validate()` passes its report reading's)."""
     tolerance = settings.relative_tolerance
     mentions = extract(body) if mentions is None else list(mentions)
+    unread = mentions[MAX_NUMBERS_JUDGED:]
+    mentions = mentions[:MAX_NUMBERS_JUDGED]
     quoted = _query_numbers(query)
 
     citations = _citations(body, index)
@@ -200,7 +204,12 @@ def analyze(
     rescue(body, claims, index, lambda start, end: _sentence(body, newlines, start, end))
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
-    return _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
+    numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
+    if unread:
+        first = unread[0]
+        total = len(mentions) + len(unread)
+        numeric.findings.append(numbers_limit_finding(total, first.start, first.end, first.text))
+    return numeric
 
 
 # ------------------------------------------------------------------ support

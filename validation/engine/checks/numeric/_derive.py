@@ -41,6 +41,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
 )
+from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
     MAX_GROUP,
@@ -164,7 +165,7 @@ def _pairs(
 ) -> Iterator[_Candidate]:
     if not pairs:
         return
-    values = sorted(abs(operand.value) for operand in operands)
+    values = sorted(abs(operand.value) for operand in operands) if kind == "percent" else []
     for first, second in pairs:
         a, b = first.value, second.value
         ta, tb = first, second
@@ -302,8 +303,8 @@ def explain(
         kind = "amount"
         readings = _readings(mention, body, operands)
     readings = [(target, width) for target, width in readings if target]
-    if not readings:
-        return None
+    if not readings or not may_hit(operands, kind, readings, periods):
+        return None  # no candidate lands in its window: no search needed (`_derive_bound`)
     if named:
         found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
         if found is not None or only_named:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -76,14 +77,14 @@ def _rows(index: EvidenceIndex) -> _Rows:
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
-        number = index.number(entry)
-        label = number.label
+        item = index.item_of(entry)
+        label = index.label_of(entry)  # the record itself is built only for an operand
         column_key = ""
-        if index.items[number.item].text is None and "." in label:
+        if index.items[item].text is None and "." in label:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
-        key = (number.item, label)
+        key = (item, label)
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
             tokens.append(label_tokens(label))
@@ -93,11 +94,11 @@ def _rows(index: EvidenceIndex) -> _Rows:
         column_of[entry] = len(cells[row])
         cells[row].append(entry)
         if column_key:
-            json_columns.setdefault((number.item, column_key), []).append(entry)
+            json_columns.setdefault((item, column_key), []).append(entry)
     for entries in cells:
-        if len(entries) < 2 or index.items[index.number(entries[0]).item].text is None:
+        if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
             continue  # a lone number (prose) is no table row; JSON has its keys
-        item = index.number(entries[0]).item
+        item = index.item_of(entries[0])
         for column, entry in enumerate(entries):
             by_item_column.setdefault((item, column), []).append(entry)
     for (json_item, _), entries in json_columns.items():
@@ -131,7 +132,12 @@ def units_of(claims: Sequence[Claim]) -> dict[int, float]:
 
 
 def _evidence_operand(
-    index: EvidenceIndex, rows: _Rows, units: dict[int, float], entry: int, strength: int
+    index: EvidenceIndex,
+    rows: _Rows,
+    units: dict[int, float],
+    entry: int,
+    strength: int,
+    claim: Claim | None = None,  # the report's number this cell supports, if any
 ) -> Operand:
     number = index.number(entry)
     if number.mantissa and entry > 0:
@@ -152,7 +158,7 @@ def _evidence_operand(
         digits *= unit
     return Operand(
         value=full,
-        text=number.raw,
+        text=number.raw if claim is None else claim.mention.text,
         percent=percent,
         digits=digits,
         strength=strength,
@@ -160,7 +166,9 @@ def _evidence_operand(
         column=rows.column_of.get(entry, -1),
         unscaled=unscaled,
         item=number.item,
+        reported=claim is not None,
         entry=entry,
+        position=-1 if claim is None else claim.index,
     )
 
 
@@ -179,8 +187,7 @@ def _report_operand(
     mention = claim.mention
     hit = claim.hit
     if hit is not None and hit.number.is_percent == mention.is_percent:
-        operand = _evidence_operand(index, rows, units, hit.number.entry, strength)
-        return replace(operand, text=mention.text, reported=True, position=claim.index)
+        return _evidence_operand(index, rows, units, hit.number.entry, strength, claim)
     how = claim.computed
     if claim.derivation is not None:
         how = claim.derivation.formula
@@ -324,8 +331,17 @@ _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
 def periods_named(words: str) -> list[int]:
     """The counts of periods between the years a sentence names ("since 2015" in a
     sentence about 2019: four)."""
+    return list(_periods_named(words))
+
+
+@lru_cache(maxsize=16)
+def _periods_named(words: str) -> tuple[int, ...]:
+    # Each number of a sentence asks for its sentence's periods: a wall that is one sentence
+    # is read once, not once per number searched.
     years = sorted({int(year) for year in _YEAR.findall(words)})
-    return sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
+    return tuple(
+        sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
+    )
 
 
 _CHANGE_FORMULA = re.compile(r"\((?P<a>[^()]+) - (?P<b>[^()]+)\) / (?P<base>[^()]+) \* 100")

@@ -38,6 +38,11 @@ class _IndexLabels(_IndexBuilding):
         record = self._record[entry]
         return int(record[1]) if record[0] == _TEXT else self._containers[record[1]][0]
 
+    def label_of(self, entry: int) -> str:
+        """The label of one entry, as its full record has it, without building the record."""
+        cached = self._cache.get(entry)
+        return cached.label if cached is not None else self._label(entry)
+
     def _flags(self, entry: int) -> int:
         return self._flags_of(entry, self._record[entry])
 

@@ -1,0 +1,82 @@
+"""The derived search's bound (validation/engine/checks/numeric/_derive_bound.py): every
+candidate the search enumerates lies within it, so skipping the search when the bound says
+no changes no answer; and it does say no when nothing is near."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from validation.engine.checks.numeric._derive import _candidates
+from validation.engine.checks.numeric._derive_bound import may_hit
+from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
+
+KINDS = ("amount", "multiple", "points", "percent")
+
+
+def _pool(rng: random.Random, size: int) -> list[Operand]:
+    operands = []
+    for n in range(size):
+        percent = rng.random() < 0.3
+        scale = rng.choice((1.0, 1e3, 1e6, 1e9))
+        value = round(rng.uniform(-50, 900), rng.choice((0, 1, 2))) * (1.0 if percent else scale)
+        row = rng.choice((-1, 0, 1, 2))
+        operands.append(
+            Operand(
+                value=value or 1.0,
+                text=f"v{n}",
+                percent=percent,
+                digits=1.0 if percent else scale,
+                strength=rng.choice((STATED, NEAR, NAMED, BESIDE)),
+                row=row,
+                column=rng.randint(0, 9) if row >= 0 else -1,
+                item=row,
+            )
+        )
+    return operands
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_candidate_the_search_enumerates_is_within_the_bound(seed: int) -> None:
+    rng = random.Random(seed)
+    operands = _pool(rng, rng.randint(2, 14))
+    periods = rng.choice(([], [2], [3, 5], [4]))
+    for kind in KINDS:
+        for direction in (-1, 0, 1):
+            for candidate in _candidates(operands, kind, periods, direction):
+                value = candidate[1]
+                if not value:
+                    continue
+                # The narrowest window a written number has: its value to 9 digits.
+                width = abs(value) * 1e-9
+                assert may_hit(operands, kind, [(value, width)], periods), (kind, candidate)
+                # Just inside the window's edge, on either side.
+                for edge in (value - width / 2, value + width / 2):
+                    assert may_hit(operands, kind, [(edge, width)], periods), (kind, candidate)
+
+
+def test_the_bound_says_no_when_nothing_lands_near() -> None:
+    # Costs of 120 and 480 (thousands): their difference, sum, average and ratio are
+    # 360, 600, 300, 4 and 0.25; a claimed 7,777 is none of them.
+    operands = [
+        Operand(120e3, "120", False, 1e3, STATED, -1, -1),
+        Operand(480e3, "480", False, 1e3, STATED, -1, -1),
+    ]
+    assert not may_hit(operands, "amount", [(7_777e3, 1e3)], [])
+    assert may_hit(operands, "amount", [(360e3, 1e3)], [])
+    assert may_hit(operands, "amount", [(4.0, 0.1)], [])
+    assert may_hit(operands, "multiple", [(4.0, 0.1)], [])
+    assert not may_hit(operands, "multiple", [(3.0, 0.1)], [])
+    # A share (25%), a change (300% up, 75% down), a compound rate over two years (100%).
+    for rate in (25.0, 300.0, 75.0, 100.0):
+        assert may_hit(operands, "percent", [(rate, 0.1)], [2]), rate
+    assert not may_hit(operands, "percent", [(41.0, 0.1)], [2])
+
+
+def test_an_extreme_value_leaves_the_answer_to_the_search() -> None:
+    operands = [
+        Operand(1e300, "a", False, 1.0, STATED, -1, -1),
+        Operand(1e-300, "b", False, 1.0, STATED, -1, -1),
+    ]
+    assert may_hit(operands, "percent", [(5e9, 1.0)], [90])
