@@ -18,6 +18,12 @@ from validation.engine.checks.numeric._findings import (
     _worded_finding,
 )
 from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
+from validation.engine.checks.numeric._misquotes import (
+    misquote_finding,
+    misquote_of,
+    rescaled_of,
+    swap_fix,
+)
 from validation.engine.checks.numeric._outcome import (
     NumericResult,
     _nearest,
@@ -61,14 +67,14 @@ def _assemble(
         elif claim.other_period is not None:
             close.append(position)
             suspicious.append(position)
-            _period_finding(body, index, claim, claim.other_period, result)
+            _period_finding(body, index, claim, claim.other_period, result, sentences)
         elif wrong_calculation(claim):
             suspicious.append(position)
             _arithmetic_finding(body, claim, result)
         elif claim.miss is not None:
             close.append(position)
             suspicious.append(position)
-            _worded_finding(body, claim, claim.miss, result)
+            _worded_finding(body, claim, claim.miss, result, sentences)
         elif claim.rescaled is not None:
             close.append(position)
             suspicious.append(position)
@@ -76,7 +82,21 @@ def _assemble(
         elif status == "close_but_wrong":
             close.append(position)
             suspicious.append(position)
+            fixed = len(result.fix_dicts)
             _close_finding(body, index, claim, result, sentences)
+            if (
+                len(result.fix_dicts) == fixed
+                and (swap := misquote_of(body, index, claim, sentences)) is not None
+            ):
+                swap_fix(body, index, claim, swap, result, len(result.finding_dicts) - 1)
+        elif (rescaled := rescaled_of(body, index, claim, sentences)) is not None:
+            close.append(position)
+            suspicious.append(position)
+            _scale_finding(body, index, claim, rescaled, result)
+        elif (swap := misquote_of(body, index, claim, sentences)) is not None:
+            close.append(position)
+            suspicious.append(position)
+            misquote_finding(body, index, claim, swap, result)
         else:
             orphans.append(position)
             _orphan_finding(claim, result)

@@ -126,7 +126,15 @@ def _miss(
         scale=scale,
         clear=clear,
         confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
+        stated=_stated_beside(grounding, position, outcome.operands),
     )
+
+
+def _stated_beside(grounding: Grounding, position: int, operands: Sequence[Operand]) -> bool:
+    """Every operand is a number written in the result's own sentence."""
+    mention = grounding.claims[position].mention
+    low, high = grounding.sentence(mention.start, mention.end)
+    return all(low <= operand.position < high for operand in operands)
 
 
 def _readings(
