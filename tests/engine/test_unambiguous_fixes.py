@@ -191,3 +191,21 @@ def test_an_edit_is_judged_by_the_engines_rule_in_the_edited_report() -> None:
 
     assert right.status == "supported"
     assert wrong.status == "flagged"
+
+
+def test_a_hedged_figure_is_not_fixed_to_a_cell_its_hedge_would_cover() -> None:
+    """ "about $4,377 thousand" swaps to 3,477 or 4,737, not to the 3,640 that a whole
+    unit of hedge might reach: no fix from a cell that is no swap."""
+    record = {"line_items": {"Lease payments": {"2024": 5120, "2025": 3640}}}
+    body = "Lease payments come to about $4,377 thousand a year on average."
+    verdict = check(body, ("lease_tool", record))
+
+    assert fixes_on(verdict, "4,377") == []
+
+
+def test_a_swap_of_digits_that_are_not_neighbours_is_no_misquote() -> None:
+    table = "| | 2024 | 2023 |\n|---|---|---|\n| Total liabilities | 311.4 | 298.0 |\n"
+    body = "Total liabilities stood at $113.4 billion."
+    verdict = check(body, ("balance_sheet", table))
+
+    assert fixes_on(verdict, "113.4") == []

@@ -3,7 +3,7 @@ cell its sentence names reads 8,551.
 
 A number that appears in no evidence item and follows from nothing is either invented
 or a misquote. It is taken for a misquote only when the evidence holds a number whose
-digits are the claim's own with two of them swapped (at the claim's scale and unit),
+digits are the claim's own with two neighbours swapped (at the claim's scale and unit),
 about what the claim's sentence names (the cell's row or key shares a word with the
 sentence), and that is the only such value: then the cell is the fix, with its excerpt
 as proof. A swap is a narrow window (a few candidate values for a number of four or
@@ -144,7 +144,8 @@ def swapped_cell(
     for probe in readings_of(mention):
         for variant in variants:
             target = variant * probe.factor
-            half = probe.half
+            # The window of the digits shown, not of a hedge: a swap is of the digits.
+            half = Decimal(1).scaleb(-mention.decimals) * probe.factor / 2 * EPSILON
             for entry in index.nearest(
                 float(target), float(target - half), float(target + half), _LOOKED
             ):
@@ -164,18 +165,18 @@ def swapped_cell(
 
 
 def _swaps(digits: str, point: int) -> list[Decimal]:
-    """The values whose digits are `digits` with two unequal ones swapped (no leading
-    zero), with `point` decimals."""
+    """The values whose digits are `digits` with two unequal neighbours swapped (the
+    slip of a hand: "8,515" for 8,551; no leading zero), with `point` decimals."""
     values: list[Decimal] = []
-    for first in range(len(digits)):
-        for second in range(first + 1, len(digits)):
-            if digits[first] == digits[second]:
-                continue
-            swapped = list(digits)
-            swapped[first], swapped[second] = swapped[second], swapped[first]
-            if swapped[0] == "0":
-                continue
-            values.append(Decimal("".join(swapped)).scaleb(-point))
+    for first in range(len(digits) - 1):
+        second = first + 1
+        if digits[first] == digits[second]:
+            continue
+        swapped = list(digits)
+        swapped[first], swapped[second] = swapped[second], swapped[first]
+        if swapped[0] == "0":
+            continue
+        values.append(Decimal("".join(swapped)).scaleb(-point))
     return values
 
 
