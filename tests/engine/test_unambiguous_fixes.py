@@ -80,12 +80,12 @@ def test_a_price_earnings_multiple_is_not_fixed_with_unrelated_figures() -> None
 
 
 def test_a_result_whose_operands_are_written_elsewhere_is_unverified_without_a_fix() -> None:
-    """The growth stated in a later paragraph, with no figure beside it: the nearest
-    reading over the report's numbers is shown as a candidate, no fix is proposed,
-    and the report is not approved on it."""
+    """The growth stated in a later paragraph, with no figure beside it and other
+    figures in the report it could be of: the nearest reading is shown as a candidate,
+    no fix is proposed, and the report is not approved on it."""
     body = (
         "Net income was $36.0 million in 2024 and $30.0 million in 2023.\n\n"
-        "Order intake was strong as well.\n\n"
+        "The order backlog stood at $410.0 million, up from $385.0 million.\n\n"
         "All told, earnings grew roughly 23.5% over the year."
     )
     verdict = check(body, ("annual_report", SALES))
@@ -209,3 +209,53 @@ def test_a_swap_of_digits_that_are_not_neighbours_is_no_misquote() -> None:
     verdict = check(body, ("balance_sheet", table))
 
     assert fixes_on(verdict, "113.4") == []
+
+
+# ------------------------------------------------------------------ plain readings kept
+
+
+def test_a_result_of_the_only_figures_listed_before_it_gets_its_fix() -> None:
+    """A small list whose only figures are the operands: no other candidate, so the
+    average is fixed though it stands on its own line."""
+    body = "- 2024: $310K\n- 2023: $250K\n- Average: $270K"
+    fees = "Service fees were $310 thousand in 2024, $250 thousand in 2023."
+    verdict = check(body, ("filing", fees))
+
+    ((_find, replace),) = fixes_on(verdict, "$270K")
+    assert "$280K" in replace
+
+
+def test_a_change_of_the_line_item_its_sentence_names_gets_its_fix() -> None:
+    """The result's paragraph names the line item and its two periods; a figure of
+    another line item stands between: the change of the named line is the reading."""
+    table = (
+        "(in millions)\n\n| | 2024 | 2023 |\n|---|---|---|\n"
+        "| Licence revenue | 412.5 | 388.0 |\n| Hosting revenue | 96.0 | 90.0 |\n"
+    )
+    body = (
+        "Licence revenue was $412.5 million in 2024, compared with $388.0 million in 2023. "
+        "Hosting revenue was $96.0 million in 2024, which does not enter the calculation.\n\n"
+        "Licence revenue therefore rose by $22.5 million from 2023 to 2024."
+    )
+    verdict = check(body, ("filing", table))
+
+    ((_find, replace),) = fixes_on(verdict, "22.5")
+    assert "$24.5 million" in replace
+
+
+def test_a_gap_between_two_lines_is_not_fixed_with_one_lines_change_of_other_years() -> None:
+    """The sentence names 2021 and 2023; the only reading found is one line's change
+    over 2021 to 2022, stated in another paragraph: a candidate, not a fix."""
+    body = (
+        "The discount rate went from 4.6% in 2021 to 3.4% in 2022 and held in 2023.\n\n"
+        "The spread between the expected return and the discount rate narrowed from "
+        "1.3 points in 2021 to 0.9 points in 2023."
+    )
+    table = (
+        "| | 2023 | 2022 | 2021 |\n|---|---|---|---|\n"
+        "| Discount rate | 3.4% | 3.4% | 4.6% |\n| Expected return | 4.3% | 4.5% | 5.9% |\n"
+    )
+    verdict = check(body, ("plan_note", table))
+
+    assert fixes_on(verdict, "1.3 points") == []
+    assert fixes_on(verdict, "0.9 points") == []
