@@ -259,3 +259,35 @@ def test_a_gap_between_two_lines_is_not_fixed_with_one_lines_change_of_other_yea
 
     assert fixes_on(verdict, "1.3 points") == []
     assert fixes_on(verdict, "0.9 points") == []
+
+
+# ------------------------------------------------------------------ a period its words name
+
+NET_SALES_YEARS = (
+    "(in millions)\n\n| | Fiscal 2024 | Fiscal 2023 | Fiscal 2022 |\n|---|---|---|---|\n"
+    "| Net sales | 1,204.6 | 1,118.2 | 997.4 |\n"
+)
+
+
+def test_a_figure_of_another_year_than_its_words_name_is_fixed_to_that_years_cell() -> None:
+    body = "Net sales: $1,204.6 million for fiscal 2024, versus $997.4 million for fiscal 2023."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    ((_find, replace),) = fixes_on(verdict, "997.4")
+    assert "$1118.2 million" in replace.replace(",", "")
+
+
+def test_a_figure_whose_words_name_its_own_year_is_left_alone() -> None:
+    body = "Net sales: $1,204.6 million for fiscal 2024, versus $1,118.2 million for fiscal 2023."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    assert verdict.fixes == []
+    assert not [f for f in verdict.findings if f.check == "claims_supported"]
+
+
+def test_a_year_after_a_date_is_not_read_as_the_figures_period() -> None:
+    """ "as of June 30, 2023" is a date, not "for fiscal 2023": no period is read."""
+    body = "Net sales were $997.4 million as of June 30, 2023 on the trailing basis."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    assert fixes_on(verdict, "997.4") == []

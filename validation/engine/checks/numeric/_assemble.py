@@ -21,6 +21,7 @@ from validation.engine.checks.numeric._matching import Claim, small_integer, wro
 from validation.engine.checks.numeric._misquotes import (
     misquote_finding,
     misquote_of,
+    named_period_of,
     rescaled_of,
     swap_fix,
 )
@@ -53,6 +54,12 @@ def _assemble(
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
+    for claim in claims:
+        if claim.other_period is None and (period := named_period_of(body, index, claim)):
+            other, named, quoted = period
+            claim.other_period = other
+            claim.other_period_proof = f"its words name {named}; the figure is {quoted}'s"
+            claim.other_period_chance = 0.0
     for claim in claims:
         mention = claim.mention
         match = _number_match(claim)

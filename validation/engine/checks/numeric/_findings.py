@@ -206,8 +206,14 @@ def _period_finding(
             "severity": "major",
             "message": (
                 f'"{mention.text}" is {_short_label(hit.number.label)} {hit.number.raw} in '
-                f"{hit.number.source_ref}, but the result stated from it needs the same "
-                f"line's {other.raw} ({claim.other_period_proof}): another period's figure"
+                f"{hit.number.source_ref}, but "
+                + (
+                    f"{claim.other_period_proof}: the same line's is {other.raw}"
+                    if claim.other_period_proof.startswith("its words")
+                    else f"the result stated from it needs the same line's {other.raw} "
+                    f"({claim.other_period_proof})"
+                )
+                + ": another period's figure"
             ),
             "start": mention.start,
             "end": mention.end,
@@ -223,7 +229,8 @@ def _period_finding(
         return  # support may accept a derivation at this chance; a fix needs it plainer
     if not _same_magnitude(abs(other.value), abs(hit.number.value)):
         return  # a row's cells of another kind (units beside net additions), not a period
-    if not sentence.period_fix_plain(body, claim):
+    words = claim.other_period_proof.startswith("its words")
+    if not words and not sentence.period_fix_plain(body, claim):
         return
     found, call = _evidence_search(claim, other, result)
     result.fix_dicts.append(

@@ -13,10 +13,12 @@ two that fit make it ambiguous, and nothing is proposed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 
 from validation.engine.checks.numeric._context import _sentence
+from validation.engine.checks.numeric._derive_pool import _rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._findings import _evidence_search, _fix, _short_label
 from validation.engine.checks.numeric._formatting import replace_digits
@@ -29,6 +31,7 @@ from validation.engine.checks.numeric._readings import (
     _units_fit,
     readings_of,
 )
+from validation.engine.checks.numeric._tables import _find_tables, _Table
 
 
 def misquote_of(
@@ -248,3 +251,105 @@ def swap_fix(
 
 # A swap of two digits names its cell less surely than a value within the rounding.
 MISQUOTE_CONFIDENCE = 0.85
+
+
+# ------------------------------------------------------------------ a period its words name
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_AFTER = 40  # characters after a figure read for the period its words name
+_EARLY_MONTHS = ("jan", "feb", "mar")  # a fiscal year ending then is often named the year before
+
+
+def named_period_of(
+    body: str, index: EvidenceIndex, claim: Claim
+) -> tuple[EvidenceNumber, int, int] | None:
+    """A figure restating one period's cell while the words right after it name another
+    period of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3
+    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted."""
+    hit = claim.hit
+    mention = claim.mention
+    if hit is None or claim.derivation is not None or claim.calculation is not None:
+        return None
+    if claim.operand or claim.in_expression or small_integer(mention):
+        return None
+    named = _year_after(body, mention.end)
+    if named is None:
+        return None
+    quoted = _period(index, hit.number.entry)
+    if quoted is None or quoted == named:
+        return None
+    rows = _rows(index)
+    row = rows.row_of.get(hit.number.entry)
+    if row is None:
+        return None
+    found = {
+        index.number(entry).value: index.number(entry)
+        for entry in rows.cells[row]
+        if entry != hit.number.entry and _period(index, entry) == named
+    }
+    if len(found) != 1:
+        return None
+    other = next(iter(found.values()))
+    if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
+        return None
+    return other, named, quoted
+
+
+def _year_after(body: str, end: int) -> int | None:
+    """The one year the words right after a figure name, before any other number or a
+    clause's end ("$816.5 for fiscal 2018."; not "... June 30, 2019")."""
+    window = body[end : end + _AFTER]
+    for stop in (",", ";", ":", "(", ")", "\n", "|", ". "):
+        at = window.find(stop)
+        if at >= 0:
+            window = window[:at]
+    years = _YEAR.findall(window)
+    if len(years) != 1 or any(c.isdigit() for c in _YEAR.sub("", window)):
+        return None
+    return int(years[0])
+
+
+def _period(index: EvidenceIndex, entry: int) -> int | None:
+    """The year of an evidence cell: its JSON key's, or its table column's (the year its
+    header rows name); None when unsure (none, several, or a fiscal year ending early in
+    the calendar year, often named for the year before)."""
+    number = index.number(entry)
+    item = index.items[number.item]
+    if item.text is None:
+        return _one_year(number.label.rsplit(".", 1)[-1])
+    record = index._record[entry]
+    if record[0] != 0:  # not a number of the item's own text
+        return None
+    position = record[2]
+    for table, years in _tables_of(index, number.item, item.text):
+        if table.start <= position <= table.end:
+            return years.get(table.locate(position)[1])
+    return None
+
+
+_HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
+
+
+def _one_year(text: str) -> int | None:
+    years = set(_YEAR.findall(text))
+    if len(years) != 1 or any(month in text.lower() for month in _EARLY_MONTHS):
+        return None
+    return int(years.pop())
+
+
+def _tables_of(index: EvidenceIndex, item: int, text: str) -> list[tuple[_Table, dict[int, int]]]:
+    """The item's tables, each with its columns' years (read once per item)."""
+    key = ("fix-tables", item)
+    tables: list[tuple[_Table, dict[int, int]]] | None = index.memo.get(key)
+    if tables is None:
+        tables = []
+        for table in _find_tables(text):
+            years: dict[int, int] = {}
+            for cells in table.rows[:_HEADER_ROWS]:
+                for column, (start, end) in enumerate(cells):
+                    year = _one_year(text[start:end])
+                    if year is not None:
+                        years.setdefault(column, year)
+            tables.append((table, years))
+        index.remember(key, tables)
+    return tables
