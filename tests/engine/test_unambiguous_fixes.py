@@ -291,3 +291,31 @@ def test_a_year_after_a_date_is_not_read_as_the_figures_period() -> None:
     verdict = check(body, ("selected_data", NET_SALES_YEARS))
 
     assert fixes_on(verdict, "997.4") == []
+
+
+# ------------------------------------------------------------------ digits that slipped
+
+
+def test_a_result_with_two_neighbouring_digits_swapped_is_fixed_by_its_derivation() -> None:
+    """ "up 14.7%" is no derivation; 17.4% is (704.5 / 600.0 - 1), from the two figures
+    stated beside it."""
+    table = "(in millions)\n\n| | 2024 | 2023 |\n|---|---|---|\n| Fee income | 704.5 | 600.0 |\n"
+    body = "Fee income grew to $704.5 million from $600.0 million, up 14.7% on the year."
+    verdict = check(body, ("income_table", table))
+
+    ((_find, replace),) = fixes_on(verdict, "14.7%")
+    assert "17.4%" in replace
+
+
+def test_a_share_shown_without_the_hundredfold_is_fixed_to_the_percentage() -> None:
+    table = (
+        "| | 2024 |\n|---|---|\n| Current obligations | 3,423 |\n| Total obligations | 7,478 |\n"
+    )
+    body = (
+        "Current obligations of $3,423 thousand make up 0.458% of total obligations "
+        "of $7,478 thousand."
+    )
+    verdict = check(body, ("obligations", table))
+
+    ((_find, replace),) = fixes_on(verdict, "0.458%")
+    assert "45.8%" in replace

@@ -32,6 +32,7 @@ from validation.engine.checks.numeric._outcome import (
     _SentenceNumbers,
 )
 from validation.engine.checks.numeric._references import UnknownReference
+from validation.engine.checks.numeric._swapped import swapped_finding, swapped_results
 from validation.engine.checks.numeric._types import NumberMention
 from validation.engine.types import Finding, FixProposal, NumberMatch, NumbersReport, ToolCallRecord
 
@@ -54,13 +55,14 @@ def _assemble(
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
+    slipped = swapped_results(body, index, sentences)
     for claim in claims:
         if claim.other_period is None and (period := named_period_of(body, index, claim)):
             other, named, quoted = period
             claim.other_period = other
             claim.other_period_proof = f"its words name {named}; the figure is {quoted}'s"
             claim.other_period_chance = 0.0
-    for claim in claims:
+    for at, claim in enumerate(claims):
         mention = claim.mention
         match = _number_match(claim)
         if match is None:
@@ -100,6 +102,10 @@ def _assemble(
             close.append(position)
             suspicious.append(position)
             _scale_finding(body, index, claim, rescaled, result)
+        elif at in slipped:
+            close.append(position)
+            suspicious.append(position)
+            swapped_finding(body, claim, slipped[at], result)
         elif (swap := misquote_of(body, index, claim, sentences)) is not None:
             close.append(position)
             suspicious.append(position)
