@@ -19,10 +19,10 @@ from validation.engine.checks.numeric._findings import (
 )
 from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
 from validation.engine.checks.numeric._misquotes import (
+    Looks,
     misquote_finding,
-    misquote_of,
     named_period_of,
-    rescaled_of,
+    read_at_of,
     swap_fix,
 )
 from validation.engine.checks.numeric._outcome import (
@@ -56,6 +56,7 @@ def _assemble(
     suspicious: list[int] = []
     supported = 0
     slipped = swapped_results(body, index, sentences)
+    looks = Looks(body, index, sentences, read_at_of(index, claims))
     for claim in claims:
         if claim.other_period is None and (period := named_period_of(body, index, claim)):
             other, named, quoted = period
@@ -93,12 +94,9 @@ def _assemble(
             suspicious.append(position)
             fixed = len(result.fix_dicts)
             _close_finding(body, index, claim, result, sentences)
-            if (
-                len(result.fix_dicts) == fixed
-                and (swap := misquote_of(body, index, claim, sentences)) is not None
-            ):
+            if len(result.fix_dicts) == fixed and (swap := looks.misquote(claim)) is not None:
                 swap_fix(body, index, claim, swap, result, len(result.finding_dicts) - 1)
-        elif (rescaled := rescaled_of(body, index, claim, sentences)) is not None:
+        elif (rescaled := looks.rescaled(claim)) is not None:
             close.append(position)
             suspicious.append(position)
             _scale_finding(body, index, claim, rescaled, result)
@@ -106,7 +104,7 @@ def _assemble(
             close.append(position)
             suspicious.append(position)
             swapped_finding(body, claim, slipped[at], result)
-        elif (swap := misquote_of(body, index, claim, sentences)) is not None:
+        elif (swap := looks.misquote(claim)) is not None:
             close.append(position)
             suspicious.append(position)
             misquote_finding(body, index, claim, swap, result)

@@ -34,6 +34,36 @@ from validation.engine.checks.numeric._readings import (
 from validation.engine.checks.numeric._tables import _find_tables, _Table
 
 
+class Looks:
+    """The misquote and scale look-ups of one report, at most `_MAX_LOOKS` of them (a
+    wall of numbers costs the same per number as a memo, then nothing more)."""
+
+    def __init__(
+        self,
+        body: str,
+        index: EvidenceIndex,
+        sentences: _SentenceNumbers,
+        read_at: dict[int, Decimal],
+    ) -> None:
+        self.body, self.index, self.sentences, self.read_at = body, index, sentences, read_at
+        self.left = _MAX_LOOKS
+
+    def misquote(self, claim: Claim) -> tuple[EvidenceNumber, Decimal] | None:
+        self.left -= 1
+        if self.left < 0:
+            return None
+        return misquote_of(self.body, self.index, claim, self.sentences)
+
+    def rescaled(self, claim: Claim) -> Hit | None:
+        self.left -= 1
+        if self.left < 0:
+            return None
+        return rescaled_of(self.body, self.index, claim, self.sentences, self.read_at)
+
+
+_MAX_LOOKS = 400
+
+
 def misquote_of(
     body: str, index: EvidenceIndex, claim: Claim, sentences: _SentenceNumbers
 ) -> tuple[EvidenceNumber, Decimal] | None:
@@ -45,7 +75,11 @@ def misquote_of(
 
 
 def rescaled_of(
-    body: str, index: EvidenceIndex, claim: Claim, sentences: _SentenceNumbers
+    body: str,
+    index: EvidenceIndex,
+    claim: Claim,
+    sentences: _SentenceNumbers,
+    read_at: dict[int, Decimal],
 ) -> Hit | None:
     """For a number nothing supports, written with a scale word: the one evidence
     number its digits state at another scale, about what its sentence names ("rose to
@@ -58,7 +92,6 @@ def rescaled_of(
         return None
     low, high = _sentence(body, sentences.newlines, mention.start, mention.end)
     words = label_tokens(body[low:high])
-    read_at = _read_at(index, sentences.claims)
     written = abs(mention.written)
     step = Decimal(1).scaleb(-mention.decimals)
     found: dict[Decimal, Hit] = {}
@@ -100,7 +133,7 @@ def _named(claim: Claim, number: EvidenceNumber, words: frozenset[str], digits: 
 _PRECISE_DIGITS = 4
 
 
-def _read_at(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, Decimal]:
+def read_at_of(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, Decimal]:
     """The scale at which the report reads each evidence item whose digits carry none
     ("$120.3 million" for a table's 120,301: thousands), from its matched numbers."""
     read: dict[int, Decimal] = {}
