@@ -3,10 +3,10 @@ neighbours swapped ("up 78.9%" where the closed search gives 87.9%), or a ratio 
 a percentage without the x100 ("0.458%" for 45.8%): a slip of the hand, fixed to the
 derived value with the calculator's expression as proof.
 
-Each variant of the written number is searched as the number itself would be
-(:func:`._derive.explain`, over the operands its sentence and the evidence it names
-offer); the fix is proposed only when exactly one variant is explained, and with a chance
-of coincidence under `_CHANCE` (the variants are several tries, so each must be rarer).
+The variants of the written number are searched together, as the number itself would be
+(the closed search of :mod:`._derive`, over the operands its sentence and the evidence it
+names offer, by the operations its words name): one search whose chance of a coincidence
+counts the candidates near any variant (each variant is a try), accepted under `_CHANCE`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,15 @@ from decimal import Decimal
 
 from validation.engine.checks.numeric._context import _sentence
 from validation.engine.checks.numeric._cues import cue_of
-from validation.engine.checks.numeric._derive import _OPERATIONS, Explained, explain
+from validation.engine.checks.numeric._derive import (
+    _OPERATIONS,
+    Explained,
+    _candidates,
+    _multiple,
+    _percent_target,
+    _readings,
+    _search,
+)
 from validation.engine.checks.numeric._derive_pool import (
     direction_of,
     periods_named,
@@ -107,21 +115,36 @@ def _explained_variant(
     direction = direction_of(body, claims, position, low, high)
     periods = periods_named(words)
     sign = -1 if mention.written < 0 else 1
-    explained: list[tuple[Decimal, int, Explained]] = []
-    for value, decimals in variants:
+    kind = ""
+    readings: list[tuple[float, float]] = []
+    owners: list[int] = []  # the variant each reading is of
+    for at, (value, decimals) in enumerate(variants):
         written = sign * value
-        twin = replace(
-            claim,
-            mention=replace(
-                mention, written=written, value=written * mention.scale, decimals=decimals
-            ),
-        )
-        found = explain(twin, body, operands, periods, direction, named, True)
-        if found is None or found.operation not in named:
-            continue  # only an operation its words name: a variant has no other claim
-        if found.chance < _CHANCE and found.tier <= _TIER and found.conflict is None:
-            explained.append((value, decimals, found))
-    return explained[0] if len(explained) == 1 else None
+        twin = replace(mention, written=written, value=written * mention.scale, decimals=decimals)
+        if _percent_target(twin) or _multiple(twin, body):
+            kind = "percent" if _percent_target(twin) else "multiple"
+            found_readings = [(abs(float(twin.written)), 10.0**-twin.decimals)]
+        else:
+            kind = "amount"
+            found_readings = _readings(twin, body, operands)
+        for target, width in found_readings:
+            if target:
+                readings.append((target, width))
+                owners.append(at)
+    if not readings or not operands:
+        return None
+    # One search over every variant's readings: each variant is a try, and the chance
+    # of a coincidence counts the candidates near any of them.
+    found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
+    if found is None or found.operation not in named or found.conflict is not None:
+        return None
+    if found.chance >= _CHANCE or found.tier > _TIER:
+        return None
+    for (target, width), at in zip(readings, owners, strict=True):
+        if abs(found.value - target) <= width / 2 * 1.000001:
+            value, decimals = variants[at]
+            return value, decimals, found
+    return None
 
 
 def swapped_finding(
