@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from validation.engine.errors import EngineError
+from validation.engine.types import EngineSettings, EvidenceItem
 
 # ---------------------------------------------------------------- parsing
 
@@ -262,3 +263,54 @@ def apply_fixes(body: str, fixes: Sequence[FixToApply]) -> ApplyResult:
         conflicts={key: conflicts[key] for key in keys if key in conflicts},
         spans=spans,
     )
+
+
+# ---------------------------------------------------------------- judging an edit
+
+
+@dataclass(frozen=True)
+class EditJudgment:
+    """What the numeric check says of the numbers an edit writes, read in the edited
+    report: ``supported`` (each is an evidence figure or a derivation the check
+    accepts), ``flagged`` (one gets a finding) or ``unjudged`` (the edit writes no
+    number the check reads, or its FIND is not in the body once)."""
+
+    status: str
+    note: str
+
+
+def judge_edit(
+    body: str,
+    evidence: Sequence[EvidenceItem],
+    find: str,
+    replace: str,
+    settings: EngineSettings,
+) -> EditJudgment:
+    """Judge a reviewer's replacement by the engine's own rule, not by the proof of the
+    fix it edits: splice it into ``body`` and run the numeric check over the edited
+    report. The numbers inside the replacement are judged as any report number is:
+    supported only by an evidence figure or by a derivation whose chance of coincidence
+    is small, never because some calculation lands near it."""
+    from validation.engine.checks.numeric import analyze, build_index  # heavy: load at use
+
+    if count_occurrences(body, find) != 1:
+        return EditJudgment("unjudged", "the text the fix replaces is not in the body once")
+    start = body.index(find)
+    edited = body[:start] + replace + body[start + len(find) :]
+    end = start + len(replace)
+    result = analyze(edited, build_index(evidence), settings=settings)
+    inside = [match for match in result.report.matches if start <= match.start < end]
+    if not inside:
+        return EditJudgment("unjudged", "the edit writes no number the engine reads")
+    for finding in result.findings:
+        if finding.start < end and start < finding.end and finding.end > finding.start:
+            return EditJudgment("flagged", finding.message)
+    said: list[str] = []
+    for match in inside:
+        if match.status not in ("exact", "rounded", "derived"):
+            return EditJudgment("flagged", f'"{match.text}" is supported by no evidence')
+        if match.status == "derived":
+            said.append(f"{match.text} = {match.formula}")
+        else:
+            said.append(f"{match.text} in {match.source_ref}")
+    return EditJudgment("supported", "; ".join(said))

@@ -1,5 +1,5 @@
 """Re-verification of an edited fix: does the reviewer's replacement still agree with the
-proof the fix carries?
+proof the fix carries, or, when it does not, does the engine's own rule support it?
 
 The engine verified the proposed replacement (a calculator call, or an evidence value); the
 edit is checked the same way: each number of the edit must equal, at the precision it is
@@ -17,7 +17,8 @@ from decimal import Decimal
 from analyses.models import Evidence
 from validation.engine.calculator import CalculatorError, evaluate
 from validation.engine.checks.numeric import NumberMention, extract_values
-from validation.models import Fix
+from validation.engine.fixes import EditJudgment, judge_edit
+from validation.models import Fix, Policy
 
 # The confidence of an edit its proof contradicts: below any sensible bulk-accept threshold.
 UNVERIFIED_CONFIDENCE = 0.25
@@ -67,9 +68,37 @@ def _proof_numbers(fix: Fix) -> list[NumberMention]:
 def fix_edit_check(fix: Fix, replace: str) -> EditCheck:
     """Check `replace` (an edit of `fix`'s replacement) against the fix's proof: every number
     the proof verified must still be there, at the value the proof gives; any other number
-    must be one the proof shows."""
+    must be one the proof shows. An edit the proof does not cover is judged by the engine's
+    own rule in the edited report (:func:`engine_edit_check`): a reviewer who writes the
+    right value is told so even when the proposed fix came from another derivation."""
     if replace == fix.proposed_replace:
         return EditCheck(Fix.EditCheck.NONE, "")
+    check = _proof_check(fix, replace)
+    if check.agrees:
+        return check
+    judged = engine_edit_check(fix, replace)
+    if judged.status == "supported":
+        return EditCheck(
+            Fix.EditCheck.VERIFIED,
+            f"Re-verified on save by the engine's rule in the edited report: {judged.note}.",
+        )
+    if judged.status == "flagged":
+        return EditCheck(Fix.EditCheck.UNVERIFIED, f"{check.note} The engine: {judged.note}")
+    return check
+
+
+def engine_edit_check(fix: Fix, replace: str) -> EditJudgment:
+    """The engine's judgment of the numbers `replace` writes, spliced into the fix's
+    revision and read against the analysis' evidence with its pipeline's settings."""
+    revision = fix.revision
+    analysis = revision.analysis
+    evidence = [item.as_item() for item in analysis.evidence.order_by("id")]
+    settings = Policy.for_pipeline(analysis.pipeline_id).engine_settings()
+    return judge_edit(revision.body, evidence, fix.find, replace, settings)
+
+
+def _proof_check(fix: Fix, replace: str) -> EditCheck:
+    """`replace` against the proof `fix` carries (module docstring)."""
     proof = fix.verified_with or "its proof"
     proposed = extract_values(fix.proposed_replace)
     if not proposed:

@@ -18,6 +18,13 @@ from validation.engine.checks.numeric._findings import (
     _worded_finding,
 )
 from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
+from validation.engine.checks.numeric._misquotes import (
+    Looks,
+    misquote_finding,
+    named_period_of,
+    read_at_of,
+    swap_fix,
+)
 from validation.engine.checks.numeric._outcome import (
     NumericResult,
     _nearest,
@@ -25,6 +32,7 @@ from validation.engine.checks.numeric._outcome import (
     _SentenceNumbers,
 )
 from validation.engine.checks.numeric._references import UnknownReference
+from validation.engine.checks.numeric._swapped import swapped_finding, swapped_results
 from validation.engine.checks.numeric._types import NumberMention
 from validation.engine.types import Finding, FixProposal, NumberMatch, NumbersReport, ToolCallRecord
 
@@ -47,7 +55,15 @@ def _assemble(
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
+    slipped = swapped_results(body, index, sentences)
+    looks = Looks(body, index, sentences, read_at_of(index, claims))
     for claim in claims:
+        if claim.other_period is None and (period := named_period_of(body, index, claim)):
+            other, named, quoted = period
+            claim.other_period = other
+            claim.other_period_proof = f"its words name {named}; the figure is {quoted}'s"
+            claim.other_period_chance = 0.0
+    for at, claim in enumerate(claims):
         mention = claim.mention
         match = _number_match(claim)
         if match is None:
@@ -61,14 +77,14 @@ def _assemble(
         elif claim.other_period is not None:
             close.append(position)
             suspicious.append(position)
-            _period_finding(body, index, claim, claim.other_period, result)
+            _period_finding(body, index, claim, claim.other_period, result, sentences)
         elif wrong_calculation(claim):
             suspicious.append(position)
             _arithmetic_finding(body, claim, result)
         elif claim.miss is not None:
             close.append(position)
             suspicious.append(position)
-            _worded_finding(body, claim, claim.miss, result)
+            _worded_finding(body, claim, claim.miss, result, sentences)
         elif claim.rescaled is not None:
             close.append(position)
             suspicious.append(position)
@@ -76,7 +92,22 @@ def _assemble(
         elif status == "close_but_wrong":
             close.append(position)
             suspicious.append(position)
+            fixed = len(result.fix_dicts)
             _close_finding(body, index, claim, result, sentences)
+            if len(result.fix_dicts) == fixed and (swap := looks.misquote(claim)) is not None:
+                swap_fix(body, index, claim, swap, result, len(result.finding_dicts) - 1)
+        elif (rescaled := looks.rescaled(claim)) is not None:
+            close.append(position)
+            suspicious.append(position)
+            _scale_finding(body, index, claim, rescaled, result)
+        elif at in slipped:
+            close.append(position)
+            suspicious.append(position)
+            swapped_finding(body, claim, slipped[at], result)
+        elif (swap := looks.misquote(claim)) is not None:
+            close.append(position)
+            suspicious.append(position)
+            misquote_finding(body, index, claim, swap, result)
         else:
             orphans.append(position)
             _orphan_finding(claim, result)

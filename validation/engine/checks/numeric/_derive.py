@@ -314,23 +314,24 @@ def explain(
 
 def _conflict(
     used: Sequence[Operand | str], operands: Sequence[Operand]
-) -> tuple[Operand, Operand] | None:
-    """The derivation takes a cell of a row whose other cell the sentence states
-    instead ("to $126 million from $59 million", explained with the row's 67): the
-    stated number and the cell, when exactly one such pair exists."""
+) -> tuple[Operand, Operand] | tuple[()] | None:
+    """(stated, cell): the derivation takes a row's cell whose part the sentence gives another
+    ("from $59 million", the row's 67); (): the row's cells stated only in other parts."""
     cells = [operand for operand in used if isinstance(operand, Operand)]
-    if not any(cell.strength == STATED for cell in cells):
-        return None
     found: list[tuple[Operand, Operand]] = []
+    other_part = False
     for cell in cells:
-        if cell.strength == STATED or cell.row < 0:
-            continue
+        beside = [u for u in cells if u.strength == STATED and u.row == cell.row >= 0]
+        if cell.strength == STATED or not beside:
+            continue  # the result is of the row's periods only when its stated operand is too
         for stated in operands:
             if stated.strength != STATED:
                 break
             if stated.row == cell.row and stated not in cells:
-                found.append((stated, cell))
-    return found[0] if len(found) == 1 else None
+                side = (stated.column - beside[0].column) * (cell.column - beside[0].column)
+                found += [(stated, cell)] if side > 0 else []
+                other_part = other_part or side < 0
+    return (found[0] if len(found) == 1 else None) if found else (() if other_part else None)
 
 
 def _search(
@@ -367,12 +368,13 @@ def _search(
         # computed from those and slipped; another pair landing on it is chance.
         return None
     chance = min(1.0, max(1, neighbourhood) * width / (target * _LOG_SPREAD))
-    if chance >= ACCEPT:
-        return None
     conflict = _conflict(texts, operands) if tier else None
+    if chance >= ACCEPT or conflict == ():
+        return None
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
     written = formula.format(*shown) if texts else formula
-    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier, conflict)
+    pair = conflict or None
+    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier, pair)
 
 
 def rescue(
@@ -483,6 +485,7 @@ def _rescue(
             # The stated number is another period's cell of the row the result needs.
             other.other_period = index.number(cell.entry)
             other.other_period_proof = f"{mention.text} = {found.formula}"
+            other.other_period_chance = found.chance
         else:
             return False
     claim.derivation = Derivation(

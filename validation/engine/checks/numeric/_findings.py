@@ -185,7 +185,12 @@ def _scale_finding(
 
 
 def _period_finding(
-    body: str, index: EvidenceIndex, claim: Claim, other: EvidenceNumber, result: _Output
+    body: str,
+    index: EvidenceIndex,
+    claim: Claim,
+    other: EvidenceNumber,
+    result: _Output,
+    sentence: _SentenceNumbers,
 ) -> None:
     """A number of a row whose result, stated beside it, follows from another cell of
     the same row: the writer quoted the wrong period. Fixed to that cell."""
@@ -201,8 +206,14 @@ def _period_finding(
             "severity": "major",
             "message": (
                 f'"{mention.text}" is {_short_label(hit.number.label)} {hit.number.raw} in '
-                f"{hit.number.source_ref}, but the result stated from it needs the same "
-                f"line's {other.raw} ({claim.other_period_proof}): another period's figure"
+                f"{hit.number.source_ref}, but "
+                + (
+                    f"{claim.other_period_proof}: the same line's is {other.raw}"
+                    if claim.other_period_proof.startswith("its words")
+                    else f"the result stated from it needs the same line's {other.raw} "
+                    f"({claim.other_period_proof})"
+                )
+                + ": another period's figure"
             ),
             "start": mention.start,
             "end": mention.end,
@@ -213,6 +224,13 @@ def _period_finding(
     same_kind = other.written if hit.number.mantissa else other.value
     replacement = replace_digits(mention, abs(same_kind) / hit.factor)
     if replacement == mention.text or result.fixes_full():
+        return
+    if claim.other_period_chance > PERIOD_FIX_CHANCE:
+        return  # support may accept a derivation at this chance; a fix needs it plainer
+    if not _same_magnitude(abs(other.value), abs(hit.number.value)):
+        return  # a row's cells of another kind (units beside net additions), not a period
+    words = claim.other_period_proof.startswith("its words")
+    if not words and not sentence.period_fix_plain(body, claim):
         return
     found, call = _evidence_search(claim, other, result)
     result.fix_dicts.append(
@@ -230,7 +248,23 @@ def _period_finding(
     )
 
 
-def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> None:
+# The chance of coincidence under which another period's figure is fixed (a derivation
+# is accepted as support under 5 %: a fix that changes a stated figure needs more).
+PERIOD_FIX_CHANCE = 0.02
+# One period's figure of a line item is within this factor of another's (a wrong
+# period's fix); cells further apart are other measures of the row.
+_PERIOD_SPREAD = 10
+
+
+def _same_magnitude(first: Decimal, second: Decimal) -> bool:
+    if not first or not second:
+        return False
+    return max(first, second) / min(first, second) <= _PERIOD_SPREAD
+
+
+def _worded_finding(
+    body: str, claim: Claim, miss: Miss, result: _Output, sentence: _SentenceNumbers
+) -> None:
     """A result stated in words that its operation over supported numbers misses."""
     mention = claim.mention
     began = time.perf_counter()
@@ -247,6 +281,11 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
         duration_ms=round((time.perf_counter() - began) * 1000, 3),
     )
     slip = miss.scale is None and _rounding_slip(mention, miss.expected)
+    if not miss.stated and miss.scale is None:
+        # Only the digits at another scale say which derivation it is; otherwise the
+        # reading over numbers from elsewhere is a candidate, not the writer's.
+        _unverified_result(mention, miss, exact, call, result)
+        return
     if miss.scale is not None:
         replacement = replace_scale(mention, miss.scale)
         what = f"{miss.expression} = {_short(exact)}, which is {replacement}"
@@ -275,6 +314,8 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
     result.tool_calls.append(call)
     if slip or not miss.clear or error or replacement == mention.text or result.fixes_full():
         return
+    if miss.scale is None and _written_beside(body, claim, miss.expected, sentence):
+        return  # the sentence states that value already, as another result
     result.fix_dicts.append(
         _fix(
             body,
@@ -288,6 +329,46 @@ def _worded_finding(body: str, claim: Claim, miss: Miss, result: _Output) -> Non
             evidence=[proof],
         )
     )
+
+
+def _unverified_result(
+    mention: NumberMention, miss: Miss, exact: str, call: ToolCallRecord, result: _Output
+) -> None:
+    """A result in words that no derivation found explains, and whose operands the
+    report does not write beside it: the nearest reading over other numbers of the
+    report is a candidate, not the writer's derivation. Flagged "cannot verify" with
+    that candidate and no fix (a confident fix from a chance reading would change a
+    correct number); still a major finding, since nothing supports the number."""
+    proof = EvidenceExcerpt(
+        source_ref="calculator", excerpt=f"{miss.expression} = {exact}", label="calculator"
+    )
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "cannot_verify",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" cannot be verified: no derivation from the evidence gives '
+                f"it, and its operands are not written beside it; the nearest reading found "
+                f"is {miss.expression} = {_short(exact)} (a candidate, not a fix)"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [proof],
+        }
+    )
+    result.tool_calls.append(call)
+
+
+def _written_beside(body: str, claim: Claim, value: Decimal, sentence: _SentenceNumbers) -> bool:
+    """Another number of the claim's sentence shows `value` at its own precision ("a
+    drop of 6.1 points, or 16.2% relative": 6.1 is not what 16.2% should read)."""
+    for other in sentence.beside(body, claim):
+        unit = Decimal(1).scaleb(-other.mention.decimals)
+        if abs(abs(other.mention.written) - abs(value)) * 2 <= unit:
+            return True
+    return False
 
 
 # Digits a result must show for one unit off in its last to be a slip of rounding.

@@ -76,6 +76,7 @@ class Claim:
     # period), and how that result follows from it.
     other_period: EvidenceNumber | None = None
     other_period_proof: str = ""
+    other_period_chance: float = 1.0  # the chance that result's derivation is a coincidence
 
 
 def small_integer(mention: NumberMention) -> bool:

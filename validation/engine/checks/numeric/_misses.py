@@ -19,6 +19,7 @@ unsupported is judged here, when its words make it a result:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import pairwise
@@ -126,7 +127,50 @@ def _miss(
         scale=scale,
         clear=clear,
         confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
+        stated=_stated_beside(grounding, position, outcome.operands)
+        or _no_other_candidate(len(focus), outcome, at_hand and len(values) == 1)
+        or (len(values) == 1 and _named_line(grounding, position, outcome)),
     )
+
+
+_NAMED_LINE_WORDS = 2  # words of the line item's label the sentence must repeat
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def _named_line(grounding: Grounding, position: int, outcome: Outcome) -> bool:
+    """A change, difference or two-period average of one line item that the result's
+    sentence names ("Software license averaged ... across 2018 and 2019"), in a sentence
+    naming no more periods than the reading takes (a three-year average is not one of
+    two years)."""
+    if outcome.op not in (ops.DIFF, ops.CHANGE, ops.MEAN) or len(outcome.operands) != 2:
+        return False
+    if not _same_line_item(grounding, outcome.operands):
+        return False
+    mention = grounding.claims[position].mention
+    low, high = grounding.sentence(mention.start, mention.end)
+    words = grounding.body[low:high]
+    years = sorted({int(year) for year in _YEAR.findall(words)})
+    if len(years) > 2 or (outcome.op == ops.MEAN and years and years[-1] - years[0] > 1):
+        return False  # "averaged ... fiscal 2017 to fiscal 2019" is three periods
+    if years and any(o.year and o.year not in years for o in outcome.operands):
+        return False  # an operand of a period the sentence does not name
+    shared = _label(grounding.claims[outcome.operands[0].key]) & label_tokens(words)
+    return len(shared) >= _NAMED_LINE_WORDS
+
+
+def _no_other_candidate(candidates: int, outcome: Outcome, plain: bool) -> bool:
+    """The report states no number the result could be of besides the reading's operands
+    (or one more, when the reading is the only one and stands in the result's paragraph):
+    "2019: $193K, 2018: $167K, average: $165K" has one reading, and it is the writer's."""
+    extra = candidates - len(outcome.operands)
+    return extra <= 0 or (extra == 1 and plain)
+
+
+def _stated_beside(grounding: Grounding, position: int, operands: Sequence[Operand]) -> bool:
+    """Every operand is a number written in the result's own sentence."""
+    mention = grounding.claims[position].mention
+    low, high = grounding.sentence(mention.start, mention.end)
+    return all(low <= operand.position < high for operand in operands)
 
 
 def _readings(

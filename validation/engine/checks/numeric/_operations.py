@@ -175,6 +175,10 @@ class Miss:
     scale: Decimal | None = None  # the right scale for a number at the wrong one
     clear: bool = True  # one value fits: a fix may be proposed
     confidence: float = 0.9  # the fix's
+    # The operands are the numbers written beside the result (its sentence, or the one
+    # before when its own states none): the writer's derivation is plain. Otherwise the
+    # reading is only the nearest one found, and no fix is proposed.
+    stated: bool = True
 
 
 def describe(outcome: Outcome, names: Sequence[str]) -> str:

@@ -5,6 +5,7 @@ nearest and the unambiguous evidence hit.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -91,6 +92,31 @@ class _SentenceNumbers:
     starts: Sequence[int]
     newlines: list[int]
 
+    def beside(self, body: str, claim: Claim) -> list[Claim]:
+        """The other numbers of the claim's sentence."""
+        low, high = _sentence(body, self.newlines, claim.mention.start, claim.mention.end)
+        position = bisect_left(self.starts, low)
+        found: list[Claim] = []
+        for other in self.claims[position : position + _NEARBY_STEPS]:
+            if other.mention.start >= high:
+                break
+            if other is not claim:
+                found.append(other)
+        return found
+
+    def period_fix_plain(self, body: str, claim: Claim) -> bool:
+        """A wrong period's fix to `claim` is the one reading of its sentence: no other
+        number of the sentence is unsupported (that one may be the slip the result
+        reveals), and none is derived from `claim` as written (the writer used it as
+        it is: "1.6 times the $21.93 of 2018")."""
+        for other in self.beside(body, claim):
+            unsupported = other.hit is None and other.derivation is None and not other.computed
+            if unsupported and (other.calculation is None or not other.calculation.correct):
+                return False
+            if other.derivation is not None and _uses(other.derivation.formula, claim):
+                return False
+        return True
+
     def writes(self, body: str, claim: Claim, value: Decimal) -> bool:
         """Another number of the claim's sentence is written as `value` ("$10.40 to
         $10.60, with a mid-point of $10.50"): the report tells the two apart."""
@@ -102,3 +128,15 @@ class _SentenceNumbers:
             if other is not claim and abs(other.mention.written) == value:
                 return True
         return False
+
+
+_FORMULA_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _uses(formula: str, claim: Claim) -> bool:
+    """The formula takes the claim's value as an operand ("41.8 / 25.9" uses "$25.90")."""
+    value = abs(claim.mention.written)
+    for found in _FORMULA_NUMBER.finditer(formula):
+        if Decimal(found.group().replace(",", "")) == value:
+            return True
+    return False

@@ -1,0 +1,321 @@
+"""Issue 25, point 4: a fix only when the writer's derivation is unambiguous.
+
+A number is fixed when its operands are written beside it, when it restates the one
+evidence cell its sentence names with two digits swapped, or when its digits are that
+cell's at another scale. A result whose nearest reading takes operands from elsewhere
+is flagged "cannot verify" with that candidate, and gets no fix; a correct number is
+never "fixed" by a calculation that merely lands near it. Every case is written anew."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from validation.engine.fixes import FixToApply, apply_fixes, judge_edit
+from validation.engine.pipeline import validate
+from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
+
+NUMBERS_ONLY = EngineSettings(citations="none")
+
+
+def check(body: str, *evidence: tuple[str, Any]) -> Verdict:
+    items = [
+        {"source_ref": ref, "content": content if isinstance(content, str) else json.dumps(content)}
+        for ref, content in evidence
+    ]
+    return validate(Bundle(query="What changed?", body=body, evidence=items), NUMBERS_ONLY)
+
+
+def fixes_on(verdict: Verdict, text: str) -> list[tuple[str, str]]:
+    return [(fix.find, fix.replace) for fix in verdict.fixes if text in fix.find]
+
+
+def findings_on(verdict: Verdict, text: str) -> list[str]:
+    return [finding.kind for finding in verdict.findings if finding.text == text]
+
+
+def status(verdict: Verdict, text: str) -> str:
+    return next(match.status for match in verdict.numbers.matches if match.text == text)
+
+
+# ------------------------------------------------------------------ the memo cases
+
+SALES = (
+    "(in millions)\n\n| | 2024 | 2023 | 2022 | 2021 |\n|---|---|---|---|---|\n"
+    "| Net sales | 288.0 | 251.0 | 231.0 | 200.0 |\n"
+    "| Order backlog | 410.0 | 385.0 | 362.0 | 330.0 |\n"
+    "| Net income | 36.0 | 30.0 | 27.5 | 24.0 |\n"
+)
+
+
+def test_a_three_year_compound_rate_is_not_fixed_with_one_years_growth() -> None:
+    """(288 / 200) ** (1/3) - 1 = 12.9 %; 2024 alone grew 14.7 %."""
+    body = (
+        "Net sales reached $288.0 million in 2024 against $200.0 million in 2021, "
+        "compounding at about 12.9% a year over the three years."
+    )
+    verdict = check(body, ("annual_report", SALES))
+
+    assert fixes_on(verdict, "12.9%") == []
+
+
+def test_a_three_year_average_is_not_fixed_to_one_years_figure() -> None:
+    """(288 + 251 + 231) / 3 = 256.7: a correct average, whatever one year reads."""
+    body = "Over 2022 to 2024, net sales averaged roughly $256.7 million a year."
+    verdict = check(body, ("annual_report", SALES))
+
+    assert fixes_on(verdict, "256.7") == []
+
+
+def test_a_price_earnings_multiple_is_not_fixed_with_unrelated_figures() -> None:
+    """A multiple whose operands (a share price and earnings per share) the evidence
+    does not hold is flagged at most, never "fixed" by a ratio of backlog and sales."""
+    body = (
+        "Net income rose to $36.0 million in 2024. At the current price the shares "
+        "trade at about 16.5 times earnings."
+    )
+    verdict = check(body, ("annual_report", SALES))
+
+    assert fixes_on(verdict, "16.5") == []
+
+
+def test_a_result_whose_operands_are_written_elsewhere_is_unverified_without_a_fix() -> None:
+    """The growth stated in a later paragraph, with no figure beside it and other
+    figures in the report it could be of: the nearest reading is shown as a candidate,
+    no fix is proposed, and the report is not approved on it."""
+    body = (
+        "Net income was $36.0 million in 2024 and $30.0 million in 2023.\n\n"
+        "The order backlog stood at $410.0 million, up from $385.0 million.\n\n"
+        "All told, earnings grew roughly 23.5% over the year."
+    )
+    verdict = check(body, ("annual_report", SALES))
+
+    assert fixes_on(verdict, "23.5%") == []
+    assert findings_on(verdict, "23.5%")
+    assert verdict.decision != "APPROVE"
+
+
+def test_a_wrong_change_whose_figures_stand_beside_it_gets_its_fix() -> None:
+    body = "Net income rose to $36.0 million from $30.0 million, an increase of 25.0%."
+    verdict = check(body, ("annual_report", SALES))
+
+    ((_find, replace),) = fixes_on(verdict, "25.0%")
+    assert "20.0%" in replace
+
+
+def test_a_correct_number_beside_a_result_is_not_fixed_to_another_period() -> None:
+    """The figure is the base of a multiple in the same sentence: the writer used it as
+    it is, whichever cell some other result of the sentence seems to need."""
+    table = (
+        "| | 2024 | 2023 | 2022 |\n|---|---|---|---|\n"
+        "| Grant-date fair value per option | 41.80 | 40.60 | 25.90 |\n"
+    )
+    body = (
+        "The grant-date fair value per option edged up to $41.80, about 3.0% above the "
+        "prior year, and is now some 1.6 times the $25.90 of 2022."
+    )
+    verdict = check(body, ("option_note", table))
+
+    assert fixes_on(verdict, "25.90") == []
+
+
+# ------------------------------------------------------------------ restated figures
+
+
+def test_a_figure_with_two_digits_swapped_is_fixed_to_the_cell_its_sentence_names() -> None:
+    table = (
+        "(in thousands)\n\n| | 2024 | 2023 |\n|---|---|---|\n"
+        "| Research and development | 7,364 | 6,918 |\n| Marketing | 4,127 | 3,990 |\n"
+    )
+    body = "Research and development spending rose to $7,346 thousand in 2024."
+    verdict = check(body, ("cost_table", table))
+
+    ((_find, replace),) = fixes_on(verdict, "7,346")
+    assert "$7,364 thousand" in replace
+    (fix,) = [fix for fix in verdict.fixes if "7,346" in fix.find]
+    assert fix.evidence and fix.evidence[0].source_ref == "cost_table"
+
+
+def test_a_swap_that_two_cells_could_explain_gets_no_fix() -> None:
+    table = (
+        "| | 2024 | 2023 |\n|---|---|---|\n"
+        "| Service revenue | 5,816 | 5,168 |\n| Product revenue | 2,310 | 2,250 |\n"
+    )
+    body = "Service revenue came to $5,186 thousand."
+    verdict = check(body, ("revenue_table", table))
+
+    assert fixes_on(verdict, "5,186") == []
+    assert findings_on(verdict, "$5,186 thousand")
+
+
+def test_a_restated_figure_at_the_wrong_scale_is_fixed_to_the_named_cell() -> None:
+    table = (
+        "(in thousands)\n\n| | 2024 | 2023 |\n|---|---|---|\n"
+        "| Deferred revenue | 148,505 | 120,301 |\n"
+    )
+    body = "Deferred revenue grew sharply and stood at $148.5 billion at year-end."
+    verdict = check(body, ("balance_sheet", table))
+
+    ((_find, replace),) = fixes_on(verdict, "148.5")
+    assert "$148.5 million" in replace
+
+
+# ------------------------------------------------------------------ stable verdicts
+
+
+def test_an_unchanged_sentence_keeps_its_verdict_when_another_is_fixed() -> None:
+    body = (
+        "Net sales grew to $288.0 million from $251.0 million, up 14.7%.\n\n"
+        "Net income rose to $36.0 million from $30.0 million, an increase of 25.0%."
+    )
+    first = check(body, ("annual_report", SALES))
+    (fix,) = [fix for fix in first.fixes if "25.0%" in fix.find]
+    revised = apply_fixes(body, [FixToApply(key=1, find=fix.find, replace=fix.replace)]).body
+    second = check(revised, ("annual_report", SALES))
+
+    kept = ("$288.0 million", "$251.0 million", "14.7%", "$36.0 million", "$30.0 million")
+    for text in kept:
+        assert status(second, text) == status(first, text), text
+    assert not [f for f in second.findings if f.check == "claims_supported"]
+
+
+# ------------------------------------------------------------------ a reviewer's edit
+
+
+def test_an_edit_is_judged_by_the_engines_rule_in_the_edited_report() -> None:
+    body = "Net income rose to $36.0 million from $30.0 million, an increase of 25.0%."
+    evidence = [EvidenceItem(source_ref="annual_report", content=SALES)]
+
+    right = judge_edit(body, evidence, "increase of 25.0%", "increase of 20.0%", NUMBERS_ONLY)
+    wrong = judge_edit(body, evidence, "increase of 25.0%", "increase of 22.0%", NUMBERS_ONLY)
+
+    assert right.status == "supported"
+    assert wrong.status == "flagged"
+
+
+def test_a_hedged_figure_is_not_fixed_to_a_cell_its_hedge_would_cover() -> None:
+    """ "about $4,377 thousand" swaps to 3,477 or 4,737, not to the 3,640 that a whole
+    unit of hedge might reach: no fix from a cell that is no swap."""
+    record = {"line_items": {"Lease payments": {"2024": 5120, "2025": 3640}}}
+    body = "Lease payments come to about $4,377 thousand a year on average."
+    verdict = check(body, ("lease_tool", record))
+
+    assert fixes_on(verdict, "4,377") == []
+
+
+def test_a_swap_of_digits_that_are_not_neighbours_is_no_misquote() -> None:
+    table = "| | 2024 | 2023 |\n|---|---|---|\n| Total liabilities | 311.4 | 298.0 |\n"
+    body = "Total liabilities stood at $113.4 billion."
+    verdict = check(body, ("balance_sheet", table))
+
+    assert fixes_on(verdict, "113.4") == []
+
+
+# ------------------------------------------------------------------ plain readings kept
+
+
+def test_a_result_of_the_only_figures_listed_before_it_gets_its_fix() -> None:
+    """A small list whose only figures are the operands: no other candidate, so the
+    average is fixed though it stands on its own line."""
+    body = "- 2024: $310K\n- 2023: $250K\n- Average: $270K"
+    fees = "Service fees were $310 thousand in 2024, $250 thousand in 2023."
+    verdict = check(body, ("filing", fees))
+
+    ((_find, replace),) = fixes_on(verdict, "$270K")
+    assert "$280K" in replace
+
+
+def test_a_change_of_the_line_item_its_sentence_names_gets_its_fix() -> None:
+    """The result's paragraph names the line item and its two periods; a figure of
+    another line item stands between: the change of the named line is the reading."""
+    table = (
+        "(in millions)\n\n| | 2024 | 2023 |\n|---|---|---|\n"
+        "| Licence revenue | 412.5 | 388.0 |\n| Hosting revenue | 96.0 | 90.0 |\n"
+    )
+    body = (
+        "Licence revenue was $412.5 million in 2024, compared with $388.0 million in 2023. "
+        "Hosting revenue was $96.0 million in 2024, which does not enter the calculation.\n\n"
+        "Licence revenue therefore rose by $22.5 million from 2023 to 2024."
+    )
+    verdict = check(body, ("filing", table))
+
+    ((_find, replace),) = fixes_on(verdict, "22.5")
+    assert "$24.5 million" in replace
+
+
+def test_a_gap_between_two_lines_is_not_fixed_with_one_lines_change_of_other_years() -> None:
+    """The sentence names 2021 and 2023; the only reading found is one line's change
+    over 2021 to 2022, stated in another paragraph: a candidate, not a fix."""
+    body = (
+        "The discount rate went from 4.6% in 2021 to 3.4% in 2022 and held in 2023.\n\n"
+        "The spread between the expected return and the discount rate narrowed from "
+        "1.3 points in 2021 to 0.9 points in 2023."
+    )
+    table = (
+        "| | 2023 | 2022 | 2021 |\n|---|---|---|---|\n"
+        "| Discount rate | 3.4% | 3.4% | 4.6% |\n| Expected return | 4.3% | 4.5% | 5.9% |\n"
+    )
+    verdict = check(body, ("plan_note", table))
+
+    assert fixes_on(verdict, "1.3 points") == []
+    assert fixes_on(verdict, "0.9 points") == []
+
+
+# ------------------------------------------------------------------ a period its words name
+
+NET_SALES_YEARS = (
+    "(in millions)\n\n| | Fiscal 2024 | Fiscal 2023 | Fiscal 2022 |\n|---|---|---|---|\n"
+    "| Net sales | 1,204.6 | 1,118.2 | 997.4 |\n"
+)
+
+
+def test_a_figure_of_another_year_than_its_words_name_is_fixed_to_that_years_cell() -> None:
+    body = "Net sales: $1,204.6 million for fiscal 2024, versus $997.4 million for fiscal 2023."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    ((_find, replace),) = fixes_on(verdict, "997.4")
+    assert "$1118.2 million" in replace.replace(",", "")
+
+
+def test_a_figure_whose_words_name_its_own_year_is_left_alone() -> None:
+    body = "Net sales: $1,204.6 million for fiscal 2024, versus $1,118.2 million for fiscal 2023."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    assert verdict.fixes == []
+    assert not [f for f in verdict.findings if f.check == "claims_supported"]
+
+
+def test_a_year_after_a_date_is_not_read_as_the_figures_period() -> None:
+    """ "as of June 30, 2023" is a date, not "for fiscal 2023": no period is read."""
+    body = "Net sales were $997.4 million as of June 30, 2023 on the trailing basis."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    assert fixes_on(verdict, "997.4") == []
+
+
+# ------------------------------------------------------------------ digits that slipped
+
+
+def test_a_result_with_two_neighbouring_digits_swapped_is_fixed_by_its_derivation() -> None:
+    """ "up 14.7%" is no derivation; 17.4% is (704.5 / 600.0 - 1), from the two figures
+    stated beside it."""
+    table = "(in millions)\n\n| | 2024 | 2023 |\n|---|---|---|\n| Fee income | 704.5 | 600.0 |\n"
+    body = "Fee income grew to $704.5 million from $600.0 million, up 14.7% on the year."
+    verdict = check(body, ("income_table", table))
+
+    ((_find, replace),) = fixes_on(verdict, "14.7%")
+    assert "17.4%" in replace
+
+
+def test_a_share_shown_without_the_hundredfold_is_fixed_to_the_percentage() -> None:
+    table = (
+        "| | 2024 |\n|---|---|\n| Current obligations | 3,423 |\n| Total obligations | 7,478 |\n"
+    )
+    body = (
+        "Current obligations of $3,423 thousand make up 0.458% of total obligations "
+        "of $7,478 thousand."
+    )
+    verdict = check(body, ("obligations", table))
+
+    ((_find, replace),) = fixes_on(verdict, "0.458%")
+    assert "45.8%" in replace

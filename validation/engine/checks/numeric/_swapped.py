@@ -1,0 +1,199 @@
+"""A result in words that nothing explains, whose digits are a derivation's with two
+neighbours swapped ("up 78.9%" where the closed search gives 87.9%), or a ratio shown as
+a percentage without the x100 ("0.458%" for 45.8%): a slip of the hand, fixed to the
+derived value with the calculator's expression as proof.
+
+The variants of the written number are searched together, as the number itself would be
+(the closed search of :mod:`._derive`, over the operands its sentence and the evidence it
+names offer, by the operations its words name): one search whose chance of a coincidence
+counts the candidates near any variant (each variant is a try), accepted under `_CHANCE`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+
+from validation.engine.checks.numeric._context import _sentence
+from validation.engine.checks.numeric._cues import cue_of
+from validation.engine.checks.numeric._derive import (
+    _OPERATIONS,
+    Explained,
+    _candidates,
+    _multiple,
+    _percent_target,
+    _readings,
+    _search,
+)
+from validation.engine.checks.numeric._derive_pool import (
+    direction_of,
+    periods_named,
+    pool,
+    supported,
+    units_of,
+)
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._findings import _fix
+from validation.engine.checks.numeric._formatting import replace_digits
+from validation.engine.checks.numeric._matching import Claim, small_integer
+from validation.engine.checks.numeric._misquotes import _swaps
+from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
+from validation.engine.types import EvidenceExcerpt, ToolCallRecord
+
+_CHANCE = 0.01  # each variant's derivation must be this unlikely a coincidence
+_TIER = 1  # its operands stated in the sentence, or one stated and the other in its row
+_MAX_TRIED = 40  # numbers of one report looked at (a wall costs the same as a memo)
+_MIN_DIGITS = 3
+
+
+def swapped_results(
+    body: str, index: EvidenceIndex, sentences: _SentenceNumbers
+) -> dict[int, tuple[Decimal, int, Explained]]:
+    """For the unsupported results of the report (by position in `sentences.claims`):
+    the one variant of the written number a derivation explains, and that derivation."""
+    claims = sentences.claims
+    units = units_of(claims)
+    found: dict[int, tuple[Decimal, int, Explained]] = {}
+    tried = 0
+    for position, claim in enumerate(claims):
+        if not _candidate(claim):
+            continue
+        tried += 1
+        if tried > _MAX_TRIED:
+            break
+        hit = _explained_variant(body, index, sentences, position, units)
+        if hit is not None:
+            found[position] = hit
+    return found
+
+
+def _candidate(claim: Claim) -> bool:
+    mention = claim.mention
+    if supported(claim) or claim.miss is not None or claim.depends or claim.operand:
+        return False
+    if claim.in_expression or claim.calculation is not None or claim.other_period is not None:
+        return False
+    if claim.close or claim.rescaled is not None or mention.in_range:
+        return False
+    return not small_integer(mention) and bool(mention.written)
+
+
+def _variants(claim: Claim) -> list[tuple[Decimal, int]]:
+    """(value as written, decimals) of each variant of the claim's number."""
+    mention = claim.mention
+    shown = f"{abs(mention.written):.{max(mention.decimals, 0)}f}"
+    digits = shown.replace(".", "")
+    point = len(shown) - shown.index(".") - 1 if "." in shown else 0
+    variants: list[tuple[Decimal, int]] = []
+    if len(digits.lstrip("0")) >= _MIN_DIGITS:
+        variants += [(value, point) for value in _swaps(digits, point)]
+    if mention.unit == "%" and abs(mention.written) < 1:
+        variants.append((abs(mention.written) * 100, max(mention.decimals - 2, 0)))
+    return variants
+
+
+def _explained_variant(
+    body: str,
+    index: EvidenceIndex,
+    sentences: _SentenceNumbers,
+    position: int,
+    units: dict[int, float],
+) -> tuple[Decimal, int, Explained] | None:
+    claims = sentences.claims
+    claim = claims[position]
+    mention = claim.mention
+    variants = _variants(claim)
+    if not variants:
+        return None
+    low, high = _sentence(body, sentences.newlines, mention.start, mention.end)
+    words = body[low:high]
+    cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
+    named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    if not named:
+        return None  # no words of a result: a figure, not a slip of a calculation
+    operands = pool(position, claims, index, (low, high), words, units)
+    direction = direction_of(body, claims, position, low, high)
+    periods = periods_named(words)
+    sign = -1 if mention.written < 0 else 1
+    kind = ""
+    readings: list[tuple[float, float]] = []
+    owners: list[int] = []  # the variant each reading is of
+    for at, (value, decimals) in enumerate(variants):
+        written = sign * value
+        twin = replace(mention, written=written, value=written * mention.scale, decimals=decimals)
+        if _percent_target(twin) or _multiple(twin, body):
+            kind = "percent" if _percent_target(twin) else "multiple"
+            found_readings = [(abs(float(twin.written)), 10.0**-twin.decimals)]
+        else:
+            kind = "amount"
+            found_readings = _readings(twin, body, operands)
+        for target, width in found_readings:
+            if target:
+                readings.append((target, width))
+                owners.append(at)
+    if not readings or not operands:
+        return None
+    # One search over every variant's readings: each variant is a try, and the chance
+    # of a coincidence counts the candidates near any of them.
+    found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
+    if found is None or found.operation not in named or found.conflict is not None:
+        return None
+    if found.chance >= _CHANCE or found.tier > _TIER:
+        return None
+    for (target, width), at in zip(readings, owners, strict=True):
+        if abs(found.value - target) <= width / 2 * 1.000001:
+            value, decimals = variants[at]
+            return value, decimals, found
+    return None
+
+
+def swapped_finding(
+    body: str, claim: Claim, found: tuple[Decimal, int, Explained], result: _Output
+) -> None:
+    """The finding and fix of a result whose digits slipped (module docstring)."""
+    mention = claim.mention
+    value, decimals, derivation = found
+    replacement = replace_digits(replace(mention, decimals=decimals), value)
+    proof = EvidenceExcerpt(
+        source_ref="calculator", excerpt=derivation.formula, label=derivation.operation
+    )
+    finding_index = len(result.finding_dicts)
+    result.finding_dicts.append(
+        {
+            "check": "claims_supported",
+            "kind": "close_but_wrong",
+            "severity": "major",
+            "message": (
+                f'"{mention.text}" follows from no derivation; {replacement} does: '
+                f"{derivation.formula} (the digits slipped)"
+            ),
+            "start": mention.start,
+            "end": mention.end,
+            "text": mention.text,
+            "evidence": [proof],
+        }
+    )
+    if replacement == mention.text or result.fixes_full():
+        return
+    call = ToolCallRecord(
+        tool="derivation_search",
+        input={"value": replacement, "operation": derivation.operation},
+        output=derivation.formula,
+    )
+    result.tool_calls.append(call)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            mention,
+            replacement,
+            verified_with=f"derivation: {derivation.formula}",
+            confidence=SWAP_CONFIDENCE,
+            kind="worded_result",
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[proof],
+        )
+    )
+
+
+SWAP_CONFIDENCE = 0.85  # a derivation found for a variant: below a written calculation's
