@@ -48,6 +48,7 @@ class Operand:
     change: bool = False  # a difference the report derives ("an increase of $11.3 million")
     entry: int = -1  # its evidence entry, if it is a cell
     position: int = -1  # its claim, if the report states it
+    unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +135,7 @@ def _evidence_operand(
     index: EvidenceIndex, rows: _Rows, units: dict[int, float], entry: int, strength: int
 ) -> Operand:
     number = index.number(entry)
+    written_unit = number.unit  # a scaled twin may not carry its digits' currency
     if number.mantissa and entry > 0:
         entry -= 1  # the scaled twin stands before its digits
         number = index.number(entry)
@@ -161,6 +163,7 @@ def _evidence_operand(
         unscaled=unscaled,
         item=number.item,
         entry=entry,
+        unit=number.unit or written_unit,
     )
 
 
@@ -199,6 +202,7 @@ def _report_operand(
         row=-1,
         column=-1,
         reported=True,
+        unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
     )
 
