@@ -168,3 +168,24 @@ def test_a_change_from_a_hedged_level_is_not_a_range() -> None:
     assert status(verdict, "48.0%") == "derived"
     assert status(verdict, "44.0%") == "derived"
     assert flagged(verdict) == []
+
+
+# ------------------------------------------------------------------ a section's total
+
+
+def test_an_unlabelled_total_row_is_named_by_its_sections_heading() -> None:
+    # (2,210 - 1,530) / 2,210 = 30.8 %: the net row has no label of its own, only the
+    # heading that opens its section.
+    balance = (
+        "| | 2021 | 2020 |\n|---|---|---|\n| Vehicles and machinery: | | |\n"
+        "| Trucks | $4,100 | $4,050 |\n| Forklifts | 920 | 880 |\n"
+        "| Accumulated depreciation | (3,490) | (2,720) |\n| | $1,530 | $2,210 |\n"
+        "| Customer deposits: | | |\n| Advance payments | 610 | 540 |\n| | $610 | $540 |"
+    )
+    verdict = check(
+        "Net vehicles and machinery shrank 30.8% over the year as depreciation outran purchases.",
+        ("balance", balance),
+    )
+
+    assert status(verdict, "30.8%") == "derived"
+    assert flagged(verdict) == []

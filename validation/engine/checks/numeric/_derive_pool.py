@@ -74,6 +74,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
     by_item_column: dict[tuple[int, int], list[int]] = {}
     last: tuple[int, str] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
+    sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
@@ -87,7 +88,10 @@ def _rows(index: EvidenceIndex) -> _Rows:
         key = (number.item, label)
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
-            tokens.append(label_tokens(label))
+            words = label_tokens(label)
+            if not label.strip() and index.items[number.item].text is not None:
+                words = _section_name(index, sections, number.item, number.raw)
+            tokens.append(words)
             last = key
         row = len(cells) - 1
         row_of[entry] = row
@@ -114,6 +118,44 @@ def _rows(index: EvidenceIndex) -> _Rows:
     found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings)
     index.remember(("derive-rows",), found)
     return found
+
+
+def _section_name(
+    index: EvidenceIndex,
+    sections: dict[int, dict[str, list[frozenset[str]]]],
+    item: int,
+    raw: str,
+) -> frozenset[str]:
+    """The words of the heading that opens the section of a table's unlabelled row ("|
+    Property and equipment: | | |" over "| | $830 | $1,449 |": the section's total)."""
+    named = sections.get(item)
+    if named is None:
+        named = sections[item] = _unlabelled_rows(index.items[item].text or "")
+    found = named.get(_digits_of(raw))
+    return found.pop(0) if found else frozenset()
+
+
+def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
+    """For each unlabelled row of a markdown table (by the digits of its first number,
+    in order), the label words of the last heading row above it (a label, no numbers)."""
+    found: dict[str, list[frozenset[str]]] = {}
+    heading: frozenset[str] = frozenset()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        label, rest = cells[0], cells[1:]
+        numbers = [cell for cell in rest if any(ch.isdigit() for ch in cell)]
+        if label and not numbers:
+            heading = label_tokens(label)
+        elif not label and numbers and heading:
+            found.setdefault(_digits_of(numbers[0]), []).append(heading)
+    return found
+
+
+def _digits_of(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit() or ch == ".").strip(".")
 
 
 def units_of(claims: Sequence[Claim]) -> dict[int, float]:
