@@ -189,3 +189,21 @@ def test_an_unlabelled_total_row_is_named_by_its_sections_heading() -> None:
 
     assert status(verdict, "30.8%") == "derived"
     assert flagged(verdict) == []
+
+
+# ------------------------------------------------------------------ a long label
+
+
+def test_a_long_row_label_is_named_by_a_shorter_phrase_of_it() -> None:
+    # (612,400 - 571,900) / 571,900 = 7.1 %: "gross deferred tax assets" names the row
+    # "Total deferred tax assets before valuation allowances" without half of its words.
+    taxes = (
+        "(in thousands)\n\n| | 2021 | 2020 |\n|---|---|---|\n"
+        "| Loss carryforwards | 301,200 | 288,000 |\n| Accrued bonuses | 64,700 | 59,300 |\n"
+        "| Total deferred tax assets before valuation allowances | 612,400 | 571,900 |\n"
+        "| Less valuation allowances | 240,100 | 231,800 |"
+    )
+    verdict = check("Gross deferred tax assets rose 7.1% over the year.", ("taxes", taxes))
+
+    assert status(verdict, "7.1%") == "derived"
+    assert flagged(verdict) == []

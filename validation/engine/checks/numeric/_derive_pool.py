@@ -8,9 +8,10 @@ would compute a claim from, strongest first.
 - **beside**: every other supported number of the report, and the cells of its row.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
-object's path and key); evidence digits whose scale nothing states are read at the scale
-the report reads them at elsewhere. The pool is bounded: `_MAX_POOL` operands, found
-among the `_REACH` claims on each side.
+object's path and key; a markdown row without a label takes its section's heading); a row
+is named by a text that shares half its label words, or four of them; evidence digits
+whose scale nothing states are read at the scale the report reads them at elsewhere. The
+pool is bounded: `_MAX_POOL` operands, found among the `_REACH` claims on each side.
 """
 
 from __future__ import annotations
@@ -348,10 +349,20 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
         scored = sorted(
             (-len(wanted & rows.tokens[row]), row)
             for row in candidates
-            if len(wanted & rows.tokens[row]) * 2 >= len(rows.tokens[row])
+            if _names(len(wanted & rows.tokens[row]), len(rows.tokens[row]))
         )
         found += [row for _, row in scored[:_MAX_NAMED] if row not in own]
     return own, named
+
+
+def _names(shared: int, words: int) -> bool:
+    """A text names a row when it shares half of the row's label words, or at least
+    `_NAMING_WORDS` of them (a long label: "total deferred tax assets before valuation
+    allowances" is named by "gross deferred tax assets")."""
+    return shared * 2 >= words or shared >= _NAMING_WORDS
+
+
+_NAMING_WORDS = 4  # label tokens, pairs of words included ("deferredtax")
 
 
 def around(position: int, count: int) -> Iterator[int]:
