@@ -1,5 +1,6 @@
 """The support fixpoint's search weighs a hit by its chance of a coincidence, as the
-closed search does (issue 25). Figures and wording are ours."""
+closed search does (issue 25), and a sentence's "total", "combined" or "in all" names
+a table's total row. Figures and wording are ours."""
 
 from __future__ import annotations
 
@@ -125,4 +126,63 @@ def test_a_named_difference_of_the_reports_own_figures_stands_however_coarse() -
         ("table", "| $ in millions | 2022 | 2021 |\n|---|---|---|\n| Deposits | 318 | 321 |"),
     )
 
+    assert flagged(verdict) == []
+
+
+# ------------------------------------------------------------------ total rows
+
+REGIONS = (
+    "regions_tool",
+    {
+        "table_title": "(in millions)",
+        "line_items": {
+            "Coastal": {"2022": 57, "2021": 49},
+            "Inland": {"2022": 88, "2021": 80},
+            "Northern": {"2022": 29, "2021": 31},
+            "Total": {"2022": 174, "2021": 160},
+        },
+    },
+)
+
+
+def test_a_json_total_row_is_named_by_combined() -> None:
+    verdict = check(
+        "Coastal sales climbed to $57 million in 2022. "
+        "That was roughly 32.8% of the three regions combined.",
+        REGIONS,
+    )
+
+    assert status(verdict, "32.8%") == "derived"
+    assert flagged(verdict) == []
+
+
+def test_a_share_of_the_total_no_cell_gives_is_flagged() -> None:
+    verdict = check(
+        "Coastal sales climbed to $57 million in 2022. "
+        "That was roughly 35.8% of the three regions combined.",
+        REGIONS,
+    )
+
+    assert any("35.8" in text for text in flagged(verdict))
+
+
+CHARGES = (
+    "filing_table",
+    "                              Years Ended December 31,\n"
+    "                                 2022        2021\n"
+    "                                 (in thousands)\n"
+    "Severance                      $2,410      $3,905\n"
+    "Facility exits                  1,877       1,204\n"
+    "Other                             313         260\n"
+    "                               $4,600      $5,369\n",
+)
+
+
+def test_an_unlabelled_line_that_sums_the_rows_above_is_the_total() -> None:
+    verdict = check(
+        "Facility exit costs rose to $1,877 thousand in 2022. They made up 40.8% of the total.",
+        CHARGES,
+    )
+
+    assert status(verdict, "40.8%") == "derived"
     assert flagged(verdict) == []

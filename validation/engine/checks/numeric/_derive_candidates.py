@@ -86,8 +86,10 @@ def _tier(first: Operand, second: Operand) -> int:
     )
     if weaker >= NEAR or (stronger == STATED and linked):
         return 1
-    if stronger >= NEAR and (linked or first.reported or second.reported):
-        return 2
+    if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
+        stronger >= NAMED and linked and (first.reported or second.reported)
+    ):
+        return 2  # (a number the report states and the named total of its column)
     return 3 if stronger >= NAMED else 4
 
 

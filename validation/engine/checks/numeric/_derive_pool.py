@@ -62,6 +62,7 @@ class _Rows:
     tokens: list[frozenset[str]]
     by_item_column: dict[tuple[int, int], list[int]]
     postings: dict[str, list[int]]  # the rows whose label has a word
+    totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
 
 
 def _rows(index: EvidenceIndex) -> _Rows:
@@ -75,6 +76,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
     by_item_column: dict[tuple[int, int], list[int]] = {}
     last: tuple[int, str] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
+    totals: dict[int, list[int]] = {}
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
@@ -94,6 +96,8 @@ def _rows(index: EvidenceIndex) -> _Rows:
                 words = _section_name(index, sections, number.item, number.raw)
             tokens.append(words)
             last = key
+            if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
+                totals.setdefault(number.item, []).append(len(cells) - 1)
         row = len(cells) - 1
         row_of[entry] = row
         column_of[entry] = len(cells[row])
@@ -112,13 +116,49 @@ def _rows(index: EvidenceIndex) -> _Rows:
     lone = [place for place, members in by_item_column.items() if len(members) < 2]
     for place in lone:
         del by_item_column[place]
+    _sum_lines(index, cells, tokens, totals)
     postings: dict[str, list[int]] = {}
     for row, words in enumerate(tokens):
         for word in words:
             postings.setdefault(word, []).append(row)
-    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings)
+    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings, totals)
     index.remember(("derive-rows",), found)
     return found
+
+
+_TOTAL_LABEL = re.compile(r"\s*(?:grand\s+)?totals?\b", re.IGNORECASE)
+_TOTAL_WORDS = re.compile(
+    r"\b(?:total|totals|totalled|totaled|combined|altogether|aggregate|in all|all told)\b",
+    re.IGNORECASE,
+)
+
+
+def _sum_lines(
+    index: EvidenceIndex,
+    cells: list[list[int]],
+    tokens: list[frozenset[str]],
+    totals: dict[int, list[int]],
+) -> None:
+    """A row with no label words whose first cell is the sum of the first cells of the
+    rows just above it (of its table) is that table's total line ("$2,636" under
+    1,150, 1,301 and 185)."""
+    for row, words in enumerate(tokens):
+        if words or len(cells[row]) < 2:
+            continue
+        item = index.number(cells[row][0]).item
+        if row in totals.get(item, ()):
+            continue
+        target = float(index.number(cells[row][0]).full_value)
+        running, above = 0.0, row - 1
+        while above >= 0 and row - above <= MAX_GROUP * 2:
+            first = index.number(cells[above][0])
+            if first.item != item or len(cells[above]) != len(cells[row]):
+                break
+            running += float(first.full_value)
+            if row - above >= 2 and abs(running - target) <= 1e-9 * max(1.0, abs(target)):
+                totals.setdefault(item, []).append(row)
+                break
+            above -= 1
 
 
 def _section_name(
@@ -314,7 +354,7 @@ def pool(
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
-    for row in named:
+    for row in named + _total_rows(rows, index, words, near, others):
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NAMED)
     for entry in column:
@@ -330,6 +370,22 @@ def pool(
     for entry in later:
         add_entry(entry, BESIDE)
     return found
+
+
+def _total_rows(
+    rows: _Rows, index: EvidenceIndex, words: str, near: Sequence[Claim], others: Sequence[Claim]
+) -> list[int]:
+    """The total rows a sentence names by "total", "combined" or "in all" (a word no
+    label keeps): those of the table its own numbers, else the nearest numbers of the
+    report, are cells of."""
+    if not rows.totals or _TOTAL_WORDS.search(words) is None:
+        return []
+    for claim in (*near, *others):
+        if claim.hit is not None:
+            found = rows.totals.get(claim.hit.number.item)
+            if found:
+                return found[:_MAX_NAMED]
+    return []
 
 
 def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[int]]:
