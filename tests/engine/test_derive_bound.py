@@ -1,6 +1,6 @@
 """The derived search's bound (validation/engine/checks/numeric/_derive_bound.py): every
-candidate the search enumerates lies within it, so skipping the search when the bound says
-no changes no answer; and it does say no when nothing is near."""
+candidate the search's first look enumerates lies within it, so skipping that look when the
+bound says no changes no answer; and it does say no when nothing is near."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from validation.engine.checks.numeric._derive import _candidates
 from validation.engine.checks.numeric._derive_bound import may_hit
+from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 
 KINDS = ("amount", "multiple", "points", "percent")
@@ -32,6 +32,7 @@ def _pool(rng: random.Random, size: int) -> list[Operand]:
                 row=row,
                 column=rng.randint(0, 9) if row >= 0 else -1,
                 item=row,
+                unit=rng.choice(("", "$", "%", "x")),
             )
         )
     return operands
@@ -44,7 +45,7 @@ def test_every_candidate_the_search_enumerates_is_within_the_bound(seed: int) ->
     periods = rng.choice(([], [2], [3, 5], [4]))
     for kind in KINDS:
         for direction in (-1, 0, 1):
-            for candidate in _candidates(operands, kind, periods, direction):
+            for candidate in candidates(operands, kind, periods, direction):
                 value = candidate[1]
                 if not value:
                     continue

@@ -64,10 +64,8 @@ def test_numbers_in_a_records_text_values_support_the_answer(form: str) -> None:
     [("1418 Mission", "1481 Mission"), ("about 80 seats", "about 120 seats"), ("$25,", "$35,")],
 )
 def test_a_wrong_number_beside_them_is_flagged(form: str, right: str, wrong: str) -> None:
-    if form == "markdown" and wrong == "about 120 seats":
-        # Known gap (issue 25): the derived search sums a table row's cells whatever their
-        # columns mean, and 80 seats + $15 + $25 lands on 120 with a small chance.
-        pytest.xfail("a row sum over a record's unlike columns explains 120 seats")
+    # A table row's cells are summed only when they are like (one unit): 80 seats and
+    # $15 and $25 never make 120 of anything.
     body = ANSWER.replace(right, wrong)
     figure = next(word for word in wrong.split() if any(c.isdigit() for c in word))
 

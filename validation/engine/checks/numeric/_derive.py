@@ -25,11 +25,9 @@ tells the whole of it.
 from __future__ import annotations
 
 import math
-from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from itertools import chain
 
 from validation.engine.checks.numeric._cues import (
     CAGR,
@@ -42,11 +40,8 @@ from validation.engine.checks.numeric._cues import (
     cue_of,
 )
 from validation.engine.checks.numeric._derive_bound import may_hit
+from validation.engine.checks.numeric._derive_candidates import Candidate, candidates
 from validation.engine.checks.numeric._derive_pool import (
-    BESIDE,
-    MAX_GROUP,
-    NAMED,
-    NEAR,
     STATED,
     Operand,
     around,
@@ -71,9 +66,6 @@ _MAX_CANDIDATES = 600  # candidate values looked at for one number
 _NEAR_MISS = 0.15  # a slip of the writer's own operation lands this close, relatively
 _SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
 _LOG_SPREAD = 2 * math.log(_SPREAD)
-_MAXNAMED = 3  # rows named by one text
-_TIERS = 5
-_GROUP_TIER = {STATED: 0, NEAR: 1, NAMED: 2, BESIDE: 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,166 +88,6 @@ def _multiple(mention: NumberMention, body: str) -> bool:
         return True
     after = body[mention.end : mention.end + 8].lower()
     return after.startswith((" times", "x ", "-fold", " fold"))
-
-
-# (tier, value, a format of its formula, operation, the operands' texts)
-_Candidate = tuple[int, float, str, str, tuple["Operand | str", ...]]
-
-
-def _candidates(
-    operands: Sequence[Operand],
-    kind: str,
-    periods: Sequence[int],
-    direction: int,
-    only: frozenset[str] = frozenset(),
-) -> Iterator[_Candidate]:
-    """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
-    whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only."""
-    amounts = [operand for operand in operands if not operand.percent]
-    percents = [operand for operand in operands if operand.percent]
-    chosen = _by_tier(amounts if kind != "points" else percents)
-    points = _by_tier(percents) if kind == "percent" else None
-    for tier in range(_TIERS):
-        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
-        if points is not None:
-            found = chain(found, _pairs(points[tier], percents, "points", tier, periods, 0))
-        if kind == "amount":
-            found = chain(found, _groups(amounts, tier))
-        if only:
-            yield from (candidate for candidate in found if candidate[3] in only)
-        else:
-            yield from found
-
-
-def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
-    """Every pair of operands, by its tier (each pair's tier worked out once)."""
-    tiers: list[list[tuple[Operand, Operand]]] = [[] for _ in range(_TIERS)]
-    for i, first in enumerate(operands):
-        for second in operands[i + 1 :]:
-            tiers[_tier(first, second)].append((first, second))
-    return tiers
-
-
-def _tier(first: Operand, second: Operand) -> int:
-    """How strongly a pair of operands is the writer's: 0 both stated in the claim's
-    sentence; 1 both near it (stated in it, or in the rows of those numbers or of its own
-    label), or one stated in it and the other in the same row or column; 2 one near and
-    the other in its row or column or stated elsewhere in the report; 3 one of them
-    named by the sentence; 4 neither."""
-    weaker, stronger = sorted((first.strength, second.strength))
-    if weaker == STATED:
-        return 0
-    linked = (first.row >= 0 and first.row == second.row) or (
-        first.column >= 0 and first.item == second.item and first.column == second.column
-    )
-    if weaker >= NEAR or (stronger == STATED and linked):
-        return 1
-    if stronger >= NEAR and (linked or first.reported or second.reported):
-        return 2
-    return 3 if stronger >= NAMED else 4
-
-
-def _pairs(
-    pairs: Sequence[tuple[Operand, Operand]],
-    operands: Sequence[Operand],
-    kind: str,
-    tier: int,
-    periods: Sequence[int],
-    direction: int,
-) -> Iterator[_Candidate]:
-    if not pairs:
-        return
-    values = sorted(abs(operand.value) for operand in operands) if kind == "percent" else []
-    for first, second in pairs:
-        a, b = first.value, second.value
-        ta, tb = first, second
-        if kind == "amount":
-            yield tier, abs(a - b), "{} - {}", "difference", (ta, tb)
-            yield tier, abs(a + b), "{} + {}", "sum", (ta, tb)
-            yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
-            if b:
-                yield tier, abs(a / b), "{} / {}", "per unit", (ta, tb)
-            if a:
-                yield tier, abs(b / a), "{} / {}", "per unit", (tb, ta)
-        elif kind == "multiple":
-            if b:
-                yield tier, abs(a / b), "{} / {}", "multiple", (ta, tb)
-            if a:
-                yield tier, abs(b / a), "{} / {}", "multiple", (tb, ta)
-        elif kind == "points":
-            yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
-            yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
-        elif kind == "percent":
-            for top, bottom, tt, tb_, part in (
-                (a, b, ta, tb, first),
-                (b, a, tb, ta, second),
-            ):
-                if not bottom:
-                    continue
-                if not (part.change and _wrong_base(top, bottom, direction, values)):
-                    yield tier, abs(top / bottom * 100), "{} / {} * 100", "share", (tt, tb_)
-                change = (top - bottom) / bottom * 100
-                if direction * change < 0:
-                    continue  # "up 15.3%" is never a change taken from the later value
-                yield tier, abs(change), "({0} - {1}) / {1} * 100", "percent change", (tt, tb_)
-                if top / bottom > 0:
-                    for n in _periods(first, second, periods):
-                        rate = ((top / bottom) ** (1 / n) - 1) * 100
-                        formula = "(({} / {}) ^ (1 / {}) - 1) * 100"
-                        yield tier, abs(rate), formula, "CAGR", (tt, tb_, str(n))
-
-
-def _wrong_base(change: float, base: float, direction: int, values: Sequence[float]) -> bool:
-    """A rise of `change` taken over the level it rose *to* (or a fall over the level it
-    fell to): the other end of the change is among the operands, on the wrong side."""
-    if not direction:
-        return False
-    wrong = abs(base) - direction * abs(change)
-    right = abs(base) + direction * abs(change)
-    tolerance = abs(change) * 0.01
-    position = bisect_left(values, wrong - tolerance)
-    if position >= len(values) or values[position] > wrong + tolerance:
-        return False
-    position = bisect_left(values, right - tolerance)
-    return position >= len(values) or values[position] > right + tolerance
-
-
-def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]:
-    """The periods a compound rate between two values is over: the span of the years
-    its sentence names; two cells of one row span the columns between them, and
-    with years named they must span one of those."""
-    found = [n for n in named if n > 1]
-    if first.row >= 0 and first.row == second.row:
-        distance = abs(first.column - second.column)
-        if found:
-            return [distance] if distance in found else []
-        return [distance] if distance > 1 else []
-    return found
-
-
-def _groups(operands: Sequence[Operand], tier: int) -> Iterator[_Candidate]:
-    """Sums and averages of three or more: a row's first periods, a column, a list."""
-    groups: dict[tuple[str, int], list[Operand]] = {}
-    for operand in operands:
-        if operand.row >= 0:
-            groups.setdefault(("row", operand.row), []).append(operand)
-    if tier == 0:
-        near = [operand for operand in operands if operand.strength == STATED]
-        if len(near) >= 3:
-            groups[("list", 0)] = near
-    for (kind, row), members in groups.items():
-        strongest = max(member.strength for member in members)
-        if kind == "row" and tier != _GROUP_TIER[strongest]:
-            continue
-        if kind == "row":
-            members = sorted(members, key=lambda operand: operand.column)
-        for size in range(3, min(len(members), MAX_GROUP) + 1):
-            chosen = members[:size]
-            total = sum(member.value for member in chosen)
-            written = " + ".join(member.text for member in chosen)
-            yield tier, abs(total), written, "sum", ()
-            yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
-        del row
 
 
 def _readings(
@@ -286,6 +118,7 @@ def explain(
     direction: int = 0,
     named: frozenset[str] = frozenset(),
     only_named: bool = False,
+    points: bool = False,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None. The operations its words name are searched first, alone
@@ -293,7 +126,10 @@ def explain(
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
-    if _percent_target(mention):
+    if points and not mention.is_percent:
+        kind = "points"  # "narrowed by 1.1 points": a difference of two rates
+        readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
+    elif _percent_target(mention):
         kind = "percent"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     elif _multiple(mention, body):
@@ -303,13 +139,25 @@ def explain(
         kind = "amount"
         readings = _readings(mention, body, operands)
     readings = [(target, width) for target, width in readings if target]
-    if not readings or not may_hit(operands, kind, readings, periods):
-        return None  # no candidate lands in its window: no search needed (`_derive_bound`)
-    if named:
-        found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
-        if found is not None or only_named:
-            return found
-    return _search(_candidates(operands, kind, periods, direction), readings, operands)
+    if not readings:
+        return None
+    found = None
+    if may_hit(operands, kind, readings, periods):  # else no first-look hit (`_derive_bound`)
+        if named:
+            found = _search(
+                candidates(operands, kind, periods, direction, named), readings, operands
+            )
+            if found is not None or only_named:
+                return found
+        found = _search(candidates(operands, kind, periods, direction), readings, operands)
+    elif named and only_named:
+        return None
+    if found is None and kind in ("percent", "multiple"):
+        # A second look with the changes of whole rows: their candidates join the
+        # neighbourhood, so a hit among many is not taken.
+        every = candidates(operands, kind, periods, direction, compound=True)
+        found = _search(every, readings, operands)
+    return found
 
 
 def _conflict(
@@ -335,7 +183,7 @@ def _conflict(
 
 
 def _search(
-    candidates: Iterator[_Candidate],
+    found: Iterator[Candidate],
     readings: list[tuple[float, float]],
     operands: Sequence[Operand],
 ) -> Explained | None:
@@ -345,7 +193,7 @@ def _search(
     current = 0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
-    for looked, (tier, value, formula, operation, texts) in enumerate(candidates):
+    for looked, (tier, value, formula, operation, texts) in enumerate(found):
         if looked >= _MAX_CANDIDATES:
             break  # the search is bounded: a hit further on would be a weak one anyway
         if tier != current:
@@ -419,13 +267,28 @@ _OPERATIONS = {
     CHANGE: ("difference", "percent change", "points"),
     SUM: ("sum",),
     MEAN: ("average",),
-    SHARE: ("share",),
-    MULTIPLE: ("multiple",),
+    SHARE: ("share", "share of a change"),
+    MULTIPLE: ("multiple", "share of a change"),
     POINTS: ("points",),
     CAGR: ("CAGR",),
 }
 _MAX_RESCUES = 300  # numbers of one report given the search (a wall stops there)
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
+
+
+def _points(body: str, mention: NumberMention) -> bool:
+    """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
+    (basis points are hundredths of one, and not read here)."""
+    after = body[mention.end : mention.end + 24].lower().split()
+    if not after:
+        return False
+    word = after[0].strip(".,;:)")
+    if word == "percentage" and len(after) > 1:
+        word = after[1].strip(".,;:)")
+    return word in _POINT_WORDS
+
+
+_POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts"))
 
 
 def _eligible(claim: Claim) -> bool:
@@ -467,7 +330,14 @@ def _rescue(
     if claim.close and not named:
         return False  # close to a cell its words name, and no words of a result: a slip
     found = explain(
-        claim, body, operands, periods_named(words), direction, named, claim.close != []
+        claim,
+        body,
+        operands,
+        periods_named(words),
+        direction,
+        named,
+        claim.close != [],
+        _points(body, mention),
     )
     if found is None:
         return False

@@ -5,11 +5,13 @@ average, ratio, share, change, compound rate or group total of their operands la
 their rounding window. :func:`may_hit` answers that from the operands' sorted values with
 a binary search per operand and family (a few hundred lookups), where the search itself
 enumerates and weighs every candidate (hundreds of tuples, in tiers). It is a necessary
-condition only: it over-approximates every family of ``_derive._candidates`` (both
+condition only: it over-approximates every family of the first look of
+``_derive_candidates.candidates`` (both
 orders of a pair, every tier, whatever operations the words name, whatever direction, a
 pair with itself, windows widened by more than a rounding error), so when it says no,
 the search would have found no hit and returns None; when it says maybe, the search runs
-as before. A new operation in ``_candidates`` needs its family here
+as before (the second look's changes of whole rows are not bounded: ``explain`` takes
+that look whatever the bound says). A new operation in ``candidates`` needs its family here
 (tests/engine/test_derive_bound.py enumerates the candidates and checks each one is
 within the bound).
 """
@@ -20,6 +22,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from validation.engine.checks.numeric._derive_candidates import like_cells
 from validation.engine.checks.numeric._derive_pool import MAX_GROUP, STATED, Operand
 
 _SLACK = 1e-9  # relative widening of every window: far above a float's rounding error
@@ -37,6 +40,7 @@ def may_hit(
         return True
     amounts = sorted(operand.value for operand in operands if not operand.percent)
     percents = sorted(operand.value for operand in operands if operand.percent)
+    every = sorted(operand.value for operand in operands)
     try:
         for target, width in readings:
             half = width / 2 * 1.000001
@@ -45,17 +49,18 @@ def may_hit(
                 found = (
                     _sums(amounts, low, high)
                     or _ratios(amounts, low, high)
-                    or _groups(operands, low, high)
+                    or _groups(operands, low, high, percent=False)
                 )
             elif kind == "multiple":
                 found = _ratios(amounts, low, high)
-            elif kind == "points":
-                found = _sums(percents, low, high)
-            else:  # "percent": shares, changes and compound rates, and points
+            elif kind == "points":  # a difference of any two values, or a rate row's average
+                found = _sums(every, low, high) or _groups(operands, low, high, percent=True)
+            else:  # "percent": shares, changes and compound rates, points, rate averages
                 found = (
                     _sums(percents, low, high)
                     or _ratios(amounts, low / 100, high / 100)
                     or _changes(operands, amounts, low, high, periods)
+                    or _groups(operands, low, high, percent=True)
                 )
             if found:
                 return True
@@ -139,15 +144,23 @@ def _spans(operands: Sequence[Operand], periods: Sequence[int]) -> set[int]:
     return spans
 
 
-def _groups(operands: Sequence[Operand], low: float, high: float) -> bool:
-    """Sums and averages of a row's first cells (by column) or of the stated numbers."""
+def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bool) -> bool:
+    """Sums and averages of a row's first cells (by column, all of them or its like cells
+    only) or of the stated numbers, among the amounts or among the percentages."""
     rows: dict[int, list[Operand]] = {}
     for operand in operands:
-        if operand.row >= 0 and not operand.percent:
+        if operand.row >= 0 and operand.percent == percent:
             rows.setdefault(operand.row, []).append(operand)
-    lists = [sorted(members, key=lambda operand: operand.column) for members in rows.values()]
+    lists: list[Sequence[Operand]] = []
+    for members in rows.values():
+        ordered = sorted(members, key=lambda operand: operand.column)
+        lists += [ordered, like_cells(ordered)]
     lists.append(
-        [operand for operand in operands if operand.strength == STATED and not operand.percent]
+        [
+            operand
+            for operand in operands
+            if operand.strength == STATED and operand.percent == percent
+        ]
     )
     for members in lists:
         for size in range(3, min(len(members), MAX_GROUP) + 1):

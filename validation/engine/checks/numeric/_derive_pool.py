@@ -8,9 +8,10 @@ would compute a claim from, strongest first.
 - **beside**: every other supported number of the report, and the cells of its row.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
-object's path and key); evidence digits whose scale nothing states are read at the scale
-the report reads them at elsewhere. The pool is bounded: `_MAX_POOL` operands, found
-among the `_REACH` claims on each side.
+object's path and key; a markdown row without a label takes its section's heading); a row
+is named by a text that shares half its label words, or four of them; evidence digits
+whose scale nothing states are read at the scale the report reads them at elsewhere. The
+pool is bounded: `_MAX_POOL` operands, found among the `_REACH` claims on each side.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Operand:
     change: bool = False  # a difference the report derives ("an increase of $11.3 million")
     entry: int = -1  # its evidence entry, if it is a cell
     position: int = -1  # its claim, if the report states it
+    unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,7 @@ class _Rows:
     tokens: list[frozenset[str]]
     by_item_column: dict[tuple[int, int], list[int]]
     postings: dict[str, list[int]]  # the rows whose label has a word
+    totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
 
 
 def _rows(index: EvidenceIndex) -> _Rows:
@@ -74,6 +77,8 @@ def _rows(index: EvidenceIndex) -> _Rows:
     by_item_column: dict[tuple[int, int], list[int]] = {}
     last: tuple[int, str] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
+    totals: dict[int, list[int]] = {}
+    sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
@@ -87,8 +92,13 @@ def _rows(index: EvidenceIndex) -> _Rows:
         key = (item, label)
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
-            tokens.append(label_tokens(label))
+            words = label_tokens(label)
+            if not label.strip() and index.items[item].text is not None:
+                words = _section_name(index, sections, item, index.number(entry).raw)
+            tokens.append(words)
             last = key
+            if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
+                totals.setdefault(item, []).append(len(cells) - 1)
         row = len(cells) - 1
         row_of[entry] = row
         column_of[entry] = len(cells[row])
@@ -107,13 +117,87 @@ def _rows(index: EvidenceIndex) -> _Rows:
     lone = [place for place, members in by_item_column.items() if len(members) < 2]
     for place in lone:
         del by_item_column[place]
+    _sum_lines(index, cells, tokens, totals)
     postings: dict[str, list[int]] = {}
     for row, words in enumerate(tokens):
         for word in words:
             postings.setdefault(word, []).append(row)
-    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings)
+    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings, totals)
     index.remember(("derive-rows",), found)
     return found
+
+
+_TOTAL_LABEL = re.compile(r"\s*(?:grand\s+)?totals?\b", re.IGNORECASE)
+_TOTAL_WORDS = re.compile(
+    r"\b(?:total|totals|totalled|totaled|combined|altogether|aggregate|in all|all told)\b",
+    re.IGNORECASE,
+)
+
+
+def _sum_lines(
+    index: EvidenceIndex,
+    cells: list[list[int]],
+    tokens: list[frozenset[str]],
+    totals: dict[int, list[int]],
+) -> None:
+    """A row with no label words whose first cell is the sum of the first cells of the
+    rows just above it (of its table) is that table's total line ("$2,636" under
+    1,150, 1,301 and 185)."""
+    for row, words in enumerate(tokens):
+        if words or len(cells[row]) < 2:
+            continue
+        item = index.number(cells[row][0]).item
+        if row in totals.get(item, ()):
+            continue
+        target = float(index.number(cells[row][0]).full_value)
+        running, above = 0.0, row - 1
+        while above >= 0 and row - above <= MAX_GROUP * 2:
+            first = index.number(cells[above][0])
+            if first.item != item or len(cells[above]) != len(cells[row]):
+                break
+            running += float(first.full_value)
+            if row - above >= 2 and abs(running - target) <= 1e-9 * max(1.0, abs(target)):
+                totals.setdefault(item, []).append(row)
+                break
+            above -= 1
+
+
+def _section_name(
+    index: EvidenceIndex,
+    sections: dict[int, dict[str, list[frozenset[str]]]],
+    item: int,
+    raw: str,
+) -> frozenset[str]:
+    """The words of the heading that opens the section of a table's unlabelled row ("|
+    Property and equipment: | | |" over "| | $830 | $1,449 |": the section's total)."""
+    named = sections.get(item)
+    if named is None:
+        named = sections[item] = _unlabelled_rows(index.items[item].text or "")
+    found = named.get(_digits_of(raw))
+    return found.pop(0) if found else frozenset()
+
+
+def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
+    """For each unlabelled row of a markdown table (by the digits of its first number,
+    in order), the label words of the last heading row above it (a label, no numbers)."""
+    found: dict[str, list[frozenset[str]]] = {}
+    heading: frozenset[str] = frozenset()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        label, rest = cells[0], cells[1:]
+        numbers = [cell for cell in rest if any(ch.isdigit() for ch in cell)]
+        if label and not numbers:
+            heading = label_tokens(label)
+        elif not label and numbers and heading:
+            found.setdefault(_digits_of(numbers[0]), []).append(heading)
+    return found
+
+
+def _digits_of(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit() or ch == ".").strip(".")
 
 
 def units_of(claims: Sequence[Claim]) -> dict[int, float]:
@@ -140,6 +224,7 @@ def _evidence_operand(
     claim: Claim | None = None,  # the report's number this cell supports, if any
 ) -> Operand:
     number = index.number(entry)
+    written_unit = number.unit  # a scaled twin may not carry its digits' currency
     if number.mantissa and entry > 0:
         entry -= 1  # the scaled twin stands before its digits
         number = index.number(entry)
@@ -169,6 +254,7 @@ def _evidence_operand(
         reported=claim is not None,
         entry=entry,
         position=-1 if claim is None else claim.index,
+        unit=number.unit or written_unit,
     )
 
 
@@ -206,6 +292,7 @@ def _report_operand(
         row=-1,
         column=-1,
         reported=True,
+        unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
     )
 
@@ -274,7 +361,7 @@ def pool(
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
-    for row in named:
+    for row in named + _total_rows(rows, index, words, near, others):
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NAMED)
     for entry in column:
@@ -290,6 +377,22 @@ def pool(
     for entry in later:
         add_entry(entry, BESIDE)
     return found
+
+
+def _total_rows(
+    rows: _Rows, index: EvidenceIndex, words: str, near: Sequence[Claim], others: Sequence[Claim]
+) -> list[int]:
+    """The total rows a sentence names by "total", "combined" or "in all" (a word no
+    label keeps): those of the table its own numbers, else the nearest numbers of the
+    report, are cells of."""
+    if not rows.totals or _TOTAL_WORDS.search(words) is None:
+        return []
+    for claim in (*near, *others):
+        if claim.hit is not None:
+            found = rows.totals.get(claim.hit.number.item)
+            if found:
+                return found[:_MAX_NAMED]
+    return []
 
 
 def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[int]]:
@@ -309,10 +412,20 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
         scored = sorted(
             (-len(wanted & rows.tokens[row]), row)
             for row in candidates
-            if len(wanted & rows.tokens[row]) * 2 >= len(rows.tokens[row])
+            if _names(len(wanted & rows.tokens[row]), len(rows.tokens[row]))
         )
         found += [row for _, row in scored[:_MAX_NAMED] if row not in own]
     return own, named
+
+
+def _names(shared: int, words: int) -> bool:
+    """A text names a row when it shares half of the row's label words, or at least
+    `_NAMING_WORDS` of them (a long label: "total deferred tax assets before valuation
+    allowances" is named by "gross deferred tax assets")."""
+    return shared * 2 >= words or shared >= _NAMING_WORDS
+
+
+_NAMING_WORDS = 4  # label tokens, pairs of words included ("deferredtax")
 
 
 def around(position: int, count: int) -> Iterator[int]:

@@ -244,8 +244,11 @@ _NOT_LABEL_WORDS = wordset(
 )
 _CLAUSE_BOUNDARIES = ("\n", "|", ";", ". ")
 _RANGE_GAP = re.compile(r"[ \t]*(?:-|\u2013|\u2014|to|and)[ \t]*")
-_RANGE_FROM = re.compile(r"(?i)\b(?:from|between)[ \t]*$")
-_BY_BEFORE = re.compile(r"(?i)\bby[ \t]+$")
+# A hedge may stand between "from" / "by" and the number ("from roughly 50.9% to 40.0%").
+_HEDGE = r"(?:(?:about|roughly|around|approximately|nearly|almost|some|just|only)[ \t]+)?"
+_RANGE_FROM = re.compile(r"(?i)\b(?:from|between)[ \t]*" + _HEDGE + "$")
+_BY_BEFORE = re.compile(r"(?i)\bby[ \t]+" + _HEDGE + "$")
+_BEFORE_REACH = 28  # characters looked at before a range's first end for those words
 
 
 _ONE = Decimal(1)
@@ -307,15 +310,19 @@ def _mark_ranges(text: str, raws: list[_Raw]) -> None:
             continue
         connector = gap.group().strip()
         if connector in ("to", "and"):
-            from_before = _RANGE_FROM.search(text, max(0, first.start - 12), first.start)
+            from_before = _RANGE_FROM.search(text, max(0, first.start - _BEFORE_REACH), first.start)
             if connector == "and" and from_before is None:
                 continue
             if connector == "to" and from_before is not None and "from" in from_before.group():
                 continue  # "from X to Y" is a change, not a range
-            if connector == "to" and _BY_BEFORE.search(text, max(0, first.start - 8), first.start):
+            if connector == "to" and _BY_BEFORE.search(
+                text, max(0, first.start - _BEFORE_REACH), first.start
+            ):
                 continue  # "increased by $445,000 to $1,609,000": a change and where it ends
         if first.unit and second.unit and first.unit != second.unit:
             continue  # "fell 5% to $3.2 billion": a change and a level, not two ends
+        if first.unit == "%" and second.unit != "%":
+            continue  # "cut 11.9% to 3,732 million": a rate is never one end of a count
         elif connector == "-" and first.end < second.start - 1:
             continue  # "15.5 - 0.7" with spaces is a subtraction
         first.in_range = second.in_range = True

@@ -6,7 +6,7 @@ the rules allow (cited enough, beside each other).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric._operations import Operand, Outcome, Target
@@ -152,6 +152,7 @@ class _Paired:
         self.percent = [operand.percent for operand in pool]
         self.rates = sum(self.percent)
         self.cited = [operand.cited for operand in pool]
+        self.report = [operand.in_report for operand in pool]
         self.item = [operand.item for operand in pool]
         self.entry = [operand.entry for operand in pool]
         self.year = [operand.year for operand in pool]
@@ -166,11 +167,17 @@ class _Paired:
     def first(
         self, op: str, target: Target, percent_target: bool, coarse: bool, zero: bool
     ) -> Outcome | None:
-        """The first pair `op` over which meets `target`, as an Outcome. Candidate
-        pairs come from the sorted values (the other operand must lie in a window the
-        target sets), then each is checked exactly."""
+        """The first pair `op` over which meets `target`, as an Outcome."""
+        return next(self.hits(op, target, percent_target, coarse, zero), None)
+
+    def hits(
+        self, op: str, target: Target, percent_target: bool, coarse: bool, zero: bool
+    ) -> Iterator[Outcome]:
+        """The pairs `op` over which meets `target`, as Outcomes, in the search's order.
+        Candidate pairs come from the sorted values (the other operand must lie in a
+        window the target sets), then each is checked exactly."""
         if not self._has_kinds(op, percent_target):
-            return None  # the pool lacks the kinds of number this operation takes
+            return  # the pool lacks the kinds of number this operation takes
         ordered = op in ops.ORDERED or op == ops.PRODUCT
         beside = op in (ops.DIFF, ops.CHANGE)
         dated = op == ops.CHANGE
@@ -207,8 +214,13 @@ class _Paired:
                 if measured is None or not target.meets_value(op, written, *measured):
                     continue
                 value, slack = measured
+                outcome: Outcome | None = None
                 if slack <= _SLACK_SHARE * abs(value):
-                    return ops.evaluate(op, (self.pool[i], self.pool[j]), written=written)
+                    outcome = ops.evaluate(op, (self.pool[i], self.pool[j]), written=written)
+                    if outcome is None:
+                        return  # (as the first hit ends the search of `op`)
+                    yield outcome
+                    continue
                 if self.has_precise[i] or self.has_precise[j]:
                     # Rounded operands blur it: at the evidence values they stand for?
                     measured = self._measure(op, i, j, written, True)
@@ -217,10 +229,63 @@ class _Paired:
                         and _informative(*measured)
                         and target.meets_value(op, written, *measured)
                     ):
-                        return ops.evaluate(
+                        outcome = ops.evaluate(
                             op, (self.pool[i], self.pool[j]), written=written, precise=True
                         )
-        return None
+                        if outcome is None:
+                            return
+                        yield outcome
+
+    def crowd(
+        self,
+        op: str,
+        target: Target,
+        percent_target: bool,
+        coarse: bool,
+        zero: bool,
+        tiers: Sequence[int],
+        tier: int,
+    ) -> int:
+        """How many pairs the search would take, in any reading, give a value within a
+        factor `SPREAD` of the target: the neighbourhood a hit of `op` is one of. Only
+        pairs as close to the result as the hit's count (`tiers` of the operands, the
+        pair's the weaker of its two, at most `tier`)."""
+        if not self._has_kinds(op, percent_target):
+            return 0
+        ordered = op in ops.ORDERED or op == ops.PRODUCT
+        beside = op in (ops.DIFF, ops.CHANGE)
+        same_units = op in (ops.DIFF, ops.SUM, ops.MEAN)
+        reread = target.value != target.written or any(self.rescaled)
+        near: set[tuple[int, int]] = set()  # a pair is one candidate, in any reading
+        for written in (False, True) if reread else (False,):
+            stated = target.written if written or op in ops.SCALE_FREE else target.value
+            low, high = stated / SPREAD, stated * SPREAD
+            for i, j in set(self._sorted(written).pairs(op, low, high, ordered)):
+                if self.wanted is not None and not (self.wanted[i] or self.wanted[j]):
+                    continue
+                if self.tier(i, j, tiers) > tier:
+                    continue
+                if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
+                    continue
+                if not self._allowed(
+                    op, i, j, percent_target, coarse, zero, beside, op == ops.CHANGE, same_units
+                ):
+                    continue
+                measured = self._measure(op, i, j, written, False)
+                if measured is not None and low <= measured[0] <= high:
+                    near.add((i, j))
+        return len(near)
+
+    def tier(self, i: int, j: int, tiers: Sequence[int]) -> int:
+        """How close a pair is to the result: the weaker of its operands' `tiers`, but
+        a report number and the evidence cell beside its match (the same line's other
+        period) as close as the report number."""
+        report = self.report
+        if report[i] != report[j] and _beside(self.entry[i], self.entry[j]):
+            return tiers[i] if report[i] else tiers[j]
+        if report[i] and report[j] and min(tiers[i], tiers[j]) == 0:
+            return 1  # a number of the result's sentence and one the report states
+        return max(tiers[i], tiers[j])
 
     def _has_kinds(self, op: str, percent_target: bool) -> bool:
         """Two numbers of the kinds `op` takes are in the pool (two percentages for
@@ -327,3 +392,4 @@ def _informative(value: float, slack: float) -> bool:
 # An outcome its operands' rounding can move by more than this share of itself says
 # nothing at the target's precision ("0.1% - 0.1%" is anything from -0.1 to 0.1).
 _SLACK_SHARE = 0.1
+SPREAD = 3.0  # outcomes within this factor of a result make its neighbourhood

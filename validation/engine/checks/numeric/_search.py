@@ -20,13 +20,18 @@ What bounds the chance of explaining a number by accident:
   the report cites only;
 - a number never supports itself, nor a number against itself ("0.1% - 0.1%");
 - an outcome its operands' rounding can move by more than a tenth of itself says
-  nothing.
+  nothing;
+- the numbers of the result's own paragraph are tried first; a hit from farther away,
+  or one that needs its operands' rounding, stands only when its chance of a
+  coincidence (`chance`: the outcomes of its tier near the result, times the result's
+  window over the neighbourhood's range) is under `ACCEPT`, as in :mod:`._derive`.
 
 Engine-internal: :mod:`validation.engine.checks.numeric._support` runs it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import combinations, permutations
@@ -50,6 +55,7 @@ from validation.engine.checks.numeric._matching import Claim, Derivation
 from validation.engine.checks.numeric._operations import Operand, Outcome, Target
 from validation.engine.checks.numeric._paired import (
     _PAIR_OPS,
+    SPREAD,
     _beside,
     _cited_enough,
     _informative,
@@ -312,11 +318,12 @@ def search(
     pool: Sequence[Operand],
     paragraph: int = -1,
     with_any: Sequence[Operand] = (),
+    sentence: tuple[int, int] | None = None,
 ) -> Outcome | None:
     """The first operation, over the pool, that gives the mention at its precision.
     A number no words make a result is only tried against its own paragraph's
     numbers: in a report dense with numbers, some pair explains anything by chance."""
-    operations, named = operations_for(mention, cue)
+    _, named = operations_for(mention, cue)
     itself = float(abs(mention.written))
     zero = any(not operand.value for operand in pool)  # "0 less -$42,271" restates it
     pool = [
@@ -327,30 +334,143 @@ def search(
     ]  # a number never supports itself
     if len(pool) < 2:
         return None
+    tiers = [_tier(operand, paragraph, sentence) for operand in pool]
+    if sentence is not None:
+        # The writer's own numbers first: those of the result's paragraph, and the
+        # evidence cells beside their matches (a line item's other period).
+        entries = [o.entry for o, tier in zip(pool, tiers, strict=True) if tier <= 1]
+        near = [
+            operand
+            for operand, tier in zip(pool, tiers, strict=True)
+            if tier <= 1 or any(_beside(operand.entry, entry) for entry in entries)
+        ]
+        if 2 <= len(near) < len(pool):
+            found = _look(mention, cue, near, named, paragraph, with_any, sentence)
+            if found is not None:
+                return found
+    return _look(mention, cue, pool, named, paragraph, with_any, sentence)
+
+
+def _look(
+    mention: NumberMention,
+    cue: Cue,
+    pool: Sequence[Operand],
+    named: bool,
+    paragraph: int,
+    with_any: Sequence[Operand],
+    sentence: tuple[int, int] | None,
+) -> Outcome | None:
+    """`search` over one pool: the first hit, if its chance of a coincidence allows."""
+    operations, _ = operations_for(mention, cue)
     target = target_of(mention, cue)
+    tiers = [_tier(operand, paragraph, sentence) for operand in pool]
     percent_target = percent_like(mention, cue)
     coarse = mention.significant_digits < 3
     scaled = mention.has_explicit_scale
     paired = _Paired(pool, scaled, with_any, named)
+    zero = not mention.written
+    tried: list[str] = []
+    crowd = 0  # outcomes of runs and compound rates near the target
     for op in operations:
         if op in _PAIR_OPS:
-            found = paired.first(op, target, percent_target, coarse, zero=not mention.written)
-            if found is not None:
-                return found
+            tried.append(op)
+            crowds: dict[int, int] = {}  # by tier
+            for looked, found in enumerate(
+                paired.hits(op, target, percent_target, coarse, zero=zero)
+            ):
+                if sentence is None:
+                    return found
+                if looked >= _MAX_HITS:
+                    break
+                first, second = (_at(pool, operand) for operand in found.operands)
+                tier = paired.tier(first, second, tiers)
+                if tier not in crowds:
+                    crowds[tier] = crowd + sum(
+                        paired.crowd(each, target, percent_target, coarse, zero, tiers, tier)
+                        for each in tried
+                    )
+                if _accepted(target, found, crowds[tier], tier, named):
+                    return found
         if op not in (ops.SUM, ops.MEAN, ops.CAGR) or (op != ops.CAGR and not named):
             continue
         # runs of a sum or an average, and compound rates: few, computed in full
-        for operands in candidates(
-            op, pool, named, coarse, zero=not mention.written, at=mention.start
-        ):
+        hit: Outcome | None = None
+        for operands in candidates(op, pool, named, coarse, zero=zero, at=mention.start):
             if (op != ops.CAGR and len(operands) < 3) or not fits_units(
                 op, operands, percent_target
             ):
                 continue
             for outcome in outcomes(op, operands, scaled, cue.years):
-                if _informative(outcome.value, outcome.slack) and target.meets(outcome):
-                    return outcome
+                stated = target.written if outcome.written or op in ops.SCALE_FREE else target.value
+                if stated / SPREAD <= abs(outcome.value) <= stated * SPREAD:
+                    crowd += 1
+                if (
+                    hit is None
+                    and _informative(outcome.value, outcome.slack)
+                    and target.meets(outcome)
+                ):
+                    hit = outcome
+        if hit is not None:
+            near = crowd + sum(
+                paired.crowd(each, target, percent_target, coarse, zero, tiers, 3) for each in tried
+            )
+            # A run its words name (a sum, an average) is the writer's list; a compound
+            # rate stands on its own paragraph's numbers, or on its chance.
+            tier = max(_tier(operand, paragraph, sentence) for operand in hit.operands)
+            if sentence is None or _accepted(target, hit, near, tier, op != ops.CAGR):
+                return hit
+            return None
     return None
+
+
+def _at(pool: Sequence[Operand], operand: Operand) -> int:
+    return next(at for at, each in enumerate(pool) if each is operand)
+
+
+def _tier(operand: Operand, paragraph: int, sentence: tuple[int, int] | None) -> int:
+    """How close an operand is to the result: a number of its own sentence (0), of its
+    paragraph (1) or an evidence number its words name (a valuation gap's price and
+    value), of the report (2), of the evidence (3)."""
+    if not operand.in_report:
+        return 1 if operand.cited else 3
+    if sentence is None or sentence[0] <= operand.position < sentence[1]:
+        return 0
+    return 1 if paragraph < 0 or operand.paragraph == paragraph else 2
+
+
+def _accepted(target: Target, outcome: Outcome, crowd: int, tier: int, named: bool = False) -> bool:
+    """Whether a hit stands: numbers of the result's own paragraph that give it at its
+    precision do, and so do numbers the report states when its words name the
+    operation ("the difference works out to 2.1 points"); any other hit, or one that
+    needs its operands' rounding to reach the target, must carry a chance of a
+    coincidence under `ACCEPT`."""
+    exact = target.meets_value(outcome.op, outcome.written, outcome.value, 0.0)
+    if exact and (tier <= 1 or (named and tier <= 2)):
+        return True
+    return chance(target, outcome, crowd) < ACCEPT
+
+
+_MAX_HITS = 8  # hits of one operation weighed before the search moves on
+ACCEPT = 0.05  # the largest chance of a coincidence a result may carry (as `_derive`'s)
+
+
+def chance(target: Target, outcome: Outcome, crowd: int) -> float:
+    """The chance that one of `crowd` outcomes near the target lands in its window by
+    coincidence: the window's width relative to the range of the neighbourhood (values
+    within a factor `SPREAD` of the target), as the closed search estimates it. A
+    hedge doubles the window; a bound ("less than 1%") takes half the target's value."""
+    if outcome.written or outcome.op in ops.SCALE_FREE:
+        stated, half = target.written, target.written_half
+    else:
+        stated, half = target.value, target.half
+    if not stated:
+        return 0.0
+    width = half * (4.0 if target.hedged else 2.0)
+    if not target.meets_value(outcome.op, outcome.written, outcome.value, 0.0):
+        width += 2 * outcome.slack  # the operands' rounding widens what it accepts
+    if target.bound:
+        width = max(width, stated / 2)
+    return min(1.0, max(1, crowd) * width / (stated * 2 * math.log(SPREAD)))
 
 
 def derivation(outcome: Outcome, index: EvidenceIndex) -> Derivation:

@@ -322,6 +322,7 @@ def ground(
                 grounding.cue(position),
                 grounding.pool(position),
                 grounding.paragraphs[position],
+                sentence=sentence(claim.mention.start, claim.mention.end),
             )
             if outcome is not None:
                 claim.derivation = search.derivation(outcome, index)

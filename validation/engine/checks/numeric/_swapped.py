@@ -19,12 +19,12 @@ from validation.engine.checks.numeric._cues import cue_of
 from validation.engine.checks.numeric._derive import (
     _OPERATIONS,
     Explained,
-    _candidates,
     _multiple,
     _percent_target,
     _readings,
     _search,
 )
+from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import (
     direction_of,
     periods_named,
@@ -135,7 +135,7 @@ def _explained_variant(
         return None
     # One search over every variant's readings: each variant is a try, and the chance
     # of a coincidence counts the candidates near any of them.
-    found = _search(_candidates(operands, kind, periods, direction, named), readings, operands)
+    found = _search(candidates(operands, kind, periods, direction, named), readings, operands)
     if found is None or found.operation not in named or found.conflict is not None:
         return None
     if found.chance >= _CHANCE or found.tier > _TIER:

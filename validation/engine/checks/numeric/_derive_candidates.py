@@ -1,0 +1,272 @@
+"""The candidates of the closed derived search (:mod:`._derive`): every value an analyst
+could have computed from the operands (:mod:`._derive_pool`), tier by tier of how
+strongly the operands are the writer's.
+
+A pair gives a difference, sum, average, ratio or per-unit value (amounts), a share,
+percentage change or compound rate (percentages of amounts), a change in points or an
+average (percentages). A row gives the sum and average of its like cells (its periods:
+one unit, no column of changes); a list of stated numbers the same.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from itertools import chain
+
+from validation.engine.checks.numeric._derive_pool import (
+    BESIDE,
+    MAX_GROUP,
+    NAMED,
+    NEAR,
+    STATED,
+    Operand,
+)
+
+TIERS = 5
+_GROUP_TIER = {STATED: 0, NEAR: 1, NAMED: 2, BESIDE: 4}
+
+
+# (tier, value, a format of its formula, operation, the operands' texts)
+Candidate = tuple[int, float, str, str, tuple["Operand | str", ...]]
+
+
+def candidates(
+    operands: Sequence[Operand],
+    kind: str,
+    periods: Sequence[int],
+    direction: int,
+    only: frozenset[str] = frozenset(),
+    compound: bool = False,
+) -> Iterator[Candidate]:
+    """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
+    whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only.
+    `compound`: a row's change over another's too (more candidates: a second look)."""
+    amounts = [operand for operand in operands if not operand.percent]
+    percents = [operand for operand in operands if operand.percent]
+    # Points are a difference of rates, whether or not the evidence writes a % sign.
+    chosen = _by_tier(amounts if kind != "points" else operands)
+    points = _by_tier(percents) if kind == "percent" else None
+    for tier in range(TIERS):
+        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
+        if points is not None:
+            found = chain(found, _pairs(points[tier], percents, "points", tier, periods, 0))
+        if kind == "amount":
+            found = chain(found, _groups(amounts, tier))
+        elif kind in ("percent", "points"):
+            found = chain(found, _groups(percents, tier, averages=True))
+        if compound and kind in ("percent", "multiple"):
+            found = chain(found, _changes(amounts, tier, kind))
+        if only:
+            yield from (candidate for candidate in found if candidate[3] in only)
+        else:
+            yield from found
+
+
+def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
+    """Every pair of operands, by its tier (each pair's tier worked out once)."""
+    tiers: list[list[tuple[Operand, Operand]]] = [[] for _ in range(TIERS)]
+    for i, first in enumerate(operands):
+        for second in operands[i + 1 :]:
+            tiers[_tier(first, second)].append((first, second))
+    return tiers
+
+
+def _tier(first: Operand, second: Operand) -> int:
+    """How strongly a pair of operands is the writer's: 0 both stated in the claim's
+    sentence; 1 both near it (stated in it, or in the rows of those numbers or of its own
+    label), or one stated in it and the other in the same row or column; 2 one near and
+    the other in its row or column or stated elsewhere in the report; 3 one of them
+    named by the sentence; 4 neither."""
+    weaker, stronger = sorted((first.strength, second.strength))
+    if weaker == STATED:
+        return 0
+    linked = (first.row >= 0 and first.row == second.row) or (
+        first.column >= 0 and first.item == second.item and first.column == second.column
+    )
+    if weaker >= NEAR or (stronger == STATED and linked):
+        return 1
+    if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
+        stronger >= NAMED and linked and (first.reported or second.reported)
+    ):
+        return 2  # (a number the report states and the named total of its column)
+    return 3 if stronger >= NAMED else 4
+
+
+def _pairs(
+    pairs: Sequence[tuple[Operand, Operand]],
+    operands: Sequence[Operand],
+    kind: str,
+    tier: int,
+    periods: Sequence[int],
+    direction: int,
+) -> Iterator[Candidate]:
+    if not pairs:
+        return
+    values = sorted(abs(operand.value) for operand in operands)
+    for first, second in pairs:
+        a, b = first.value, second.value
+        ta, tb = first, second
+        if kind == "amount":
+            yield tier, abs(a - b), "{} - {}", "difference", (ta, tb)
+            yield tier, abs(a + b), "{} + {}", "sum", (ta, tb)
+            yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
+            if b:
+                yield tier, abs(a / b), "{} / {}", "per unit", (ta, tb)
+            if a:
+                yield tier, abs(b / a), "{} / {}", "per unit", (tb, ta)
+        elif kind == "multiple":
+            if b:
+                yield tier, abs(a / b), "{} / {}", "multiple", (ta, tb)
+            if a:
+                yield tier, abs(b / a), "{} / {}", "multiple", (tb, ta)
+        elif kind == "points":
+            yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
+            yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
+        elif kind == "percent":
+            for top, bottom, tt, tb_, part in (
+                (a, b, ta, tb, first),
+                (b, a, tb, ta, second),
+            ):
+                if not bottom:
+                    continue
+                if not (part.change and _wrong_base(top, bottom, direction, values)):
+                    yield tier, abs(top / bottom * 100), "{} / {} * 100", "share", (tt, tb_)
+                change = (top - bottom) / bottom * 100
+                if direction * change < 0:
+                    continue  # "up 15.3%" is never a change taken from the later value
+                yield tier, abs(change), "({0} - {1}) / {1} * 100", "percent change", (tt, tb_)
+                if top / bottom > 0:
+                    for n in _periods(first, second, periods):
+                        rate = ((top / bottom) ** (1 / n) - 1) * 100
+                        formula = "(({} / {}) ^ (1 / {}) - 1) * 100"
+                        yield tier, abs(rate), formula, "CAGR", (tt, tb_, str(n))
+
+
+def _wrong_base(change: float, base: float, direction: int, values: Sequence[float]) -> bool:
+    """A rise of `change` taken over the level it rose *to* (or a fall over the level it
+    fell to): the other end of the change is among the operands, on the wrong side."""
+    if not direction:
+        return False
+    wrong = abs(base) - direction * abs(change)
+    right = abs(base) + direction * abs(change)
+    tolerance = abs(change) * 0.01
+    position = bisect_left(values, wrong - tolerance)
+    if position >= len(values) or values[position] > wrong + tolerance:
+        return False
+    position = bisect_left(values, right - tolerance)
+    return position >= len(values) or values[position] > right + tolerance
+
+
+def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]:
+    """The periods a compound rate between two values is over: the span of the years
+    its sentence names; two cells of one row span the columns between them, and
+    with years named they must span one of those."""
+    found = [n for n in named if n > 1]
+    if first.row >= 0 and first.row == second.row:
+        distance = abs(first.column - second.column)
+        if found:
+            return [distance] if distance in found else []
+        return [distance] if distance > 1 else []
+    return found
+
+
+def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> Iterator[Candidate]:
+    """Sums and averages of three or more: a row's periods, a list. Only like cells are
+    summed: of one unit, and no column of changes (a cell that is the difference of its
+    neighbours): "80 seats" and "$15" are never added up. `averages`: averages only (of
+    percentages)."""
+    groups: dict[tuple[str, int], list[Operand]] = {}
+    for operand in operands:
+        if operand.row >= 0:
+            groups.setdefault(("row", operand.row), []).append(operand)
+    if tier == 0:
+        near = [operand for operand in operands if operand.strength == STATED]
+        if len(near) >= 3:
+            groups[("list", 0)] = near
+    for (kind, _), members in groups.items():
+        strongest = max(member.strength for member in members)
+        if kind == "row" and tier != _GROUP_TIER[strongest]:
+            continue
+        if kind == "row":
+            members = like_cells(sorted(members, key=lambda operand: operand.column))
+        for size in range(3, min(len(members), MAX_GROUP) + 1):
+            chosen = members[:size]
+            total = sum(member.value for member in chosen)
+            written = " + ".join(member.text for member in chosen)
+            if not averages:
+                yield tier, abs(total), written, "sum", ()
+            yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
+
+
+def like_cells(cells: Sequence[Operand]) -> list[Operand]:
+    """The cells of a row (in column order) that are one quantity in several periods:
+    those of the first cell's unit, without a column of changes between two of them.
+    "1418 | 80 | $15 | $25" (an address, seats, prices) has no two like cells."""
+    if not cells:
+        return []
+    unit = cells[0].unit
+    # A table writes the currency once, in its first column ("$9.0 | 12.2 | 12.8").
+    currency = unit not in _NOT_CURRENCY
+    same = [cell for cell in cells if cell.unit == unit or (currency and not cell.unit)]
+    kept: list[Operand] = []
+    for at, cell in enumerate(same):
+        if 0 < at < len(same) - 1 and _is_change(cell, same[at - 1], same[at + 1]):
+            continue
+        kept.append(cell)
+    return kept
+
+
+_NOT_CURRENCY = frozenset(("", "%", "pp", "bp", "x"))
+
+
+def _is_change(cell: Operand, before: Operand, after: Operand) -> bool:
+    difference = abs(abs(before.value) - abs(after.value))
+    return bool(difference) and abs(abs(cell.value) - difference) <= 1e-6 * difference
+
+
+def _changes(operands: Sequence[Operand], tier: int, kind: str) -> Iterator[Candidate]:
+    """A change of one row over the same periods' change of another: "accounts for 84% of
+    the increase" ((a1 - a2) / (b1 - b2), or over a change the report states), "grew 4.1
+    times as much". The rows are taken
+    whole (two cells of each, in the same columns of one evidence item); the pair's tier is
+    that of their strongest cells, and never the sentence's own (tier 0)."""
+    rows: dict[tuple[int, int], list[Operand]] = {}
+    for operand in operands:
+        if operand.row >= 0 and operand.column >= 0:
+            rows.setdefault((operand.item, operand.row), []).append(operand)
+    steps: dict[tuple[int, int, int], list[tuple[float, Operand, Operand, Operand]]] = {}
+    for (item, _), cells in rows.items():
+        cells = like_cells(sorted(cells, key=lambda operand: operand.column))
+        strongest = max(cells, key=lambda operand: operand.strength, default=None)
+        if strongest is None:
+            continue
+        for at, later in enumerate(cells):
+            for earlier in cells[at + 1 : at + 1 + _STEP_COLUMNS]:
+                step = later.value - earlier.value
+                if step:
+                    key = (item, later.column, earlier.column)
+                    steps.setdefault(key, []).append((step, later, earlier, strongest))
+    scale = 100.0 if kind == "percent" else 1.0
+    stated = [operand for operand in operands if operand.change]  # "an increase of 65,400"
+    for members in steps.values():
+        for step, a1, a2, best in members:
+            for change in stated:
+                if max(1, _tier(best, change)) == tier and change.value:
+                    formula = f"({a1.text} - {a2.text}) / {change.text}"
+                    if scale != 1.0:
+                        formula += " * 100"
+                    value = abs(step / change.value * scale)
+                    yield tier, value, formula, "share of a change", ()
+        for first, second in ((a, b) for a in members for b in members if a is not b):
+            part, a1, a2, a_best = first
+            whole, b1, b2, b_best = second
+            if max(1, _tier(a_best, b_best)) != tier:
+                continue
+            formula = f"({a1.text} - {a2.text}) / ({b1.text} - {b2.text})"
+            if scale != 1.0:
+                formula += " * 100"
+            yield tier, abs(part / whole * scale), formula, "share of a change", ()
+
+
+_STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two columns
