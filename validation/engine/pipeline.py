@@ -47,6 +47,7 @@ from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
 from validation.engine.checks.reading import ReportReading
+from validation.engine.checks.roles import check_roles
 from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.checks.times import check_times
 from validation.engine.checks.years import check_years
@@ -150,6 +151,9 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             reading=reading,
         ),
     )
+    role_findings, role_fixes = timed(
+        "roles", lambda: check_roles(body, bundle.evidence, numeric.report.matches)
+    )
     format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
@@ -204,6 +208,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (year_findings, []),
             (time_findings, []),
             (count_findings, count_fixes),
+            (role_findings, role_fixes),
             (query.findings, []),
             (extra, []),
         ],

@@ -36,6 +36,7 @@ _UNITS = {
     "eighteen": 18,
     "nineteen": 19,
     "dozen": 12,
+    "fortnight": 14,
 }
 _TENS = {
     "twenty": 20,
@@ -63,8 +64,9 @@ _ONE = Decimal(1)
 _SMALL = 10
 
 
-def number_words(text: str) -> list[tuple[int, int, str, Decimal, str]]:
-    """(start, end, value as digits, scale 1, no unit) of every number in words."""
+def number_words(text: str, smallest: int = _SMALL) -> list[tuple[int, int, str, Decimal, str]]:
+    """(start, end, value as digits, scale 1, no unit) of every number in words above
+    ``smallest``."""
     found: list[tuple[int, int, str, Decimal, str]] = []
     for match in _WORD_NUMBER.finditer(text):
         tens, ones, unit, multiplier = match.groups()
@@ -74,7 +76,7 @@ def number_words(text: str) -> list[tuple[int, int, str, Decimal, str]]:
             value = _UNITS[unit.lower()]
         if multiplier is not None:
             value *= _MULTIPLIERS[multiplier.lower()]
-        if value <= _SMALL:
+        if value <= smallest:
             continue
         found.append((match.start(), match.end(), str(value), _ONE, ""))
     return found
