@@ -131,3 +131,82 @@ def test_a_reports_own_range_end_is_judged_too() -> None:
 
     assert _numeric(_check("The fair runs Oct. 2 to 8.", evidence)) == []
     assert [f.text for f in _numeric(_check("The fair runs Oct. 2 to 11.", evidence))] != []
+
+
+# ------------------------------------------------------------------ range ends
+
+CLUTCH = {
+    "json": EvidenceItem(
+        source_ref="guide", kind="tool_output", content={"clutch": "three to five eggs"}
+    ),
+    "text": EvidenceItem(
+        source_ref="guide", kind="text", content="The hen lays three to five eggs; 7 hatch."
+    ),
+    "markdown": EvidenceItem(
+        source_ref="guide", kind="text", content="| bird | clutch |\n|---|---|\n| wren | 3-5 eggs |"
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(CLUTCH))
+def test_a_range_the_evidence_gives_passes(form: str) -> None:
+    assert _numeric(_check("A clutch is 3 to 5 eggs.", CLUTCH[form])) == []
+
+
+@pytest.mark.parametrize("form", sorted(CLUTCH))
+def test_a_wrong_end_of_a_range_is_flagged_and_fixed(form: str) -> None:
+    verdict = _check("A clutch is 3 to 7 eggs.", CLUTCH[form])
+
+    assert "7" in [f.text for f in _numeric(verdict)]
+    assert [(fix.find, fix.replace) for fix in verdict.fixes] == [("7", "5")]
+
+
+def test_a_range_of_something_else_is_not_judged() -> None:
+    evidence = EvidenceItem(source_ref="guide", kind="text", content="Open 3 to 5 days a week.")
+
+    assert [
+        f.kind
+        for f in _check("A clutch is 3 to 7 eggs.", evidence).findings
+        if f.kind == "range_end_number"
+    ] == []
+
+
+# ------------------------------------------------------------------ multiples and parts in words
+
+REEF = {
+    "json": EvidenceItem(
+        source_ref="wire",
+        kind="tool_output",
+        content={"quakes": "about six times the daily average", "stations": "four new stations"},
+    ),
+    "text": EvidenceItem(
+        source_ref="wire",
+        kind="text",
+        content="Quakes ran about six times the daily average. The line adds four new stations.",
+    ),
+    "markdown": EvidenceItem(
+        source_ref="wire",
+        kind="text",
+        content="| item | note |\n|---|---|\n| quakes | about six times the daily average |\n"
+        "| line | four new stations |",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(REEF))
+def test_a_multiple_and_a_part_in_words_pass_when_right(form: str) -> None:
+    body = "Quakes ran six times the daily average, and the line adds four new stations."
+
+    assert _numeric(_check(body, REEF[form])) == []
+
+
+@pytest.mark.parametrize("form", sorted(REEF))
+@pytest.mark.parametrize(
+    ("right", "wrong"), [("six times", "nine times"), ("four new", "eight new")]
+)
+def test_a_wrong_multiple_or_part_in_words_is_flagged(form: str, right: str, wrong: str) -> None:
+    body = "Quakes ran six times the daily average, and the line adds four new stations."
+
+    flagged = [f.text for f in _numeric(_check(body.replace(right, wrong), REEF[form]))]
+
+    assert wrong.split()[0] in flagged

@@ -101,6 +101,7 @@ def test_every_stage_is_timed() -> None:
         "times",
         "counts",
         "roles",
+        "ranges",
         "query",
         "fields",
         "decision",

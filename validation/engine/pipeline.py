@@ -46,6 +46,7 @@ from validation.engine.checks.counts import check_counts
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
+from validation.engine.checks.ranges import check_ranges
 from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.roles import check_roles
 from validation.engine.checks.sources import check_sources, reference_spans
@@ -154,6 +155,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
     role_findings, role_fixes = timed(
         "roles", lambda: check_roles(body, bundle.evidence, numeric.report.matches)
     )
+    range_findings, range_fixes = timed("ranges", lambda: check_ranges(body, bundle.evidence))
     format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
@@ -209,6 +211,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (time_findings, []),
             (count_findings, count_fixes),
             (role_findings, role_fixes),
+            (range_findings, range_fixes),
             (query.findings, []),
             (extra, []),
         ],
