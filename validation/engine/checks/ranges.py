@@ -31,13 +31,21 @@ _JOIN = re.compile(
 _NOUN = 24  # characters after a range where its noun stands
 _STOPS = ".;:,()\n|"
 _MAX_NUMBERS = 20_000
+_DIGITS = re.compile(r"[0-9]+")
 
 _Range = tuple[Decimal, Decimal, frozenset[str], int, int, int]  # start, end, nouns, spans
 
 
 def _numbers(text: str) -> list[tuple[int, int, str, Decimal, str]]:
+    if _many(text):
+        return []  # a wall of numbers: read by the numeric check alone
     found = sorted(scan_numbers(text) + number_words(text, smallest=0))
     return found if len(found) <= _MAX_NUMBERS else []
+
+
+def _many(text: str) -> bool:
+    """More runs of digits than ``_MAX_NUMBERS`` (counted without reading them)."""
+    return any(count >= _MAX_NUMBERS for count, _ in enumerate(_DIGITS.finditer(text)))
 
 
 def _decimal(digits: str) -> Decimal | None:

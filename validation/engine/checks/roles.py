@@ -33,6 +33,7 @@ from typing import Any
 
 from validation.engine.checks._query_words import terms
 from validation.engine.checks.numeric import number_words, scan_numbers
+from validation.engine.checks.ranges import _many
 from validation.engine.errors import EngineError
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
 
@@ -125,6 +126,8 @@ def _prose_values(
     label: str,
     whose: frozenset[str] = frozenset(),
 ) -> Iterator[_Value]:
+    if _many(text):
+        raise _TooMany
     numbers = sorted(scan_numbers(text) + number_words(text, smallest=0))
     if len(numbers) > _MAX_VALUES:
         raise _TooMany
