@@ -1,23 +1,25 @@
 """A number is supported by evidence about the same thing (issue 26, point 2).
 
 A report number that equals an evidence value is "exact" to the numeric check whatever
-that value is about: "scored 10 rebounds" passes on a text whose only 10 is "10 of his
-points came in the first half". Here each such number is read with its own words -- the
-words of its clause around it, up to the neighbouring numbers (nouns, units, names,
-stemmed) -- and so is every value of the evidence: the words around it in prose, its key
-(and its parent's) in a JSON record, with the short names beside it ("events[1]": "10K").
+that value is about: "scored 12 rebounds" passes on a text whose only 12 is "a 12-point
+third quarter". Here each such number is read with its noun (the words right after it,
+"12 rebounds") and its own words (those between its neighbouring numbers); each value of
+the evidence with its noun (the words after it in prose, its key in a JSON record), the
+words around it, and in a record the names beside it ("name": "10K").
 
-When no place the evidence gives the value shares a single word with the claim's own
-words, while another evidence value's words do (the claim's words point elsewhere), the
-number is ``number_elsewhere``: a finding that names where the value does appear. Its
-severity reflects the doubt: major when the claim's words point to another value by two
-words or more, minor when by one. The fix rule is shared with the other fixes: only when
-the claim's words point to exactly one other evidence value (its noun and its period,
-two words or more, no tie), with that excerpt as proof; otherwise no fix.
+The number is ``number_elsewhere`` (``claims_supported``) when no place the evidence
+gives the value counts what the claim counts (no noun in common), the claim's own words
+name nothing the value is said of (its noun, the record's names beside it) and share
+fewer than ``_SAME_TOPIC`` words with the words around it, and the claim's noun is the
+noun of another evidence value. The finding quotes where the value does appear; it is
+major when the noun points to exactly one other value -- then the fix writes that value,
+with its excerpt as proof -- and minor, without a fix, when to several.
 
-Not judged: numbers the numeric check derives or flags itself, years, a claim whose
-own words are empty (nothing to compare), and evidence read as a table (a cell's words
-are its row's and column's, read by the numeric check's labels instead).
+Not judged: numbers the numeric check derives or flags itself; a number without a noun,
+the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"); a value whose
+noun is nowhere said; a noun whose other value is this one rounded ("more than 14,000
+children" beside "14,382 participants"); and evidence read as a table (a cell's words are
+its row's and column's, read by the numeric check's labels instead).
 
 Linear: the evidence and the body are scanned once; each number's words come from a
 bounded window; each claim is compared with the evidence values in one pass.
@@ -43,8 +45,9 @@ _NAME = 40  # a sibling string this short, without digits, names the record ("10
 _MAX_VALUES = 5000
 _PAIR = 8  # characters between two numbers of one pair ("$45 to $85", "3 hours 43")
 _NOUN = 30  # characters after a number where its noun stands
-# Words a claim's clause shares with the words around a value that make them one topic
-# (the same name, place or event): then the value is not judged moved.
+# Words a claim's own words (between its neighbouring numbers) share with the words
+# around a value that make them one topic (the same name, place or event): then the
+# value is not judged moved.
 _SAME_TOPIC = 2
 
 
@@ -206,15 +209,14 @@ def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
 
 def _claim(
     body: str, match: NumberMatch, low: int, high: int
-) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """The words of a claim's clause; its own words (between the neighbouring numbers
-    ``low`` and ``high``); and its noun (what it counts or measures)."""
-    left, right = _around(body, match.start, match.end, 0, len(body))
+) -> tuple[frozenset[str], frozenset[str]]:
+    """A claim's own words (between the neighbouring numbers ``low`` and ``high``,
+    without the previous number's noun) and its noun (what it counts or measures)."""
     near_left, near_right = _around(body, match.start, match.end, low, high)
     near = _words(near_left + " " + near_right)
     if low and near_left == body[low : match.start]:
         near -= _nouns(near_left)  # "27 points and 12 rebounds": "points" is the 27's
-    return _words(left + " " + right), near, _nouns(body[match.end : high])
+    return near, _nouns(body[match.end : high])
 
 
 def _shares(claim: frozenset[str], words: frozenset[str]) -> bool:
@@ -256,20 +258,21 @@ def check_roles(
             continue  # the second of a pair ("$45 to $85", "555 0193"): the first's words
         after = bisect_right(starts, match.start)
         previous = bisect_left(ends, match.start)
-        own, near, nouns = _claim(
+        near, nouns = _claim(
             body,
             match,
             ends[previous - 1] if previous else 0,
             starts[after] if after < len(starts) else len(body),
         )
-        if not nouns or match.evidence_value is None:
-            continue  # nothing names what the number counts
+        if not nouns or match.evidence_value is None or body.startswith(" of ", match.end):
+            continue  # nothing names what the number counts, or it is a part of another
+            # number's ("18 points, 10 of them before halftime")
         same = by_value.get(abs(match.evidence_value), [])
         if not same or any(
             not value.nouns
             or _shares(nouns, value.nouns)
             or near & (value.nouns | value.whose)
-            or len(own & value.words) >= _SAME_TOPIC
+            or len(near & value.words) >= _SAME_TOPIC
             for value in same
         ):
             continue  # the value counts what the claim counts, the claim's clause names
