@@ -353,3 +353,47 @@ def test_a_qualified_number_is_read_in_either_form(evidence: str, right: str, wr
     assert _numeric(_check(f"{right} watched the final.", item)) == []
     flagged = [f.text for f in _numeric(_check(f"{wrong} watched the final.", item))]
     assert flagged == ["1,800"]
+
+
+# ------------------------------------------------------------------ closed days
+
+SHUT_RECORD: dict[str, Any] = {
+    "name": "Linden Bakery",
+    "hours": {"Monday": "7:0-15:0", "Saturday": "8:0-14:0", "Sunday": "closed"},
+}
+SHUT_TEXT = (
+    "Linden Bakery opens 7 a.m. to 3 p.m. Mondays, 8 a.m. to 2 p.m. Saturdays; closed on Sundays."
+)
+SHUT_TABLE = (
+    "| day | hours |\n|---|---|\n| Monday | 07:00-15:00 |\n| Saturday | 08:00-14:00 |\n"
+    "| Sunday | closed |"
+)
+SHUT = {
+    "json": EvidenceItem(source_ref="lookup", kind="tool_output", content=SHUT_RECORD),
+    "text": EvidenceItem(source_ref="lookup", kind="text", content=SHUT_TEXT),
+    "markdown": EvidenceItem(source_ref="lookup", kind="text", content=SHUT_TABLE),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SHUT))
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Linden Bakery opens at 8 am on Saturdays and is closed Sundays.",
+        "It is open Monday 7 am to 3 pm. Sunday: closed.",
+    ],
+)
+def test_a_day_the_evidence_gives_as_closed_may_be_reported_closed(form: str, body: str) -> None:
+    assert _numeric(_check(body, SHUT[form], "When is Linden Bakery open?")) == []
+
+
+@pytest.mark.parametrize("form", sorted(SHUT))
+def test_opening_hours_on_a_closed_day_are_flagged_as_a_time(form: str) -> None:
+    body = "Linden Bakery opens at 8 am on Saturdays. On Sundays it opens at 8 am too."
+
+    findings = _numeric(_check(body, SHUT[form], "When is Linden Bakery open?"))
+
+    assert [(f.kind, f.start > body.index("On Sundays")) for f in findings] == [
+        ("unsupported_time", True)
+    ]
+    assert "closed" in findings[0].message and "Sunday" in findings[0].message
