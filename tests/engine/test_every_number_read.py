@@ -397,3 +397,55 @@ def test_opening_hours_on_a_closed_day_are_flagged_as_a_time(form: str) -> None:
         ("unsupported_time", True)
     ]
     assert "closed" in findings[0].message and "Sunday" in findings[0].message
+
+
+# ------------------------------------------------------------------ numbers in JSON keys
+
+SEASONS_RECORD: dict[str, Any] = {
+    "club": "Kestrel Rowing",
+    "members by season": {"2019 (11)": 236, "2020 (14)": 271, "FY2021": 318},
+}
+
+
+def _seasons(body: str) -> Verdict:
+    evidence = EvidenceItem(source_ref="club_stats", kind="tool_output", content=SEASONS_RECORD)
+    return _check(body, evidence, "How has Kestrel Rowing grown?")
+
+
+def test_a_number_in_a_key_names_the_period_of_its_value() -> None:
+    body = "Kestrel Rowing had 236 members in 2019, 271 in 2020 and 318 in fiscal 2021."
+
+    assert _numeric(_seasons(body)) == []
+
+
+@pytest.mark.parametrize("body", ["Kestrel Rowing had 11 members.", "It added 14 members."])
+def test_a_number_in_a_key_is_no_value(body: str) -> None:
+    findings = _numeric(_seasons(body))
+
+    assert [f.kind for f in findings] == ["orphan"]
+
+
+@pytest.mark.parametrize(
+    ("body", "period"),
+    [
+        ("Kestrel Rowing had 271 members in 2019.", "2020"),
+        ("In 2020 the club counted 318 members.", "2021"),
+    ],
+)
+def test_a_value_given_for_another_period_is_flagged(body: str, period: str) -> None:
+    findings = _numeric(_seasons(body))
+
+    assert [f.kind for f in findings] == ["number_elsewhere"]
+    assert period in findings[0].message
+
+
+def test_a_value_for_another_period_is_fixed_by_the_one_value_of_the_claimed_period() -> None:
+    verdict = _seasons("Kestrel Rowing had 271 members in 2019.")
+
+    assert [(fix.find, fix.replace) for fix in verdict.fixes] == [("271", "236")]
+
+
+def test_a_value_beside_two_periods_is_not_judged_by_period() -> None:
+    body = "Membership rose from 2019 to 2021, reaching 318."
+
+    assert _numeric(_seasons(body)) == []

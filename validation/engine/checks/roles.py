@@ -15,6 +15,12 @@ noun of another evidence value. The finding quotes where the value does appear; 
 major when the noun points to exactly one other value -- then the fix writes that value,
 with its excerpt as proof -- and minor, without a fix, when to several.
 
+A number in a record's key ("2019 (11)", "FY2021") is no value but names the period of
+the values under it. A number whose clause names one year is ``number_elsewhere`` too
+when every place the evidence gives it is under a key naming other years: the finding
+names the key's period; fixed only when the key above holds exactly one value under
+the claimed year.
+
 Not judged: numbers the numeric check derives or flags itself; a number without a noun,
 the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"); a value whose
 noun is nowhere said; a noun whose other value is this one rounded ("more than 14,000
@@ -27,6 +33,7 @@ bounded window; each claim is compared with the evidence values in one pass.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -49,6 +56,8 @@ _NOUN = 30  # characters after a number where its noun stands
 # around a value that make them one topic (the same name, place or event): then the
 # value is not judged moved.
 _SAME_TOPIC = 2
+# A year of its own in a key or a clause ("FY2021", "2019 (11)", "2020-21" ends in 2021).
+_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d\d)(?:[-/\u2013](\d\d)(?![\d/-]))?(?![\d%])")
 
 
 class _TooMany(EngineError):
@@ -66,6 +75,19 @@ class _Value:
     # In a record, the words of whose value it is (the key above, the names beside): a
     # claim naming them beside the number is about it.
     whose: frozenset[str] = frozenset()
+    # In a record, the years the keys above it name: the period the value is of.
+    period: frozenset[str] = frozenset()
+    parent: int = -1  # in a record, which object holds it (its siblings share it)
+
+
+def _years(text: str) -> frozenset[str]:
+    """The years ``text`` names, a season "2020-21" naming both."""
+    found: set[str] = set()
+    for match in _YEAR.finditer(text):
+        found.add(match.group(1))
+        if match.group(2):
+            found.add(match.group(1)[:2] + match.group(2))
+    return frozenset(found)
 
 
 def _words(text: str) -> frozenset[str]:
@@ -158,10 +180,13 @@ def _key_words(key: Any) -> str:
 def _json_values(root: Any, ref: str) -> Iterator[_Value]:
     """Each value of a JSON record: its key says what it counts; the key above it and
     the short names beside it ("name": "10K") say whose it is."""
-    stack: list[tuple[Any, str, str]] = [(root, "", "")]  # node, its key, whose
+    # node, its key, whose, the period its keys name, the object holding it
+    stack: list[tuple[Any, str, str, frozenset[str], int]] = [(root, "", "", frozenset(), -1)]
+    objects = 0
     while stack:
-        node, key, whose = stack.pop()
+        node, key, whose, period, parent = stack.pop()
         if isinstance(node, dict):
+            objects += 1
             names = " ".join(
                 value
                 for value in node.values()
@@ -170,9 +195,12 @@ def _json_values(root: Any, ref: str) -> Iterator[_Value]:
                 and not any(character.isdigit() for character in value)
             )
             for child_key, child in node.items():
-                stack.append((child, _key_words(child_key), f"{key} {names}"))
+                years = _years(child_key) if isinstance(child_key, str) else frozenset()
+                stack.append(
+                    (child, _key_words(child_key), f"{key} {names}", years or period, objects)
+                )
         elif isinstance(node, list):
-            stack.extend((child, key, whose) for child in node)
+            stack.extend((child, key, whose, period, parent) for child in node)
         elif isinstance(node, bool) or node is None:
             continue
         elif isinstance(node, (int, float)):
@@ -180,7 +208,8 @@ def _json_values(root: Any, ref: str) -> Iterator[_Value]:
             if value is not None:
                 own = _words(key)
                 label = key.strip()
-                yield _Value(value, own, own, ref, f"{label}: {node}", label, _words(whose))
+                excerpt = f"{label}: {node}"
+                yield _Value(value, own, own, ref, excerpt, label, _words(whose), period, parent)
         elif isinstance(node, str) and any(character.isdigit() for character in node):
             yield from _prose_values(node, _words(key), ref, key.strip(), _words(whose))
 
@@ -244,8 +273,11 @@ def check_roles(
     ends = sorted(match.end for match in matches)
     by_value: dict[Decimal, list[_Value]] = {}
     by_noun: dict[str, dict[Decimal, _Value]] = {}
+    by_place: dict[tuple[str, int, str], set[Decimal]] = {}  # a record object's years
     for value in values:
         by_value.setdefault(value.value, []).append(value)
+        for year in value.period:
+            by_place.setdefault((value.source_ref, value.parent, year), set()).add(value.value)
         for noun in value.nouns:
             by_noun.setdefault(noun, {}).setdefault(value.value, value)
     findings: list[Finding] = []
@@ -264,6 +296,14 @@ def check_roles(
             ends[previous - 1] if previous else 0,
             starts[after] if after < len(starts) else len(body),
         )
+        low = ends[previous - 1] if previous else 0
+        high = starts[after] if after < len(starts) else len(body)
+        period = _period_finding(body, match, (low, high), by_value, by_place)
+        if period is not None:
+            findings.append(period[0])
+            if period[1] is not None:
+                fixes.append(period[1].model_copy(update={"finding_index": len(findings) - 1}))
+            continue
         if not nouns or match.evidence_value is None or body.startswith(" of ", match.end):
             continue  # nothing names what the number counts, or it is a part of another
             # number's ("18 points, 10 of them before halftime")
@@ -316,6 +356,52 @@ def check_roles(
             if fix is not None:
                 fixes.append(fix.model_copy(update={"finding_index": len(findings) - 1}))
     return findings, fixes
+
+
+def _period_finding(
+    body: str,
+    match: NumberMatch,
+    span: tuple[int, int],
+    by_value: dict[Decimal, list[_Value]],
+    by_place: dict[tuple[str, int, str], set[Decimal]],
+) -> tuple[Finding, FixProposal | None] | None:
+    """A number whose clause names one year while every place the evidence gives it is
+    under a record key naming other years (module docstring)."""
+    if match.evidence_value is None:
+        return None
+    left, right = _around(body, match.start, match.end, *span)
+    claimed = _years(left + " " + right)
+    same = by_value.get(abs(match.evidence_value), [])
+    if len(claimed) != 1 or not same or any(not v.period or v.period & claimed for v in same):
+        return None
+    (year,) = claimed
+    shown = same[0]
+    given = "/".join(sorted(shown.period))
+    # The fix: the one value beside it (same object) under the claimed year.
+    beside = by_place.get((shown.source_ref, shown.parent, year), set())
+    finding = Finding(
+        check="claims_supported",
+        kind="number_elsewhere",
+        severity="major" if len(beside) == 1 else "minor",
+        message=(
+            f'"{match.text}": the evidence gives {match.text} for {given} ("{shown.excerpt}"), '
+            f"not for {year}"
+        ),
+        start=match.start,
+        end=match.end,
+        text=match.text,
+        evidence=[
+            EvidenceExcerpt(
+                source_ref=shown.source_ref, excerpt=shown.excerpt[:2000], label=shown.label
+            )
+        ],
+    )
+    fix = None
+    if len(beside) == 1:
+        (right_value,) = beside
+        proof = next(v for v in by_value[right_value] if v.parent == shown.parent)
+        fix = _fix(body, match, right_value, proof)
+    return finding, fix
 
 
 def _rounds_to(value: Decimal, other: Decimal) -> bool:
