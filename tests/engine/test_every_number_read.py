@@ -449,3 +449,55 @@ def test_a_value_beside_two_periods_is_not_judged_by_period() -> None:
     body = "Membership rose from 2019 to 2021, reaching 318."
 
     assert _numeric(_seasons(body)) == []
+
+
+# ------------------------------------------------------------------ ordinals and ranks
+
+RACE_RECORD: dict[str, Any] = {"crew": "Harwick", "race": "the 19th autumn regatta", "place": "5th"}
+RACE_TEXT = "The Harwick crew took 5th place at the 19th autumn regatta, among 14 boats."
+RACE_TABLE = (
+    "| crew | race | result |\n|---|---|---|\n| Harwick | 19th autumn regatta | placed 5th |"
+)
+RACE = {
+    "json": EvidenceItem(source_ref="results", kind="tool_output", content=RACE_RECORD),
+    "text": EvidenceItem(source_ref="results", kind="text", content=RACE_TEXT),
+    "markdown": EvidenceItem(source_ref="results", kind="text", content=RACE_TABLE),
+}
+
+
+@pytest.mark.parametrize("form", sorted(RACE))
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Harwick finished fifth at the regatta.",
+        "Harwick came in 5th at the nineteenth regatta.",
+        "It was the crew's second regatta of the year, and Harwick placed fifth.",
+    ],
+)
+def test_a_rank_the_evidence_gives_passes_in_words_or_digits(form: str, body: str) -> None:
+    assert _numeric(_check(body, RACE[form], "How did Harwick do?")) == []
+
+
+@pytest.mark.parametrize("form", sorted(RACE))
+@pytest.mark.parametrize(
+    ("body", "wrong"),
+    [
+        ("Harwick finished third at the regatta.", "third"),
+        ("Harwick placed 4th at the regatta.", "4th"),
+        ("Harwick took sixth place.", "sixth"),
+    ],
+)
+def test_a_rank_the_evidence_does_not_give_is_flagged(form: str, body: str, wrong: str) -> None:
+    verdict = _check(body, RACE[form], "How did Harwick do?")
+
+    assert [(f.kind, f.text) for f in _numeric(verdict)] == [("unsupported_rank", wrong)]
+    assert "5th" in _numeric(verdict)[0].message
+    assert verdict.fixes == []  # a rank is flagged, never rewritten
+
+
+def test_an_ordinal_is_no_amount_and_no_rank_without_a_rank_in_the_evidence() -> None:
+    evidence = EvidenceItem(source_ref="log", kind="text", content="The crew rowed 14 km.")
+
+    body = "For the third time this month the crew rowed 14 km; they finished fourth."
+
+    assert _numeric(_check(body, evidence, "How far did the crew row?")) == []

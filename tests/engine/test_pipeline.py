@@ -100,6 +100,7 @@ def test_every_stage_is_timed() -> None:
         "years",
         "times",
         "counts",
+        "ranks",
         "roles",
         "ranges",
         "query",

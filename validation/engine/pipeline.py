@@ -47,6 +47,7 @@ from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
 from validation.engine.checks.ranges import check_ranges
+from validation.engine.checks.ranks import check_ranks
 from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.roles import check_roles
 from validation.engine.checks.sources import check_sources, reference_spans
@@ -140,6 +141,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
     )
     time_findings, time_spans = timed("times", lambda: check_times(reading, bundle.evidence))
     count_findings, count_fixes = timed("counts", lambda: check_counts(reading, bundle.evidence))
+    rank_findings = timed("ranks", lambda: check_ranks(body, bundle.evidence))
     numeric = without_references(analyzed, _union(references, time_spans))
     source_findings, source_fixes = timed(
         "sources",
@@ -209,6 +211,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (format_findings, format_fixes),
             (year_findings, []),
             (time_findings, []),
+            (rank_findings, []),
             (count_findings, count_fixes),
             (role_findings, role_fixes),
             (range_findings, range_fixes),
