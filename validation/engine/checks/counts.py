@@ -30,40 +30,21 @@ import re
 from collections.abc import Sequence
 
 from validation.engine.checks._query_words import _STOP_WORDS, stem
+from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
 from validation.engine.types import EvidenceItem, Finding, FixProposal
 
-_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+_WORDS = WORD_VALUES
 _NAMES = {value: word for word, value in _WORDS.items()}
-_NUMBER = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"  # noqa: E501
+_NUMBER = (
+    r"(?:(?:"
+    + "|".join(TENS)
+    + r")(?:-(?:"
+    + "|".join(ONES)
+    + r"))?|"
+    + "|".join([*ONES, *TEENS])
+    + r")"
+)
 # A count: a number (in words, or digits in the evidence), one optional adjective, a noun.
 _REPORT_COUNT = re.compile(
     r"(?i)\b(?=[zotfsenda])(" + _NUMBER + r"|a dozen|dozen)[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"

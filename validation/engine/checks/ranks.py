@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from validation.engine.checks.numeric import TENS
 from validation.engine.types import EvidenceItem, Finding
 
 _FIRST = {
@@ -48,16 +49,7 @@ _TEENS = {
     "eighteenth": 18,
     "nineteenth": 19,
 }
-_TENS = {
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+_TENS = TENS  # "twenty-first": the tens of the one table of number words
 _TENTHS = {"twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50}
 _ORDINAL = re.compile(
     r"(?i)\b(?:(" + "|".join(_TENS) + r")[- ](" + "|".join(_FIRST) + r")"

@@ -46,11 +46,21 @@ from validation.engine.checks.numeric._check import analyze, reset_caches
 from validation.engine.checks.numeric._context import newlines_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
 from validation.engine.checks.numeric._extract import extract, extract_values, scan_numbers
-from validation.engine.checks.numeric._number_words import number_words
+from validation.engine.checks.numeric._number_words import (
+    ONES,
+    TEENS,
+    TENS,
+    WORD_VALUES,
+    number_words,
+)
 from validation.engine.checks.numeric._outcome import NumericResult
 from validation.engine.checks.numeric._types import NumberMention
 
 __all__ = [
+    "ONES",
+    "TEENS",
+    "TENS",
+    "WORD_VALUES",
     "EvidenceIndex",
     "EvidenceNumber",
     "NumberMention",
