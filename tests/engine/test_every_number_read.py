@@ -351,3 +351,151 @@ def test_a_qualified_number_is_read_in_either_form(evidence: str, right: str, wr
     assert _numeric(_check(f"{right} watched the final.", item)) == []
     flagged = [f.text for f in _numeric(_check(f"{wrong} watched the final.", item))]
     assert flagged == ["1,800"]
+
+
+# ------------------------------------------------------------------ closed days
+
+SHUT_RECORD: dict[str, Any] = {
+    "name": "Linden Bakery",
+    "hours": {"Monday": "7:0-15:0", "Saturday": "8:0-14:0", "Sunday": "closed"},
+}
+SHUT_TEXT = (
+    "Linden Bakery opens 7 a.m. to 3 p.m. Mondays, 8 a.m. to 2 p.m. Saturdays; closed on Sundays."
+)
+SHUT_TABLE = (
+    "| day | hours |\n|---|---|\n| Monday | 07:00-15:00 |\n| Saturday | 08:00-14:00 |\n"
+    "| Sunday | closed |"
+)
+SHUT = {
+    "json": EvidenceItem(source_ref="lookup", kind="tool_output", content=SHUT_RECORD),
+    "text": EvidenceItem(source_ref="lookup", kind="text", content=SHUT_TEXT),
+    "markdown": EvidenceItem(source_ref="lookup", kind="text", content=SHUT_TABLE),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SHUT))
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Linden Bakery opens at 8 am on Saturdays and is closed Sundays.",
+        "It is open Monday 7 am to 3 pm. Sunday: closed.",
+    ],
+)
+def test_a_day_the_evidence_gives_as_closed_may_be_reported_closed(form: str, body: str) -> None:
+    assert _numeric(_check(body, SHUT[form], "When is Linden Bakery open?")) == []
+
+
+@pytest.mark.parametrize("form", sorted(SHUT))
+def test_opening_hours_on_a_closed_day_are_flagged_as_a_time(form: str) -> None:
+    body = "Linden Bakery opens at 8 am on Saturdays. On Sundays it opens at 8 am too."
+
+    findings = _numeric(_check(body, SHUT[form], "When is Linden Bakery open?"))
+
+    assert [(f.kind, f.start > body.index("On Sundays")) for f in findings] == [
+        ("unsupported_time", True)
+    ]
+    assert "closed" in findings[0].message and "Sunday" in findings[0].message
+
+
+# ------------------------------------------------------------------ numbers in JSON keys
+
+SEASONS_RECORD: dict[str, Any] = {
+    "club": "Kestrel Rowing",
+    "members by season": {"2019 (11)": 236, "2020 (14)": 271, "FY2021": 318},
+}
+
+
+def _seasons(body: str) -> Verdict:
+    evidence = EvidenceItem(source_ref="club_stats", kind="tool_output", content=SEASONS_RECORD)
+    return _check(body, evidence, "How has Kestrel Rowing grown?")
+
+
+def test_a_number_in_a_key_names_the_period_of_its_value() -> None:
+    body = "Kestrel Rowing had 236 members in 2019, 271 in 2020 and 318 in fiscal 2021."
+
+    assert _numeric(_seasons(body)) == []
+
+
+@pytest.mark.parametrize("body", ["Kestrel Rowing had 11 members.", "It added 14 members."])
+def test_a_number_in_a_key_is_no_value(body: str) -> None:
+    findings = _numeric(_seasons(body))
+
+    assert [f.kind for f in findings] == ["orphan"]
+
+
+@pytest.mark.parametrize(
+    ("body", "period"),
+    [
+        ("Kestrel Rowing had 271 members in 2019.", "2020"),
+        ("In 2020 the club counted 318 members.", "2021"),
+    ],
+)
+def test_a_value_given_for_another_period_is_flagged(body: str, period: str) -> None:
+    findings = _numeric(_seasons(body))
+
+    assert [f.kind for f in findings] == ["number_elsewhere"]
+    assert period in findings[0].message
+
+
+def test_a_value_for_another_period_is_fixed_by_the_one_value_of_the_claimed_period() -> None:
+    verdict = _seasons("Kestrel Rowing had 271 members in 2019.")
+
+    assert [(fix.find, fix.replace) for fix in verdict.fixes] == [("271", "236")]
+
+
+def test_a_value_beside_two_periods_is_not_judged_by_period() -> None:
+    body = "Membership rose from 2019 to 2021, reaching 318."
+
+    assert _numeric(_seasons(body)) == []
+
+
+# ------------------------------------------------------------------ ordinals and ranks
+
+RACE_RECORD: dict[str, Any] = {"crew": "Harwick", "race": "the 19th autumn regatta", "place": "5th"}
+RACE_TEXT = "The Harwick crew took 5th place at the 19th autumn regatta, among 14 boats."
+RACE_TABLE = (
+    "| crew | race | result |\n|---|---|---|\n| Harwick | 19th autumn regatta | placed 5th |"
+)
+RACE = {
+    "json": EvidenceItem(source_ref="results", kind="tool_output", content=RACE_RECORD),
+    "text": EvidenceItem(source_ref="results", kind="text", content=RACE_TEXT),
+    "markdown": EvidenceItem(source_ref="results", kind="text", content=RACE_TABLE),
+}
+
+
+@pytest.mark.parametrize("form", sorted(RACE))
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Harwick finished fifth at the regatta.",
+        "Harwick came in 5th at the nineteenth regatta.",
+        "It was the crew's second regatta of the year, and Harwick placed fifth.",
+    ],
+)
+def test_a_rank_the_evidence_gives_passes_in_words_or_digits(form: str, body: str) -> None:
+    assert _numeric(_check(body, RACE[form], "How did Harwick do?")) == []
+
+
+@pytest.mark.parametrize("form", sorted(RACE))
+@pytest.mark.parametrize(
+    ("body", "wrong"),
+    [
+        ("Harwick finished third at the regatta.", "third"),
+        ("Harwick placed 4th at the regatta.", "4th"),
+        ("Harwick took sixth place.", "sixth"),
+    ],
+)
+def test_a_rank_the_evidence_does_not_give_is_flagged(form: str, body: str, wrong: str) -> None:
+    verdict = _check(body, RACE[form], "How did Harwick do?")
+
+    assert [(f.kind, f.text) for f in _numeric(verdict)] == [("unsupported_rank", wrong)]
+    assert "5th" in _numeric(verdict)[0].message
+    assert verdict.fixes == []  # a rank is flagged, never rewritten
+
+
+def test_an_ordinal_is_no_amount_and_no_rank_without_a_rank_in_the_evidence() -> None:
+    evidence = EvidenceItem(source_ref="log", kind="text", content="The crew rowed 14 km.")
+
+    body = "For the third time this month the crew rowed 14 km; they finished fourth."
+
+    assert _numeric(_check(body, evidence, "How far did the crew row?")) == []

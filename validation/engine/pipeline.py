@@ -46,7 +46,10 @@ from validation.engine.checks.counts import check_counts
 from validation.engine.checks.format import check_format
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
+from validation.engine.checks.ranges import check_ranges
+from validation.engine.checks.ranks import check_ranks
 from validation.engine.checks.reading import ReportReading
+from validation.engine.checks.roles import check_roles
 from validation.engine.checks.sources import check_sources, reference_spans
 from validation.engine.checks.times import check_times
 from validation.engine.checks.years import check_years
@@ -138,6 +141,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
     )
     time_findings, time_spans = timed("times", lambda: check_times(reading, bundle.evidence))
     count_findings, count_fixes = timed("counts", lambda: check_counts(reading, bundle.evidence))
+    rank_findings = timed("ranks", lambda: check_ranks(body, bundle.evidence))
     numeric = without_references(analyzed, _union(references, time_spans))
     source_findings, source_fixes = timed(
         "sources",
@@ -150,6 +154,10 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             reading=reading,
         ),
     )
+    role_findings, role_fixes = timed(
+        "roles", lambda: check_roles(body, bundle.evidence, numeric.report.matches)
+    )
+    range_findings, range_fixes = timed("ranges", lambda: check_ranges(body, bundle.evidence))
     format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))
     year_findings = timed(
         "years", lambda: check_years(body, bundle.query, bundle.evidence, numeric.claim_spans)
@@ -203,7 +211,10 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (format_findings, format_fixes),
             (year_findings, []),
             (time_findings, []),
+            (rank_findings, []),
             (count_findings, count_fixes),
+            (role_findings, role_fixes),
+            (range_findings, range_fixes),
             (query.findings, []),
             (extra, []),
         ],

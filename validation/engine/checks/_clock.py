@@ -121,3 +121,51 @@ def evidence_minutes(text: str) -> set[int]:
         if not twenty_four and hour < 12:
             found.add(value + 12 * 60)
     return found
+
+
+DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_TOKEN = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
+_LABEL_MARKS = frozenset({'"', "'", ":", "|", "=", "-", "is", "are"})  # "Sunday": closed
+_LIST_MARKS = frozenset({",", "and", "or", "&"})  # Saturdays and Sundays
+_LEAD_MARKS = frozenset({"on", "every", "all"})  # closed on Sundays
+
+
+def day_name(word: str) -> str | None:
+    """The weekday ``word`` names ("Sundays" -> "sunday"), or None."""
+    word = word.lower()
+    if word.endswith("s") and word[:-1] in DAYS:
+        return word[:-1]
+    return word if word in DAYS else None
+
+
+def closed_days(text: str) -> set[str]:
+    """The weekdays ``text`` gives as closed: a day labelled "closed" (``"Sunday":
+    "closed"``, ``| Sunday | closed |``, "Sundays: closed") or named right after it
+    ("closed on Sundays and Mondays"). One pass over the words, a bounded look at
+    each "closed"'s neighbours."""
+    words = [match.group().lower() for match in _TOKEN.finditer(text)]
+    found: set[str] = set()
+    for index, word in enumerate(words):
+        if word != "closed":
+            continue
+        after = index + 1
+        while after < len(words) and after - index <= 12:
+            day = day_name(words[after])
+            if day is not None:
+                found.add(day)
+            elif words[after] not in _LIST_MARKS and words[after] not in _LEAD_MARKS:
+                break
+            after += 1
+        before = index - 1
+        while before >= 0 and index - before <= 4 and words[before] in _LABEL_MARKS:
+            before -= 1
+        if before < 0 or day_name(words[before]) is None:
+            continue  # "Monday-Saturday, closed Sunday": a comma is no label
+        while before >= 0 and index - before <= 12:
+            day = day_name(words[before])
+            if day is not None:
+                found.add(day)
+            elif words[before] not in _LIST_MARKS:
+                break
+            before -= 1
+    return found

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from validation.engine.checks.numeric import WORD_VALUES
+
 OVER_LIMIT = 1.2  # a report may run a fifth over a stated length before it is too long
 
 # Verbs that open a task rather than a question.
@@ -33,21 +35,9 @@ _TASK_VERBS = frozenset(
     analyse discuss review examine cover
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
+# The counts an instruction asks for in words: up to twelve, fifteen and twenty.
 _NUMBER_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
+    word: value for word, value in WORD_VALUES.items() if value <= 12 or value in (15, 20)
 }
 _COUNT = r"(\d{1,4}|" + "|".join(_NUMBER_WORDS) + r")"
 _QUALIFIER = (

@@ -10,6 +10,10 @@ in the evidence: a value the evidence gives for something else ("three games to 
 cannot be told from a count of this by the words alone. When the evidence gives exactly
 one count of that noun, the fix writes it in the report's form (words stay words).
 
+A multiple ("eight times the daily average") is a count of times, compared with the
+evidence's multiples; a part ("nine new stations") with the evidence's count of the
+same part ("six new stations").
+
 Not claims: a number word naming a period ("three-year", "within one year", "two
 quarters"), "one of" and other idioms, and any count of a noun the evidence never
 counts (then nothing can confirm or refute it). The digits of a report are the numeric
@@ -26,40 +30,21 @@ import re
 from collections.abc import Sequence
 
 from validation.engine.checks._query_words import _STOP_WORDS, stem
+from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
 from validation.engine.types import EvidenceItem, Finding, FixProposal
 
-_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
+_WORDS = WORD_VALUES
 _NAMES = {value: word for word, value in _WORDS.items()}
-_NUMBER = r"(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)"  # noqa: E501
+_NUMBER = (
+    r"(?:(?:"
+    + "|".join(TENS)
+    + r")(?:-(?:"
+    + "|".join(ONES)
+    + r"))?|"
+    + "|".join([*ONES, *TEENS])
+    + r")"
+)
 # A count: a number (in words, or digits in the evidence), one optional adjective, a noun.
 _REPORT_COUNT = re.compile(
     r"(?i)\b(?=[zotfsenda])(" + _NUMBER + r"|a dozen|dozen)[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
@@ -95,6 +80,7 @@ _PERIODS = frozenset(
         "times",
     ]
 )
+_MULTIPLE = "times"  # the noun of a multiple
 _IDIOMS = frozenset({"of", "another", "off", "time", "way", "hand", "thing"}) | _STOP_WORDS
 # "two other defendants", "three new stores": a part of what the evidence counts.
 _SUBSET = frozenset(
@@ -144,7 +130,13 @@ def _nouns(first: str, second: str | None) -> list[str]:
     of a thing: a period ("three-year", "two quarters"), a part ("two other
     defendants"), an idiom or a small word ("one of", "one and")."""
     first = first.lower()
-    if first in _IDIOMS or first in _SUBSET:
+    if first in ("time", "times"):
+        return [_MULTIPLE]  # "five times the daily average": a multiple, a claim
+    if first in _SUBSET:
+        # "two other defendants" is a part of what the evidence counts; but "nine new
+        # stations" is checked against the evidence's own count of new stations
+        return [f"{first} {stem(second.lower())}"] if second else []
+    if first in _IDIOMS:
         return []
     found = [stem(first)]
     if second:
@@ -195,10 +187,12 @@ def check_counts(
         counts, anywhere = read
         position = next((i for i, n in enumerate(nouns) if n in counts), None)
         value = _value(match.group(1))
-        if position is None or value in anywhere:
-            continue  # nothing counts it, or the value stands in the evidence (for what,
-            # its words cannot tell: "three games to two" is a score)
+        if position is None:
+            continue  # nothing counts it
         known = counts[nouns[position]]
+        if value in known or value in anywhere:
+            continue  # the value stands in the evidence (for what, its words cannot
+            # tell: "three games to two" is a score)
         noun = match.group(2 + position)
         start, end = match.span(1)
         written = body[start:end]

@@ -4,7 +4,10 @@ A time the report states is compared, as a time of day, with every time the evid
 states in any notation (``_clock``): "9 pm" is the "21:0" of a record's opening hours
 and the "9 p.m." of a passage. A time the evidence does not state is an
 ``unsupported_time`` finding of ``claims_supported`` (major) that names the times the
-evidence does give. Evidence that states no time at all cannot judge one: nothing is
+evidence does give. A time in a sentence that names a weekday the evidence gives as
+closed (``"Sunday": "closed"``, "closed on Sundays") is the same finding, unless the
+sentence itself says the day is closed or excepted ("closed Sundays", "except Sunday").
+Evidence that states no time at all cannot judge one: nothing is
 said then, and the numbers of the time are left to the numeric check as before.
 
 The numbers inside a judged time are not amounts: the pipeline drops them from the
@@ -15,13 +18,44 @@ meeting some other 9 nor is an orphan.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
-from validation.engine.checks._clock import DAY, evidence_minutes
+from validation.engine.checks._clock import DAY, closed_days, day_name, evidence_minutes
 from validation.engine.checks.reading import ReportReading
 from validation.engine.types import EvidenceItem, Finding
 
 _LISTED = 8  # evidence times named in a finding
+_REACH = 300  # characters looked at either side of a time for its sentence
+_WORD = re.compile(r"[A-Za-z]+")
+_NOT_OPEN = frozenset({"closed", "except", "excluding", "not", "shut", "but"})
+
+
+def _sentence(body: str, start: int, end: int) -> str:
+    """The sentence around ``[start, end)``, within ``_REACH`` characters: "a.m. on"
+    is no sentence end, ". On" is."""
+    first = start
+    while first > max(0, start - _REACH):
+        char = body[first - 1]
+        if char in "\n;!?" or (char == "." and body[first : first + 2].strip()[:1].isupper()):
+            break
+        first -= 1
+    last = end
+    while last < min(len(body), end + _REACH):
+        char = body[last]
+        if char in "\n;!?" or (char == "." and body[last + 1 : last + 3].strip()[:1].isupper()):
+            break
+        last += 1
+    return body[first:last]
+
+
+def _closed_day_named(sentence: str, closed: set[str]) -> str | None:
+    """A closed weekday the sentence gives a time for, or None when it names none or
+    says it is closed."""
+    words = [word.lower() for word in _WORD.findall(sentence)]
+    if _NOT_OPEN.intersection(words):
+        return None
+    return next((day for day in map(day_name, words) if day in closed), None)
 
 
 def _clock(minutes: int) -> str:
@@ -38,9 +72,12 @@ def check_times(
     if not stated or not evidence:
         return [], []
     known: set[int] = set()
+    closed: set[str] = set()
     for item in evidence:
         content = item.content
-        known |= evidence_minutes(content if isinstance(content, str) else json.dumps(content))
+        text = content if isinstance(content, str) else json.dumps(content)
+        known |= evidence_minutes(text)
+        closed |= closed_days(text)
     if not known:
         return [], []
     body = reading.body
@@ -48,6 +85,23 @@ def check_times(
     listed = ", ".join(_clock(value) for value in sorted(known)[:_LISTED])
     more = f" and {len(known) - _LISTED} more" if len(known) > _LISTED else ""
     for time in stated:
+        shut = _closed_day_named(_sentence(body, time.start, time.end), closed) if closed else None
+        if shut is not None:
+            findings.append(
+                Finding(
+                    check="claims_supported",
+                    kind="unsupported_time",
+                    severity="major",
+                    message=(
+                        f'the time "{time.text(body)}" is given for {shut.title()}, a day '
+                        "the evidence gives as closed"
+                    ),
+                    start=time.start,
+                    end=time.end,
+                    text=time.text(body),
+                )
+            )
+            continue
         if any(value in known for value in time.minutes):
             continue
         findings.append(

@@ -204,6 +204,12 @@ _MONTH = r"(?P<month>(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _MONTH_DAY = re.compile(rf"\b{_MONTH}\.?[ ]{_DAY}(?![\d%.,]\d|\d|%)")
 _DAY_MONTH = re.compile(rf"\b{_DAY}[ ](?:of[ ])?{_MONTH}\b")
+# The end of a day range after a month and day ("Dec 3-6", "Apr. 18\u201326", "Oct. 9
+# through 19"); an end with its own month name is a date of its own.
+_RANGE_END = re.compile(
+    r"(?:[ ]?[-\u2013\u2014][ ]?|[ ](?:to|through|thru|until|and)[ ])(?P<last>[0-3]?\d)"
+    r"(?![\d%:]|[.,]\d)"
+)
 _NUMERIC_DATE = re.compile(
     r"\b(?:(?P<m1>[01]?\d)/(?P<d1>[0-3]?\d)/\d{2,4}|(?:19|20)\d\d-(?P<m2>[01]\d)-(?P<d2>[0-3]\d))\b"
 )
@@ -222,6 +228,10 @@ def _month_days(text: str) -> list[tuple[int, int, int, int]]:
             if len(name) > 3 and name not in _MONTH_NAMES and name != "Sept":
                 continue  # "Marching", "Decade"
             found.append((month, day, match.start(), match.end()))
+            last = _RANGE_END.match(text, match.end())
+            if last is not None and day < int(last.group("last")) <= 31:
+                # the end of a day range: "Dec 3-6", "April 18 through 26" dates Dec 6
+                found.append((month, int(last.group("last")), last.start("last"), last.end()))
     return found
 
 

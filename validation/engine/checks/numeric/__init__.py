@@ -20,7 +20,8 @@ The work is done in private modules, in the order a number travels:
   ``EvidenceNumber``, ``build_index``), built in layers -- ``_index_state`` (entry
   kinds and the state the layers share), ``_index_build`` (walking JSON and text into
   entries), ``_index_labels`` (paths, labels, excerpts, declared scales), ``_number_words``
-  (counts the evidence writes in words: "twenty-four arches");
+  (counts the evidence writes in words: "twenty-four arches"), ``_identifiers`` (the
+  parts of codes, phones and dimensions: "AS1283", "5035550172", "2880x1800");
 - matching a claim: ``_matching`` (exact, rounded, another scale) and ``_readings``
   (the values a report number may stand for);
 - derivation and support: ``_operations`` (operands and outcomes), ``_cues`` (what
@@ -44,11 +45,22 @@ The work is done in private modules, in the order a number travels:
 from validation.engine.checks.numeric._check import analyze, reset_caches
 from validation.engine.checks.numeric._context import newlines_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
-from validation.engine.checks.numeric._extract import extract, extract_values
+from validation.engine.checks.numeric._extract import extract, extract_values, scan_numbers
+from validation.engine.checks.numeric._number_words import (
+    ONES,
+    TEENS,
+    TENS,
+    WORD_VALUES,
+    number_words,
+)
 from validation.engine.checks.numeric._outcome import NumericResult
 from validation.engine.checks.numeric._types import NumberMention
 
 __all__ = [
+    "ONES",
+    "TEENS",
+    "TENS",
+    "WORD_VALUES",
     "EvidenceIndex",
     "EvidenceNumber",
     "NumberMention",
@@ -58,5 +70,7 @@ __all__ = [
     "extract",
     "extract_values",
     "newlines_of",
+    "number_words",
     "reset_caches",
+    "scan_numbers",
 ]

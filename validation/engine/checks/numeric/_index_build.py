@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.checks.numeric._extract import parse_number_string, scan_numbers
+from validation.engine.checks.numeric._identifiers import identifier_parts, with_identifier_parts
 from validation.engine.checks.numeric._index_state import (
     _HAS_DIGIT,
     _INF,
@@ -44,7 +45,7 @@ class _IndexBuilding(_IndexState):
         record = self.items[item]
         magnitudes = self._magnitude
         records = self._record
-        numbers = with_number_words(text, scan_numbers(text))
+        numbers = with_identifier_parts(text, with_number_words(text, scan_numbers(text)))
         for start, end, number, scale, unit in numbers:
             record.starts.append(start)
             record.ends.append(end)
@@ -329,17 +330,23 @@ class _IndexBuilding(_IndexState):
             if plain is not None:
                 # A bare number in a string is a value, even "1900" (no year rule).
                 number = plain.group(1).replace(",", "")
+                group = self._group(label_key, parent, context)
                 self._append_scaled(
-                    (_STRING, container, key, number, self._group(label_key, parent, context)),
+                    (_STRING, container, key, number, group),
                     float(number),
                     scale if scaled else Decimal(1),
                     "",
                     (),
                 )
+                for _, _, part, _, _ in identifier_parts(text):  # a phone: "5035550172"
+                    self._append_scaled(
+                        (_STRING, container, key, part, group), float(part), Decimal(1), "", ()
+                    )
                 return
             mention = parse_number_string(text)
-            if mention is None:
-                return
+        else:
+            mention = None
+        if mention is not None:
             group = self._group(label_key, parent, context)
             number = _plain(abs(mention.written))
             if scaled and mention.scale == 1 and not mention.is_percent:
@@ -359,7 +366,7 @@ class _IndexBuilding(_IndexState):
         group = self._group(label_key, parent, context)
         text_id = len(self._string_texts)
         self._string_texts.append(text)
-        numbers = with_number_words(text, scan_numbers(text))
+        numbers = with_identifier_parts(text, with_number_words(text, scan_numbers(text)))
         for start, end, number, scale, unit in numbers:
             self._append_scaled(
                 (_PROSE, container, key, number, group),

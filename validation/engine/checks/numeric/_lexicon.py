@@ -145,9 +145,12 @@ _INDEX_SIZES = wordset(
     "500 400 600 100 1500 1000 2000 3000 250 350 225 30 40 50 200 300 35 25 60 5000"
 )
 _MONTH_AFTER = re.compile(rf"(?:st|nd|rd|th)?[ ]+(?:of[ ]+)?{_MONTH}\b")
-# After a hyphen, what leaves the number a claim: a period ("a 5-year plan"; not "52-week
-# high") or "plus" ("a 1,500-plus crowd" is at least 1,500).
-_PERIOD_COMPOUND = re.compile(r"(?:day|month|minute|hour|year|plus)\b")
+# After a hyphen, what leaves the number a claim: a lowercase word, the compound then
+# states an amount of it -- a period ("a 5-year plan"), a measure ("a 44-kilogram
+# capsule", "a 187-kilometre stage", "a $2,500-a-day bonus") or "plus" ("a 1,500-plus
+# crowd" is at least 1,500). Not "52-week high" (a window's name), and not a capital
+# (10-K, 3-D: a code).
+_PERIOD_COMPOUND = re.compile(r"(?!week)[a-z]")
 _ORDINALS = frozenset({"st", "nd", "rd", "th"})
 # Suffix words after a space; single letters only count when attached ("5B").
 _SPACED_SUFFIXES = wordset(

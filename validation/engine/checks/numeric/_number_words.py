@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-_UNITS = {
-    "zero": 0,
+# The one table of number words (counts, instructions and the evidence index read it).
+ONES = {
     "one": 1,
     "two": 2,
     "three": 3,
@@ -25,6 +25,8 @@ _UNITS = {
     "seven": 7,
     "eight": 8,
     "nine": 9,
+}
+TEENS = {
     "ten": 10,
     "eleven": 11,
     "twelve": 12,
@@ -35,9 +37,8 @@ _UNITS = {
     "seventeen": 17,
     "eighteen": 18,
     "nineteen": 19,
-    "dozen": 12,
 }
-_TENS = {
+TENS = {
     "twenty": 20,
     "thirty": 30,
     "forty": 40,
@@ -47,6 +48,10 @@ _TENS = {
     "eighty": 80,
     "ninety": 90,
 }
+# "one" to "ninety": the words a count of one word or a hyphened pair is made of.
+WORD_VALUES = {**ONES, **TEENS, **TENS}
+_UNITS = {"zero": 0, **ONES, **TEENS, "dozen": 12, "fortnight": 14}
+_TENS = TENS
 _MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _ONES = "|".join(name for name in _UNITS if _UNITS[name] < 10 and name != "zero")
 _WORD_NUMBER = re.compile(
@@ -63,8 +68,9 @@ _ONE = Decimal(1)
 _SMALL = 10
 
 
-def number_words(text: str) -> list[tuple[int, int, str, Decimal, str]]:
-    """(start, end, value as digits, scale 1, no unit) of every number in words."""
+def number_words(text: str, smallest: int = _SMALL) -> list[tuple[int, int, str, Decimal, str]]:
+    """(start, end, value as digits, scale 1, no unit) of every number in words above
+    ``smallest``."""
     found: list[tuple[int, int, str, Decimal, str]] = []
     for match in _WORD_NUMBER.finditer(text):
         tens, ones, unit, multiplier = match.groups()
@@ -74,7 +80,7 @@ def number_words(text: str) -> list[tuple[int, int, str, Decimal, str]]:
             value = _UNITS[unit.lower()]
         if multiplier is not None:
             value *= _MULTIPLIERS[multiplier.lower()]
-        if value <= _SMALL:
+        if value <= smallest:
             continue
         found.append((match.start(), match.end(), str(value), _ONE, ""))
     return found

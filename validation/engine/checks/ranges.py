@@ -1,0 +1,137 @@
+"""The end of a range (issue 26): "4 to 7 eggs" where the evidence says "four to six
+eggs". Each end of a range is a claim, but the numeric check matches each alone, and a
+wrong end that the evidence states for something else ("7 days") passes there.
+
+A range is two numbers, in digits or words, joined by "-", "to", "through" or "and"
+(a short unit may stand between: "20 Hz to 45 kHz"). A report's range whose start the
+evidence also starts a range of the same thing with (a noun or unit in common: "eggs",
+"Hz") but never ends where the report does is ``range_end_number`` (``claims_supported``,
+major), naming the evidence's range; the fix, only when the evidence ends such ranges at
+one value and the report writes the end in digits, writes that value.
+
+Linear: one scan of the body and of each evidence text for numbers; ranges are
+neighbouring numbers, looked up by their start in a dict.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from decimal import Decimal, InvalidOperation
+from itertools import pairwise
+
+from validation.engine.checks._query_words import terms
+from validation.engine.checks.numeric import number_words, scan_numbers
+from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal
+
+_JOIN = re.compile(
+    r"[ ]?(?:[A-Za-z%\u00b0]{1,3}[ ]?)?(?:-|\u2013|\u2014|to|through|and)[ ]?[$\u00a3\u20ac]?"
+)
+_NOUN = 24  # characters after a range where its noun stands
+_STOPS = ".;:,()\n|"
+_MAX_NUMBERS = 20_000
+_DIGITS = re.compile(r"[0-9]+")
+
+_Range = tuple[Decimal, Decimal, frozenset[str], int, int, int]  # start, end, nouns, spans
+
+
+def _numbers(text: str) -> list[tuple[int, int, str, Decimal, str]]:
+    if _many(text):
+        return []  # a wall of numbers: read by the numeric check alone
+    found = sorted(scan_numbers(text) + number_words(text, smallest=0))
+    return found if len(found) <= _MAX_NUMBERS else []
+
+
+def _many(text: str) -> bool:
+    """More runs of digits than ``_MAX_NUMBERS`` (counted without reading them)."""
+    return any(count >= _MAX_NUMBERS for count, _ in enumerate(_DIGITS.finditer(text)))
+
+
+def _decimal(digits: str) -> Decimal | None:
+    try:
+        return Decimal(digits)
+    except InvalidOperation:
+        return None
+
+
+def _nouns(text: str, gap: str, end: int) -> frozenset[str]:
+    after = text[end : end + _NOUN]
+    cuts = [found for found in (after.find(mark) for mark in _STOPS) if found >= 0]
+    if cuts:
+        after = after[: min(cuts)]
+    found = [term for term in terms(gap + " " + after) if not term[:1].isdigit()]
+    return frozenset(found[:3])
+
+
+def ranges(text: str) -> list[_Range]:
+    """(start, end, nouns, start of the first number, span of the end) of each range."""
+    numbers = _numbers(text)
+    found: list[_Range] = []
+    for first, second in pairwise(numbers):
+        gap = text[first[1] : second[0]]
+        if not gap or _JOIN.fullmatch(gap) is None:
+            continue
+        low, high = _decimal(first[2]), _decimal(second[2])
+        if low is None or high is None or not low < high:
+            continue
+        letters = "".join(character for character in gap if character.isalpha())
+        unit = gap if letters not in ("to", "and", "through", "") else ""
+        found.append((low, high, _nouns(text, unit, second[1]), first[0], second[0], second[1]))
+    return found
+
+
+def check_ranges(
+    body: str, evidence: Sequence[EvidenceItem]
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Findings (and fixes) for the ends of the report's ranges (module docstring)."""
+    stated = ranges(body)
+    if not stated or not evidence:
+        return [], []
+    known: dict[Decimal, list[tuple[Decimal, frozenset[str], str, str]]] = {}
+    for item in evidence:
+        content = item.content
+        text = content if isinstance(content, str) else json.dumps(content)
+        for low, high, nouns, start, _, end in ranges(text):
+            excerpt = text[max(0, start - 60) : end + 60].strip()
+            known.setdefault(low, []).append((high, nouns, item.source_ref, excerpt))
+    findings: list[Finding] = []
+    fixes: list[FixProposal] = []
+    for low, high, nouns, _, end_start, end_end in stated:
+        same = [entry for entry in known.get(low, []) if nouns & entry[1]]
+        if not same or any(entry[0] == high for entry in same):
+            continue
+        ends = sorted({entry[0] for entry in same})
+        shown = same[0]
+        written = body[end_start:end_end]
+        listed = ", ".join(str(value) for value in ends[:4])
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="range_end_number",
+                severity="major",
+                message=(
+                    f'the range from {low} ends at "{written}", but the evidence\'s range '
+                    f"from {low} ends at {listed}"
+                ),
+                start=end_start,
+                end=end_end,
+                text=written,
+                evidence=[EvidenceExcerpt(source_ref=shown[2], excerpt=shown[3][:2000])],
+            )
+        )
+        digits = str(high)
+        if len(ends) == 1 and written.replace(",", "").startswith(digits) and "," not in written:
+            right = ends[0]
+            fixes.append(
+                FixProposal(
+                    finding_index=len(findings) - 1,
+                    kind="close_but_wrong",
+                    find=written,
+                    replace=str(right) + written[len(digits) :],
+                    offset=end_start,
+                    confidence=0.8,
+                    verified_with=f'evidence ({shown[2]}): "{shown[3]}"',
+                )
+            )
+    return findings, fixes

@@ -1,0 +1,437 @@
+"""A number is supported by evidence about the same thing (issue 26, point 2).
+
+A report number that equals an evidence value is "exact" to the numeric check whatever
+that value is about: "scored 12 rebounds" passes on a text whose only 12 is "a 12-point
+third quarter". Here each such number is read with its noun (the words right after it,
+"12 rebounds") and its own words (those between its neighbouring numbers); each value of
+the evidence with its noun (the words after it in prose, its key in a JSON record), the
+words around it, and in a record the names beside it ("name": "10K").
+
+The number is ``number_elsewhere`` (``claims_supported``) when no place the evidence
+gives the value counts what the claim counts (no noun in common), the claim's own words
+name nothing the value is said of (its noun, the record's names beside it) and share
+fewer than ``_SAME_TOPIC`` words with the words around it, and the claim's noun is the
+noun of another evidence value. The finding quotes where the value does appear; it is
+major when the noun points to exactly one other value -- then the fix writes that value,
+with its excerpt as proof -- and minor, without a fix, when to several.
+
+A number in a record's key ("2019 (11)", "FY2021") is no value but names the period of
+the values under it. A number whose clause names one year is ``number_elsewhere`` too
+when every place the evidence gives it is under a key naming other years: the finding
+names the key's period; fixed only when the key above holds exactly one value under
+the claimed year.
+
+Not judged: numbers the numeric check derives or flags itself; a number without a noun,
+the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"); a value whose
+noun is nowhere said; a noun whose other value is this one rounded ("more than 14,000
+children" beside "14,382 participants"); and evidence read as a table (a cell's words are
+its row's and column's, read by the numeric check's labels instead).
+
+Linear: the evidence and the body are scanned once; each number's words come from a
+bounded window; each claim is compared with the evidence values in one pass.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from validation.engine.checks._query_words import terms
+from validation.engine.checks.numeric import number_words, scan_numbers
+from validation.engine.checks.ranges import _many
+from validation.engine.errors import EngineError
+from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
+
+_WINDOW = 100  # characters of a number's own words on each side, at most
+_STOPS = ".;!?\n|"
+_NAME = 40  # a sibling string this short, without digits, names the record ("10K")
+_MAX_VALUES = 5000
+_PAIR = 8  # characters between two numbers of one pair ("$45 to $85", "3 hours 43")
+_NOUN = 30  # characters after a number where its noun stands
+# Words a claim's own words (between its neighbouring numbers) share with the words
+# around a value that make them one topic (the same name, place or event): then the
+# value is not judged moved.
+_SAME_TOPIC = 2
+# A year of its own in a key or a clause ("FY2021", "2019 (11)", "2020-21" ends in 2021).
+_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d\d)(?:[-/\u2013](\d\d)(?![\d/-]))?(?![\d%])")
+
+
+class _TooMany(EngineError):
+    """More values than a comparison of words can say anything about."""
+
+
+@dataclass(frozen=True)
+class _Value:
+    value: Decimal
+    words: frozenset[str]
+    nouns: frozenset[str]
+    source_ref: str
+    excerpt: str
+    label: str
+    # In a record, the words of whose value it is (the key above, the names beside): a
+    # claim naming them beside the number is about it.
+    whose: frozenset[str] = frozenset()
+    # In a record, the years the keys above it name: the period the value is of.
+    period: frozenset[str] = frozenset()
+    parent: int = -1  # in a record, which object holds it (its siblings share it)
+
+
+def _years(text: str) -> frozenset[str]:
+    """The years ``text`` names, a season "2020-21" naming both."""
+    found: set[str] = set()
+    for match in _YEAR.finditer(text):
+        found.add(match.group(1))
+        if match.group(2):
+            found.add(match.group(1)[:2] + match.group(2))
+    return frozenset(found)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(term for term in terms(text) if not term[:1].isdigit())
+
+
+def _around(text: str, start: int, end: int, low: int, high: int) -> tuple[str, str]:
+    """The words of a number's clause: up to the neighbouring numbers, a sentence end or
+    ``_WINDOW`` characters."""
+    left = text[max(low, start - _WINDOW) : start]
+    cut = max(left.rfind(mark) for mark in _STOPS)
+    if cut >= 0:
+        left = left[cut + 1 :]
+    right = text[end : min(high, end + _WINDOW)]
+    cuts = [found for found in (right.find(mark) for mark in _STOPS) if found >= 0]
+    if cuts:
+        right = right[: min(cuts)]
+    return left, right
+
+
+def _nouns(right: str) -> frozenset[str]:
+    """What a number counts or measures: the first two words after it ("10 rebounds",
+    "600 permanent jobs", "-day")."""
+    return frozenset(_first(right))
+
+
+def _first(right: str) -> list[str]:
+    right = right[:_NOUN]
+    cuts = [found for found in (right.find(mark) for mark in ",;:()\n|") if found >= 0]
+    stop = right.find(". ")
+    if stop >= 0:
+        cuts.append(stop)
+    if cuts:
+        right = right[: min(cuts)]  # "costs $60, and has a limit": no noun of the 60
+    found: list[str] = []
+    for term in terms(right):
+        if term[:1].isdigit():
+            break
+        found.append(term)
+        if len(found) == 2:
+            break
+    return found
+
+
+def _paired(gap: str) -> bool:
+    """Two numbers this far apart, in one clause, are one pair ("$45 to $85")."""
+    return len(gap) <= _PAIR and not any(mark in gap for mark in _STOPS)
+
+
+def _decimal(digits: str) -> Decimal | None:
+    try:
+        return Decimal(digits)
+    except InvalidOperation:
+        return None
+
+
+def _prose_values(
+    text: str,
+    extra: frozenset[str],
+    ref: str,
+    label: str,
+    whose: frozenset[str] = frozenset(),
+) -> Iterator[_Value]:
+    if _many(text):
+        raise _TooMany
+    numbers = sorted(scan_numbers(text) + number_words(text, smallest=0))
+    if len(numbers) > _MAX_VALUES:
+        raise _TooMany
+    for index, (start, end, digits, _, _) in enumerate(numbers):
+        value = _decimal(digits)
+        if value is None:
+            continue
+        following = index + 1
+        if following < len(numbers) and _paired(text[end : numbers[following][0]]):
+            following += 1  # "20 and even 25 meters": the noun of the pair is after both
+        high = numbers[following][0] if following < len(numbers) else len(text)
+        if following > index + 1:
+            end = numbers[index + 1][1]
+        left, right = _around(text, start, end, 0, len(text))
+        excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
+        nouns = _nouns(text[end:high]) | extra
+        words = _words(left + " " + right) | extra
+        yield _Value(value, words, nouns, ref, excerpt, label, whose)
+
+
+def _key_words(key: Any) -> str:
+    return str(key).replace("_", " ") if isinstance(key, str) else ""
+
+
+def _json_values(root: Any, ref: str) -> Iterator[_Value]:
+    """Each value of a JSON record: its key says what it counts; the key above it and
+    the short names beside it ("name": "10K") say whose it is."""
+    # node, its key, whose, the period its keys name, the object holding it
+    stack: list[tuple[Any, str, str, frozenset[str], int]] = [(root, "", "", frozenset(), -1)]
+    objects = 0
+    while stack:
+        node, key, whose, period, parent = stack.pop()
+        if isinstance(node, dict):
+            objects += 1
+            names = " ".join(
+                value
+                for value in node.values()
+                if isinstance(value, str)
+                and len(value) <= _NAME
+                and not any(character.isdigit() for character in value)
+            )
+            for child_key, child in node.items():
+                years = _years(child_key) if isinstance(child_key, str) else frozenset()
+                stack.append(
+                    (child, _key_words(child_key), f"{key} {names}", years or period, objects)
+                )
+        elif isinstance(node, list):
+            stack.extend((child, key, whose, period, parent) for child in node)
+        elif isinstance(node, bool) or node is None:
+            continue
+        elif isinstance(node, (int, float)):
+            value = _decimal(str(node))
+            if value is not None:
+                own = _words(key)
+                label = key.strip()
+                excerpt = f"{label}: {node}"
+                yield _Value(value, own, own, ref, excerpt, label, _words(whose), period, parent)
+        elif isinstance(node, str) and any(character.isdigit() for character in node):
+            yield from _prose_values(node, _words(key), ref, key.strip(), _words(whose))
+
+
+def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
+    """Every value of the evidence with its own words (tables left out: see above)."""
+    found: list[_Value] = []
+    try:
+        for item in evidence:
+            content = item.content
+            if isinstance(content, str):
+                if "\n|" in content or content.startswith("|"):
+                    continue
+                found.extend(_prose_values(content, frozenset(), item.source_ref, ""))
+            else:
+                for value in _json_values(content, item.source_ref):
+                    found.append(value)
+                    if len(found) > _MAX_VALUES:
+                        raise _TooMany
+            if len(found) > _MAX_VALUES:
+                raise _TooMany
+    except _TooMany:
+        return []  # a wall of numbers: too little said about each to compare
+    return found
+
+
+def _claim(
+    body: str, match: NumberMatch, low: int, high: int
+) -> tuple[frozenset[str], frozenset[str]]:
+    """A claim's own words (between the neighbouring numbers ``low`` and ``high``,
+    without the previous number's noun) and its noun (what it counts or measures)."""
+    near_left, near_right = _around(body, match.start, match.end, low, high)
+    near = _words(near_left + " " + near_right)
+    if low and near_left == body[low : match.start]:
+        near -= _nouns(near_left)  # "27 points and 12 rebounds": "points" is the 27's
+    return near, _nouns(body[match.end : high])
+
+
+def _shares(claim: frozenset[str], words: frozenset[str]) -> bool:
+    """A word in common, or one the stem of the other ("mileag" and "mile")."""
+    if claim & words:
+        return True
+    return any(
+        len(short) >= 4 and (long.startswith(short) or short.startswith(long))
+        for short in claim
+        for long in words
+    )
+
+
+def check_roles(
+    body: str, evidence: Sequence[EvidenceItem], matches: Sequence[NumberMatch]
+) -> tuple[list[Finding], list[FixProposal]]:
+    """Findings (and fixes) for numbers supported only by evidence about something else."""
+    exact = [match for match in matches if match.status == "exact" and match.evidence_value]
+    if not exact or not evidence:
+        return [], []
+    values = evidence_values(evidence)
+    if not values:
+        return [], []
+    starts = sorted(match.start for match in matches)
+    ends = sorted(match.end for match in matches)
+    by_value: dict[Decimal, list[_Value]] = {}
+    by_noun: dict[str, dict[Decimal, _Value]] = {}
+    by_place: dict[tuple[str, int, str], set[Decimal]] = {}  # a record object's years
+    for value in values:
+        by_value.setdefault(value.value, []).append(value)
+        for year in value.period:
+            by_place.setdefault((value.source_ref, value.parent, year), set()).add(value.value)
+        for noun in value.nouns:
+            by_noun.setdefault(noun, {}).setdefault(value.value, value)
+    findings: list[Finding] = []
+    fixes: list[FixProposal] = []
+    for match in exact:
+        before = body[max(0, match.start - _PAIR) : match.start]
+        if any(character.isdigit() for character in before) and _paired(
+            before[max(index for index, c in enumerate(before) if c.isdigit()) + 1 :]
+        ):
+            continue  # the second of a pair ("$45 to $85", "555 0193"): the first's words
+        after = bisect_right(starts, match.start)
+        previous = bisect_left(ends, match.start)
+        near, nouns = _claim(
+            body,
+            match,
+            ends[previous - 1] if previous else 0,
+            starts[after] if after < len(starts) else len(body),
+        )
+        low = ends[previous - 1] if previous else 0
+        high = starts[after] if after < len(starts) else len(body)
+        period = _period_finding(body, match, (low, high), by_value, by_place)
+        if period is not None:
+            findings.append(period[0])
+            if period[1] is not None:
+                fixes.append(period[1].model_copy(update={"finding_index": len(findings) - 1}))
+            continue
+        if not nouns or match.evidence_value is None or body.startswith(" of ", match.end):
+            continue  # nothing names what the number counts, or it is a part of another
+            # number's ("18 points, 10 of them before halftime")
+        same = by_value.get(abs(match.evidence_value), [])
+        if not same or any(
+            not value.nouns
+            or _shares(nouns, value.nouns)
+            or near & (value.nouns | value.whose)
+            or len(near & value.words) >= _SAME_TOPIC
+            for value in same
+        ):
+            continue  # the value counts what the claim counts, the claim's clause names
+            # what the value counts or shares its topic (or nothing says what it counts)
+        pointed = {
+            number: value
+            for noun in nouns
+            for number, value in by_noun.get(noun, {}).items()
+            if number != abs(match.evidence_value)
+        }
+        if not pointed or any(_rounds_to(abs(match.evidence_value), other) for other in pointed):
+            continue  # the claim's noun counts nothing else in the evidence, or gives
+            # this value rounded ("more than 14,000 children" beside "14,382 participants")
+        shown = same[0]
+        where = f'"{shown.excerpt}"' + (f" ({shown.label})" if shown.label else "")
+        other = ", ".join(str(value) for value in sorted(pointed)[:4])
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="number_elsewhere",
+                severity="major" if len(pointed) == 1 else "minor",
+                message=(
+                    f'"{match.text}": the evidence gives {match.text} only about something '
+                    f"else, in {where}; what the claim counts, it gives as {other}"
+                ),
+                start=match.start,
+                end=match.end,
+                text=match.text,
+                evidence=[
+                    EvidenceExcerpt(
+                        source_ref=shown.source_ref,
+                        excerpt=shown.excerpt[:2000],
+                        label=shown.label,
+                    )
+                ],
+            )
+        )
+        if len(pointed) == 1:
+            ((right, proof),) = pointed.items()
+            fix = _fix(body, match, right, proof)
+            if fix is not None:
+                fixes.append(fix.model_copy(update={"finding_index": len(findings) - 1}))
+    return findings, fixes
+
+
+def _period_finding(
+    body: str,
+    match: NumberMatch,
+    span: tuple[int, int],
+    by_value: dict[Decimal, list[_Value]],
+    by_place: dict[tuple[str, int, str], set[Decimal]],
+) -> tuple[Finding, FixProposal | None] | None:
+    """A number whose clause names one year while every place the evidence gives it is
+    under a record key naming other years (module docstring)."""
+    if match.evidence_value is None:
+        return None
+    left, right = _around(body, match.start, match.end, *span)
+    claimed = _years(left + " " + right)
+    same = by_value.get(abs(match.evidence_value), [])
+    if len(claimed) != 1 or not same or any(not v.period or v.period & claimed for v in same):
+        return None
+    (year,) = claimed
+    shown = same[0]
+    given = "/".join(sorted(shown.period))
+    # The fix: the one value beside it (same object) under the claimed year.
+    beside = by_place.get((shown.source_ref, shown.parent, year), set())
+    finding = Finding(
+        check="claims_supported",
+        kind="number_elsewhere",
+        severity="major" if len(beside) == 1 else "minor",
+        message=(
+            f'"{match.text}": the evidence gives {match.text} for {given} ("{shown.excerpt}"), '
+            f"not for {year}"
+        ),
+        start=match.start,
+        end=match.end,
+        text=match.text,
+        evidence=[
+            EvidenceExcerpt(
+                source_ref=shown.source_ref, excerpt=shown.excerpt[:2000], label=shown.label
+            )
+        ],
+    )
+    fix = None
+    if len(beside) == 1:
+        (right_value,) = beside
+        proof = next(v for v in by_value[right_value] if v.parent == shown.parent)
+        fix = _fix(body, match, right_value, proof)
+    return finding, fix
+
+
+def _rounds_to(value: Decimal, other: Decimal) -> bool:
+    """``other`` is ``value`` written with fewer digits (14,382 as "14,000")."""
+    if other <= 0 or other != other.to_integral_value():
+        return False
+    whole = int(other)
+    step = 1
+    while whole % (step * 10) == 0:
+        step *= 10
+    return step > 1 and abs(value - other) < step
+
+
+def _fix(body: str, match: NumberMatch, right: Decimal, proof: _Value) -> FixProposal | None:
+    """The claim's digits replaced by the one value its words point to, in its form."""
+    text = body[match.start : match.end]
+    digits = "".join(character for character in text if character.isdigit() or character in ",.")
+    digits = digits.strip(",.")
+    if not digits or right != right.to_integral_value() or "." in digits:
+        return None
+    written = f"{int(right):,}" if "," in digits else str(int(right))
+    at = text.find(digits)
+    if at < 0:
+        return None
+    return FixProposal(
+        finding_index=0,
+        kind="close_but_wrong",
+        find=text,
+        replace=text[:at] + written + text[at + len(digits) :],
+        offset=match.start,
+        confidence=0.6,
+        verified_with=f'evidence ({proof.source_ref}): "{proof.excerpt}"',
+    )
