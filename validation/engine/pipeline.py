@@ -155,7 +155,8 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
         ),
     )
     role_findings, role_fixes = timed(
-        "roles", lambda: check_roles(body, bundle.evidence, numeric.report.matches)
+        "roles",
+        lambda: check_roles(body, bundle.evidence, numeric.report.matches, memo=index.memo),
     )
     range_findings, range_fixes = timed("ranges", lambda: check_ranges(body, bundle.evidence))
     format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))

@@ -38,6 +38,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any
 
 from validation.engine.checks._query_words import terms
@@ -50,6 +51,7 @@ _WINDOW = 100  # characters of a number's own words on each side, at most
 _STOPS = ".;!?\n|"
 _NAME = 40  # a sibling string this short, without digits, names the record ("10K")
 _MAX_VALUES = 5000
+_MEMO_KEY = ("roles-values",)  # the evidence's values, kept in its index's memo
 _PAIR = 8  # characters between two numbers of one pair ("$45 to $85", "3 hours 43")
 _NOUN = 30  # characters after a number where its noun stands
 # Words a claim's own words (between its neighbouring numbers) share with the words
@@ -90,6 +92,7 @@ def _years(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=16_384)  # a record's keys and names recur with every value under them
 def _words(text: str) -> frozenset[str]:
     return frozenset(term for term in terms(text) if not term[:1].isdigit())
 
@@ -260,13 +263,21 @@ def _shares(claim: frozenset[str], words: frozenset[str]) -> bool:
 
 
 def check_roles(
-    body: str, evidence: Sequence[EvidenceItem], matches: Sequence[NumberMatch]
+    body: str,
+    evidence: Sequence[EvidenceItem],
+    matches: Sequence[NumberMatch],
+    memo: dict[Any, Any] | None = None,
 ) -> tuple[list[Finding], list[FixProposal]]:
-    """Findings (and fixes) for numbers supported only by evidence about something else."""
+    """Findings (and fixes) for numbers supported only by evidence about something else.
+    `memo` (the evidence index's) keeps the evidence's values for the next report on it."""
     exact = [match for match in matches if match.status == "exact" and match.evidence_value]
     if not exact or not evidence:
         return [], []
-    values = evidence_values(evidence)
+    values: list[_Value] | None = memo.get(_MEMO_KEY) if memo is not None else None
+    if values is None:
+        values = evidence_values(evidence)
+        if memo is not None:
+            memo[_MEMO_KEY] = values
     if not values:
         return [], []
     starts = sorted(match.start for match in matches)

@@ -152,8 +152,8 @@ def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bo
         if operand.row >= 0 and operand.percent == percent:
             rows.setdefault(operand.row, []).append(operand)
     lists: list[Sequence[Operand]] = []
-    for members in rows.values():
-        ordered = sorted(members, key=lambda operand: operand.column)
+    for row in rows.values():
+        ordered = sorted(row, key=lambda operand: operand.column)
         lists += [ordered, like_cells(ordered)]
     lists.append(
         [
