@@ -433,7 +433,11 @@ def test_a_number_in_a_key_is_no_value(body: str) -> None:
 def test_a_value_given_for_another_period_is_flagged(body: str, period: str) -> None:
     findings = _numeric(_seasons(body))
 
-    assert [f.kind for f in findings] == ["number_elsewhere"]
+    # A year written right after the figure is read by the numbers check itself (another
+    # period's figure of the same line); otherwise the roles check reads the key's period.
+    # Either way one finding names the period the value belongs to.
+    assert len(findings) == 1
+    assert findings[0].kind in ("number_elsewhere", "close_but_wrong")
     assert period in findings[0].message
 
 

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from tests.hostile.corpus import bundle
-from validation.engine.caps import MAX_FINDINGS_PER_CHECK
+from validation.engine.caps import MAX_FINDINGS_PER_CHECK, MAX_NUMBERS_JUDGED
 from validation.models import Attempt, Finding
 from validation.services import analysis_submit
 
@@ -28,8 +28,13 @@ def test_the_review_page_of_60000_repeated_percentages_is_under_2_mb(
     attempt = Attempt.objects.get(analysis=analysis)
     assert attempt.status == "done", attempt.error
     assert Finding.objects.filter(attempt=attempt).count() < MAX_FINDINGS_PER_CHECK
+    # The numbers check judges the first MAX_NUMBERS_JUDGED numbers: 200 of their orphans are
+    # listed, the rest counted in one finding, and one more says how many were not judged.
+    judged = MAX_NUMBERS_JUDGED
     summary = Finding.objects.get(attempt=attempt, message__startswith="and ")
-    assert summary.message.startswith("and 59,800 more like this")
+    assert summary.message.startswith(f"and {judged - 200:,} more like this")
+    limit = Finding.objects.get(attempt=attempt, kind="numbers_limit")
+    assert f"leaves the {60_000 - judged:,} from here on unchecked" in limit.message
 
     client = client_for(reviewer)
     for tab in ("report", "revisions", "attempts", "evidence", "audit"):
@@ -37,4 +42,4 @@ def test_the_review_page_of_60000_repeated_percentages_is_under_2_mb(
         assert response.status_code == 200
         assert len(response.content) < PAGE_BYTES, tab
     report = client.get(reverse("analysis_review", args=[analysis.pk])).content.decode()
-    assert "and 59,800 more like this" in report
+    assert f"and {judged - 200:,} more like this" in report
