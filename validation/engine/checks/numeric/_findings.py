@@ -166,21 +166,16 @@ def _scale_finding(
             "evidence": [excerpt],
         }
     )
-    if replacement == mention.text or result.fixes_full():
-        return
-    found, call = _evidence_search(claim, number, result)
-    result.fix_dicts.append(
-        _fix(
-            body,
-            mention,
-            replacement,
-            verified_with=f"evidence {found}",
-            confidence=SCALE_FIX_CONFIDENCE,
-            kind="wrong_scale",
-            finding_index=finding_index,
-            tool_calls=[call],
-            evidence=[excerpt],
-        )
+    _cell_fix(
+        body,
+        claim,
+        number,
+        replacement,
+        result,
+        confidence=SCALE_FIX_CONFIDENCE,
+        kind="wrong_scale",
+        finding_index=finding_index,
+        excerpt=excerpt,
     )
 
 
@@ -402,6 +397,38 @@ def _evidence_search(
     )
     result.tool_calls.append(call)
     return found, call
+
+
+def _cell_fix(
+    body: str,
+    claim: Claim,
+    number: EvidenceNumber,
+    replacement: str,
+    result: _Output,
+    *,
+    confidence: float,
+    kind: str,
+    finding_index: int,
+    excerpt: EvidenceExcerpt,
+) -> None:
+    """Fix a figure to the evidence cell `number` (written as `replacement`), the
+    evidence search that finds the cell as its proof; nothing when it changes nothing."""
+    if replacement == claim.mention.text or result.fixes_full():
+        return
+    found, call = _evidence_search(claim, number, result)
+    result.fix_dicts.append(
+        _fix(
+            body,
+            claim.mention,
+            replacement,
+            verified_with=f"evidence {found}",
+            confidence=confidence,
+            kind=kind,
+            finding_index=finding_index,
+            tool_calls=[call],
+            evidence=[excerpt],
+        )
+    )
 
 
 def _fix(

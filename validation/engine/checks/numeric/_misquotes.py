@@ -20,7 +20,7 @@ from decimal import Decimal
 from validation.engine.checks.numeric._context import _sentence
 from validation.engine.checks.numeric._derive_pool import _rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
-from validation.engine.checks.numeric._findings import _evidence_search, _fix, _short_label
+from validation.engine.checks.numeric._findings import _cell_fix, _short_label
 from validation.engine.checks.numeric._formatting import replace_digits
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
@@ -263,22 +263,16 @@ def swap_fix(
     mention = claim.mention
     number, written = swap
     excerpt = index.excerpt(number.entry)
-    replacement = replace_digits(mention, written)
-    if replacement == mention.text or result.fixes_full():
-        return
-    found, call = _evidence_search(claim, number, result)
-    result.fix_dicts.append(
-        _fix(
-            body,
-            mention,
-            replacement,
-            verified_with=f"evidence {found}",
-            confidence=MISQUOTE_CONFIDENCE,
-            kind="close_but_wrong",
-            finding_index=finding_index,
-            tool_calls=[call],
-            evidence=[excerpt],
-        )
+    _cell_fix(
+        body,
+        claim,
+        number,
+        replace_digits(mention, written),
+        result,
+        confidence=MISQUOTE_CONFIDENCE,
+        kind="close_but_wrong",
+        finding_index=finding_index,
+        excerpt=excerpt,
     )
 
 
