@@ -233,6 +233,44 @@ def test_a_column_header_scale_applies_to_its_column_only() -> None:
     assert revenue.label == "NVO Revenue ($M)"
 
 
+def test_a_units_row_under_the_header_scales_each_column_it_names() -> None:
+    # Filings often state units in a row of their own, one cell per column; a column
+    # whose cell is blank (a price per share) keeps its own values.
+    table = (
+        "| Quarter | Units sold | Price per unit | Backlog |\n"
+        "|---|---|---|---|\n"
+        "|  | (Units in thousands) |  | (Dollars in millions) |\n"
+        "| First | 1,250 | $ 18.40 | $ 2,310 |\n"
+    )
+    units, price, backlog = extract(table)
+    assert units.value == Decimal("1250000")
+    assert price.value == Decimal("18.40")
+    assert backlog.value == Decimal("2310000000")
+
+
+def test_a_lone_units_cell_in_a_row_of_blanks_scales_the_whole_table() -> None:
+    table = (
+        "|  | 2024 | 2023 |\n"
+        "|---|---|---|\n"
+        "|  | (In thousands) |  |\n"
+        "| Freight revenue | 4,120 | 3,870 |\n"
+    )
+    current, prior = extract(table)
+    assert current.value == Decimal("4120000")
+    assert prior.value == Decimal("3870000")
+
+
+def test_a_row_with_numbers_is_never_a_units_row() -> None:
+    table = (
+        "| Item | Amount |\n"
+        "|---|---|\n"
+        "| Bonds (in millions of units) issued | 12 |\n"
+        "| Fees | 40 |\n"
+    )
+    _, fees = extract(table)
+    assert fees.value == Decimal("40")
+
+
 # ------------------------------------------------------------------ labels
 
 
@@ -405,3 +443,35 @@ def test_a_scale_written_right_after_the_number_is_its_own(phrase: str, scale: i
 def test_a_scale_phrase_before_the_number_is_not_its_own() -> None:
     mention = only("The liabilities in millions are $5,466.")
     assert mention.text == "$5,466"
+
+
+# ------------------------------------------------------------------ layouts with spaces
+
+
+LAYOUT = """\
+                              Year ended June 30,
+                                2024        2023
+Net sales                      100.0 %     100.0 %
+Cost of sales                   61.5        58.2
+Selling and admin               22.0        24.9
+Operating margin                16.5 %      16.9 %
+"""
+
+
+def test_a_layout_column_with_percent_on_its_first_and_last_rows_is_all_percentages() -> None:
+    values = {mention.text: mention.unit for mention in extract(LAYOUT)}
+    assert values["61.5"] == values["24.9"] == "%"
+    assert values["16.5 %"] == "%"
+
+
+def test_a_blank_line_ends_the_layout_block() -> None:
+    text = LAYOUT.replace("Selling and admin", "\nSelling and admin")
+    units = {mention.text: mention.unit for mention in extract(text)}
+    assert units["22.0"] == ""  # its block has no first row in percent
+    assert units["61.5"] == ""  # nor does its own (no last row in percent)
+
+
+def test_a_list_in_prose_is_not_a_layout() -> None:
+    text = "- Growth was 5%\n- Stores opened: 300\n- Margin held at 7%\n"
+    stores = next(mention for mention in extract(text) if mention.text == "300")
+    assert stores.unit == ""

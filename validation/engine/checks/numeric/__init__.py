@@ -14,7 +14,8 @@ called alone, ``analyze`` reads them itself with ``extract`` and ``newlines_of``
 The work is done in private modules, in the order a number travels:
 
 - reading numbers: ``_extract`` (mentions in text) with ``_lexicon`` (the words
-  around them), ``_tables`` (markdown tables and their scales), ``_labels`` (what a
+  around them), ``_tables`` (markdown tables and their scales), ``_layout`` (tables
+  laid out with spaces: their columns of percentages), ``_labels`` (what a
   number is of), ``_scales`` (scale words), ``_formatting`` (writing a number back);
 - the evidence index: ``_evidence`` (``EvidenceIndex`` and its lookups,
   ``EvidenceNumber``, ``build_index``), built in layers -- ``_index_state`` (entry

@@ -24,6 +24,7 @@ from bisect import bisect_right
 from decimal import Decimal
 
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._layout import mark_layout_percents
 from validation.engine.checks.numeric._lexicon import (
     _CODES,
     _CURRENCY_AFTER,
@@ -349,7 +350,7 @@ class _Extractor:
                 if len(number) <= 2 and after == " " and _MONTH_AFTER.match(text, end):
                     continue  # 31 March, 1st of May
             parens = before == "(" and after == ")"
-            if parens and unit in ("%", "pp") and not self._in_table(start):
+            if parens and unit in ("%", "pp") and self._table_at(start) is None:
                 parens = False  # "(22.5%)" in prose is an aside, not a negative
             approx = labels and _is_hedged(text, start)
             raws.append(
@@ -390,9 +391,6 @@ class _Extractor:
         follow = text[end : end + 2]
         return follow[:1] in (".", ")") and (len(follow) < 2 or follow[1] in " \t\n*")
 
-    def _in_table(self, pos: int) -> bool:
-        return self._table_at(pos) is not None
-
     def _table_at(self, pos: int) -> _Table | None:
         index = bisect_right(self.table_starts, pos) - 1
         if index >= 0 and pos < self.tables[index].end:
@@ -404,6 +402,7 @@ class _Extractor:
     def _apply_context_scale(self, raws: list[_Raw]) -> None:
         if any(table.percent_columns for table in self.tables):
             self._apply_percent_columns(raws)
+        mark_layout_percents(self.text, raws)
         regions = _scale_regions(self.text, self.tables)
         scaled_tables = any(
             table.column_scale or table.row_scale or table.table_scale for table in self.tables
@@ -424,8 +423,7 @@ class _Extractor:
                 raw.scale_from_context = True
 
     def _apply_percent_columns(self, raws: list[_Raw]) -> None:
-        """A bare number in a column of percentages ("100.0 %" above it, "7.2 %" in
-        the last row, or "%" in its header) is a percentage too."""
+        """A bare number of a markdown column of percentages is one (`_percent_columns`)."""
         for raw in raws:
             if raw.unit or raw.currency or raw.scale != 1:
                 continue

@@ -200,6 +200,7 @@ def _table_scales(text: str, table: _Table) -> None:
     for row_index, cells in enumerate(table.rows[1:], start=1):
         if not cells:
             continue
+        _units_row(text, table, cells)
         first = text[cells[0][0] : cells[0][1]]
         if not _may_state_scale(first):
             continue
@@ -212,6 +213,30 @@ def _table_scales(text: str, table: _Table) -> None:
             )
             if scale is not None:
                 table.row_scale[row_index] = (scale, match.group().strip())
+
+
+def _units_row(text: str, table: _Table, cells: list[tuple[int, int]]) -> None:
+    """A row that states units instead of values ("| | (Shares in thousands) | |
+    (Dollars in millions) |"): each cell's scale is its column's; a lone one among
+    blanks ("| (In thousands) | | |") spans the table. A header's own scale stands."""
+    written = [text[start:end].strip() for start, end in cells]
+    if any(_HAS_DIGIT.search(cell) for cell in written):
+        return
+    scales: dict[int, tuple[Decimal, str]] = {}
+    for column, cell in enumerate(written):
+        if not cell:
+            continue
+        match = _SCALE_PHRASE.search(cell) if _may_state_scale(cell) else None
+        scale = _scale_of_phrase(match) if match else None
+        if scale is None or match is None:
+            return  # a row of words: a sub-header, not units
+        scales[column] = (scale, match.group().strip())
+    if len(scales) == 1 and table.table_scale is None and not table.column_scale:
+        table.table_scale = next(iter(scales.values()))
+        return
+    for column, stated in scales.items():
+        if column:
+            table.column_scale.setdefault(column, stated)
 
 
 def _scale_regions(text: str, tables: list[_Table]) -> list[tuple[int, int, Decimal, str]]:
