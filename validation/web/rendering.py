@@ -200,6 +200,28 @@ def _css_kind(kind: str) -> str:
     return slug or "other"
 
 
+def _css_classes(kind: str) -> str:
+    """The mark's classes: its kind's, then its family's when that is another (the
+    legend colours families: a figure no evidence gives is an orphan; a real value in
+    the wrong place, at the wrong scale or in another role, is close but wrong)."""
+    own = _css_kind(kind)
+    family = _FAMILIES.get(kind)
+    return f"finding--{own} finding--{family}" if family else f"finding--{own}"
+
+
+_FAMILIES = {
+    "cannot_verify": "orphan",
+    "unsupported_year": "orphan",
+    "unsupported_date": "orphan",
+    "unsupported_time": "orphan",
+    "unsupported_rank": "orphan",
+    "unsupported_number_word": "orphan",
+    "wrong_scale": "close-but-wrong",
+    "number_elsewhere": "close-but-wrong",
+    "range_end_number": "close-but-wrong",
+}
+
+
 def _adjust_span(source: str, start: int, end: int) -> tuple[int, int]:
     """Move span boundaries off whitespace and off line-start block markers."""
     while start < end and source[start].isspace():
@@ -397,6 +419,6 @@ def _wrap(
         anchor = f' id="finding-{highlights[newcomers[0]].id}"'
         first_done.update(newcomers)
     return (
-        f'<mark class="finding finding--{_css_kind(primary)}" data-finding="{ids}"{anchor}'
+        f'<mark class="finding {_css_classes(primary)}" data-finding="{ids}"{anchor}'
         f' title="{escape(titles)}">{text}</mark>'
     )

@@ -86,6 +86,14 @@ class TestFindingHighlights:
         assert "\ue000" not in html and "\ue001" not in html
         assert '<mark class="finding finding--raw-url" data-finding="1" id="finding-1"' in html
 
+    def test_a_kind_of_a_family_is_coloured_as_its_family_in_the_legend(self) -> None:
+        body = "Sales of $4.2 million and 12 stores opened in 2019."
+        scale = Highlight(1, body.index("$4.2"), body.index(" and"), kind="wrong_scale")
+        year = Highlight(2, body.index("2019"), body.index("2019") + 4, kind="unsupported_year")
+        html = str(render_report(body, [scale, year]))
+        assert 'class="finding finding--wrong-scale finding--close-but-wrong"' in html
+        assert 'class="finding finding--unsupported-year finding--orphan"' in html
+
     def test_a_span_that_does_not_fit_the_body_is_ignored(self) -> None:
         html = str(render_report("short", [Highlight(1, 3, 99, kind="orphan")]))
         assert "<mark" not in html

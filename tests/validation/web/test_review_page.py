@@ -60,7 +60,8 @@ class TestHeader:
             r"0 of 3 in all · <strong>2</strong> REVISE left",
             html,
         )
-        assert re.search(r"validated <time[^>]*>4 s ago</time> in 11 ms", html)
+        # Finished 4 s before the page was asked for; more on a busy machine.
+        assert re.search(r"validated <time[^>]*>[4-9] s ago</time> in 11 ms", html)
 
 
 class TestReportTab:
