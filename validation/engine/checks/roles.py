@@ -42,7 +42,7 @@ from functools import lru_cache
 from typing import Any
 
 from validation.engine.checks._query_words import terms
-from validation.engine.checks.numeric import number_words, scan_numbers
+from validation.engine.checks.numeric import WORD_VALUES, number_words, scan_numbers
 from validation.engine.checks.ranges import _many
 from validation.engine.errors import EngineError
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
@@ -60,6 +60,9 @@ _NOUN = 30  # characters after a number where its noun stands
 _SAME_TOPIC = 2
 # A year of its own in a key or a clause ("FY2021", "2019 (11)", "2020-21" ends in 2021).
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d\d)(?:[-/\u2013](\d\d)(?![\d/-]))?(?![\d%])")
+
+
+_NUMBER_TERMS = frozenset(terms(" ".join([*WORD_VALUES, "hundred", "thousand", "dozen"])))
 
 
 class _TooMany(EngineError):
@@ -239,6 +242,41 @@ def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
     return found
 
 
+def remembered_values(
+    evidence: Sequence[EvidenceItem], memo: dict[Any, Any] | None
+) -> list[_Value]:
+    """``evidence_values``, kept in ``memo`` (the evidence index's) for the next report."""
+    values: list[_Value] | None = memo.get(_MEMO_KEY) if memo is not None else None
+    if values is None:
+        values = evidence_values(evidence)
+        if memo is not None:
+            memo[_MEMO_KEY] = values
+    return values
+
+
+def said_alike(
+    places: Sequence[_Value], value: Decimal, nouns: frozenset[str], near: frozenset[str]
+) -> bool | None:
+    """Whether some place the evidence gives ``value`` is about what a claim with these
+    ``nouns`` and own words ``near`` is about (a noun in common, or ``_SAME_TOPIC`` of its
+    words); None when the evidence's values were not read at that value (a table, a wall)."""
+    same = [place for place in places if place.value == value]
+    if not same:
+        return None
+    return any(
+        _shares(nouns, place.nouns | place.words | place.whose)
+        or len(near & place.words) >= _SAME_TOPIC
+        for place in same
+    )
+
+
+def claim_words(body: str, start: int, end: int) -> frozenset[str]:
+    """The words of a claim's clause around ``body[start:end]``, numbers (in digits or
+    words) left out."""
+    left, right = _around(body, start, end, 0, len(body))
+    return _words(left + " " + right) - _NUMBER_TERMS
+
+
 def _claim(
     body: str, match: NumberMatch, low: int, high: int
 ) -> tuple[frozenset[str], frozenset[str]]:
@@ -273,11 +311,7 @@ def check_roles(
     exact = [match for match in matches if match.status == "exact" and match.evidence_value]
     if not exact or not evidence:
         return [], []
-    values: list[_Value] | None = memo.get(_MEMO_KEY) if memo is not None else None
-    if values is None:
-        values = evidence_values(evidence)
-        if memo is not None:
-            memo[_MEMO_KEY] = values
+    values = remembered_values(evidence, memo)
     if not values:
         return [], []
     starts = sorted(match.start for match in matches)
