@@ -77,3 +77,35 @@ def test_a_score_in_words_is_the_evidences_score_in_digits() -> None:
     verdict = _check("They won 88 and lost the final three games to two.", evidence)
 
     assert _numeric(verdict) == []
+
+
+# ------------------------------------------------------------------ durations in other units
+
+RACE_TEXT = (
+    "Ana Ruiz won the 10 km in 31:05, cutting almost a minute and a half from the old "
+    "record. The club has timed the race for two decades. Her teammate ran 20 laps."
+)
+RACE = {
+    "text": EvidenceItem(source_ref="recap", kind="text", content=RACE_TEXT),
+    "json": EvidenceItem(
+        source_ref="recap",
+        kind="tool_output",
+        content={"winner": "Ana Ruiz", "result": RACE_TEXT},
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(RACE))
+def test_a_duration_restated_in_another_unit_passes(form: str) -> None:
+    body = (
+        "Ana Ruiz won in 31:05, nearly 90 seconds under the record, in a race timed for 20 years."
+    )
+
+    assert _numeric(_check(body, RACE[form])) == []
+
+
+@pytest.mark.parametrize("form", sorted(RACE))
+def test_a_duration_that_converts_to_another_amount_is_flagged(form: str) -> None:
+    body = "Ana Ruiz won in 31:05, nearly 75 seconds under the record."
+
+    assert [f.text for f in _numeric(_check(body, RACE[form]))] == ["75"]

@@ -42,7 +42,12 @@ from functools import lru_cache
 from typing import Any
 
 from validation.engine.checks._query_words import terms
-from validation.engine.checks.numeric import WORD_VALUES, number_words, scan_numbers
+from validation.engine.checks.numeric import (
+    WORD_VALUES,
+    durations_in_units,
+    number_words,
+    scan_numbers,
+)
 from validation.engine.checks.ranges import _many
 from validation.engine.errors import EngineError
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
@@ -83,6 +88,9 @@ class _Value:
     # In a record, the years the keys above it name: the period the value is of.
     period: frozenset[str] = frozenset()
     parent: int = -1  # in a record, which object holds it (its siblings share it)
+    # A duration read in another unit ("two decades" as 20 years): it can support a
+    # claim, never be the other value a claim's noun points to.
+    converted: bool = False
 
 
 def _years(text: str) -> frozenset[str]:
@@ -177,6 +185,12 @@ def _prose_values(
         nouns = _nouns(text[end:high]) | extra
         words = _words(left + " " + right) | extra
         yield _Value(value, words, nouns, ref, excerpt, label, whose)
+    for start, end, value, unit in durations_in_units(text):  # "two decades": 20 years
+        left, right = _around(text, start, end, 0, len(text))
+        excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
+        words = _words(left + " " + right) | extra
+        nouns = _words(unit) | extra
+        yield _Value(value, words, nouns, ref, excerpt, label, whose, converted=True)
 
 
 def _key_words(key: Any) -> str:
@@ -323,7 +337,7 @@ def check_roles(
         by_value.setdefault(value.value, []).append(value)
         for year in value.period:
             by_place.setdefault((value.source_ref, value.parent, year), set()).add(value.value)
-        for noun in value.nouns:
+        for noun in () if value.converted else value.nouns:
             by_noun.setdefault(noun, {}).setdefault(value.value, value)
     findings: list[Finding] = []
     fixes: list[FixProposal] = []
