@@ -15,6 +15,9 @@ noun of another evidence value. The finding quotes where the value does appear; 
 major when the noun points to exactly one other value -- then the fix writes that value,
 with its excerpt as proof -- and minor, without a fix, when to several.
 
+A duration is a place of its values in the neighbouring units ("two decades": 20 years),
+never the other value a noun points to. ``said_alike`` asks the same of a count in words.
+
 A number in a record's key ("2019 (11)", "FY2021") is no value but names the period of
 the values under it. A number whose clause names one year is ``number_elsewhere`` too
 when every place the evidence gives it is under a key naming other years: the finding
