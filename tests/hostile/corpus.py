@@ -299,6 +299,7 @@ WALLS: list[tuple[str, str]] = [
     ("times mixed", "9:30 pm, 11:0-21:30, noon, midnight, closed, 7 a.m. to 10:15 p.m., "),
     ("number words", "four fifteen a dozen twice half two-thirds a third nine to four, "),
     ("ranges mixed", "4 to 15, $15-$25, April 18-26, Apr. 18 through 26, 1,500-plus, 9-4, "),
+    ("durations", "a minute and a half, half an hour, two decades, 90 seconds, 3 days, "),
 ]
 
 # The new notations as the string values of JSON evidence, at the size asked: one long
@@ -307,6 +308,7 @@ EVIDENCE_WALLS: list[tuple[str, str]] = [
     ("times", "9:30 pm, 11:0-21:30, noon, midnight, closed, "),
     ("number words", "four fifteen a dozen twice half two-thirds nine to four, "),
     ("ranges", "4 to 15, $15-$25, April 18-26, 1,500-plus, "),
+    ("durations", "a minute and a half, two and a half hours, two decades, 48 hours, "),
 ]
 
 # Constructed reports, by lines.

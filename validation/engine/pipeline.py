@@ -140,7 +140,9 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
         "references", lambda: reference_spans(body, bundle.evidence, reading=reading)
     )
     time_findings, time_spans = timed("times", lambda: check_times(reading, bundle.evidence))
-    count_findings, count_fixes = timed("counts", lambda: check_counts(reading, bundle.evidence))
+    count_findings, count_fixes = timed(
+        "counts", lambda: check_counts(reading, bundle.evidence, memo=index.memo)
+    )
     rank_findings = timed("ranks", lambda: check_ranks(body, bundle.evidence))
     numeric = without_references(analyzed, _union(references, time_spans))
     source_findings, source_fixes = timed(

@@ -5,9 +5,11 @@ same thing: the noun after the report's number word (one adjective may stand bet
 "four *restored* vessels") is a noun the evidence also gives a count of, in digits or in
 words ("118 rooms over nine floors", ``"floors": 9``). The count is then compared with
 the evidence's counts of that noun; one the evidence does not give is an
-``unsupported_number_word`` (``claims_supported``, major) -- when the value stands nowhere
-in the evidence: a value the evidence gives for something else ("three games to two")
-cannot be told from a count of this by the words alone. When the evidence gives exactly
+``unsupported_number_word`` (``claims_supported``, major) -- unless the evidence gives the
+value about the same thing in other words: a place of the value (``roles``) shares a noun
+with the count, or two of the words of its clause ("three games to two" beside "2 games
+to 3"; "fourteen people" beside "employs 14 workers"). A value in a table only, or in a
+wall of numbers, is given the benefit of the doubt. When the evidence gives exactly
 one count of that noun, the fix writes it in the report's form (words stay words).
 
 A multiple ("eight times the daily average") is a count of times, compared with the
@@ -28,10 +30,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any
 
 from validation.engine.checks._query_words import _STOP_WORDS, stem
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
+from validation.engine.checks.roles import claim_words, remembered_values, said_alike
 from validation.engine.types import EvidenceItem, Finding, FixProposal
 
 _WORDS = WORD_VALUES
@@ -167,9 +172,10 @@ def evidence_counts(evidence: Sequence[EvidenceItem]) -> tuple[dict[str, set[int
 
 
 def check_counts(
-    reading: ReportReading, evidence: Sequence[EvidenceItem]
+    reading: ReportReading, evidence: Sequence[EvidenceItem], memo: dict[Any, Any] | None = None
 ) -> tuple[list[Finding], list[FixProposal]]:
-    """Findings (and fixes) for the report's counts in words (module docstring)."""
+    """Findings (and fixes) for the report's counts in words (module docstring). ``memo``
+    (the evidence index's) keeps the evidence's values for the next report on it."""
     body = reading.body
     if not evidence:
         return [], []
@@ -190,9 +196,18 @@ def check_counts(
         if position is None:
             continue  # nothing counts it
         known = counts[nouns[position]]
-        if value in known or value in anywhere:
-            continue  # the value stands in the evidence (for what, its words cannot
-            # tell: "three games to two" is a score)
+        if value in known:
+            continue
+        if value in anywhere:
+            alike = said_alike(
+                remembered_values(evidence, memo),
+                Decimal(value),
+                frozenset(nouns),
+                claim_words(body, *match.span(1)),
+            )
+            if alike is None or alike:
+                continue  # the evidence gives the value about the same thing ("three
+                # games to two" is a score), or where its words cannot be read
         noun = match.group(2 + position)
         start, end = match.span(1)
         written = body[start:end]

@@ -15,6 +15,9 @@ noun of another evidence value. The finding quotes where the value does appear; 
 major when the noun points to exactly one other value -- then the fix writes that value,
 with its excerpt as proof -- and minor, without a fix, when to several.
 
+A duration is a place of its values in the neighbouring units ("two decades": 20 years),
+never the other value a noun points to. ``said_alike`` asks the same of a count in words.
+
 A number in a record's key ("2019 (11)", "FY2021") is no value but names the period of
 the values under it. A number whose clause names one year is ``number_elsewhere`` too
 when every place the evidence gives it is under a key naming other years: the finding
@@ -42,7 +45,12 @@ from functools import lru_cache
 from typing import Any
 
 from validation.engine.checks._query_words import terms
-from validation.engine.checks.numeric import number_words, scan_numbers
+from validation.engine.checks.numeric import (
+    WORD_VALUES,
+    durations_in_units,
+    number_words,
+    scan_numbers,
+)
 from validation.engine.checks.ranges import _many
 from validation.engine.errors import EngineError
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
@@ -60,6 +68,9 @@ _NOUN = 30  # characters after a number where its noun stands
 _SAME_TOPIC = 2
 # A year of its own in a key or a clause ("FY2021", "2019 (11)", "2020-21" ends in 2021).
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d\d)(?:[-/\u2013](\d\d)(?![\d/-]))?(?![\d%])")
+
+
+_NUMBER_TERMS = frozenset(terms(" ".join([*WORD_VALUES, "hundred", "thousand", "dozen"])))
 
 
 class _TooMany(EngineError):
@@ -80,6 +91,9 @@ class _Value:
     # In a record, the years the keys above it name: the period the value is of.
     period: frozenset[str] = frozenset()
     parent: int = -1  # in a record, which object holds it (its siblings share it)
+    # A duration read in another unit ("two decades" as 20 years): it can support a
+    # claim, never be the other value a claim's noun points to.
+    converted: bool = False
 
 
 def _years(text: str) -> frozenset[str]:
@@ -174,6 +188,12 @@ def _prose_values(
         nouns = _nouns(text[end:high]) | extra
         words = _words(left + " " + right) | extra
         yield _Value(value, words, nouns, ref, excerpt, label, whose)
+    for start, end, value, unit in durations_in_units(text):  # "two decades": 20 years
+        left, right = _around(text, start, end, 0, len(text))
+        excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
+        words = _words(left + " " + right) | extra
+        nouns = _words(unit) | extra
+        yield _Value(value, words, nouns, ref, excerpt, label, whose, converted=True)
 
 
 def _key_words(key: Any) -> str:
@@ -239,6 +259,41 @@ def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
     return found
 
 
+def remembered_values(
+    evidence: Sequence[EvidenceItem], memo: dict[Any, Any] | None
+) -> list[_Value]:
+    """``evidence_values``, kept in ``memo`` (the evidence index's) for the next report."""
+    values: list[_Value] | None = memo.get(_MEMO_KEY) if memo is not None else None
+    if values is None:
+        values = evidence_values(evidence)
+        if memo is not None:
+            memo[_MEMO_KEY] = values
+    return values
+
+
+def said_alike(
+    places: Sequence[_Value], value: Decimal, nouns: frozenset[str], near: frozenset[str]
+) -> bool | None:
+    """Whether some place the evidence gives ``value`` is about what a claim with these
+    ``nouns`` and own words ``near`` is about (a noun in common, or ``_SAME_TOPIC`` of its
+    words); None when the evidence's values were not read at that value (a table, a wall)."""
+    same = [place for place in places if place.value == value]
+    if not same:
+        return None
+    return any(
+        _shares(nouns, place.nouns | place.words | place.whose)
+        or len(near & place.words) >= _SAME_TOPIC
+        for place in same
+    )
+
+
+def claim_words(body: str, start: int, end: int) -> frozenset[str]:
+    """The words of a claim's clause around ``body[start:end]``, numbers (in digits or
+    words) left out."""
+    left, right = _around(body, start, end, 0, len(body))
+    return _words(left + " " + right) - _NUMBER_TERMS
+
+
 def _claim(
     body: str, match: NumberMatch, low: int, high: int
 ) -> tuple[frozenset[str], frozenset[str]]:
@@ -273,11 +328,7 @@ def check_roles(
     exact = [match for match in matches if match.status == "exact" and match.evidence_value]
     if not exact or not evidence:
         return [], []
-    values: list[_Value] | None = memo.get(_MEMO_KEY) if memo is not None else None
-    if values is None:
-        values = evidence_values(evidence)
-        if memo is not None:
-            memo[_MEMO_KEY] = values
+    values = remembered_values(evidence, memo)
     if not values:
         return [], []
     starts = sorted(match.start for match in matches)
@@ -289,7 +340,7 @@ def check_roles(
         by_value.setdefault(value.value, []).append(value)
         for year in value.period:
             by_place.setdefault((value.source_ref, value.parent, year), set()).add(value.value)
-        for noun in value.nouns:
+        for noun in () if value.converted else value.nouns:
             by_noun.setdefault(noun, {}).setdefault(value.value, value)
     findings: list[Finding] = []
     fixes: list[FixProposal] = []

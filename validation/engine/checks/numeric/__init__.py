@@ -21,7 +21,8 @@ The work is done in private modules, in the order a number travels:
   ``EvidenceNumber``, ``build_index``), built in layers -- ``_index_state`` (entry
   kinds and the state the layers share), ``_index_build`` (walking JSON and text into
   entries), ``_index_labels`` (paths, labels, excerpts, declared scales), ``_number_words``
-  (counts the evidence writes in words: "twenty-four arches"), ``_identifiers`` (the
+  (counts the evidence writes in words: "twenty-four arches"), ``_durations`` (a length
+  of time in its neighbouring units: "a minute and a half" as 90 seconds), ``_identifiers`` (the
   parts of codes, phones and dimensions: "AS1283", "5035550172", "2880x1800");
 - matching a claim: ``_matching`` (exact, rounded, another scale) and ``_readings``
   (the values a report number may stand for);
@@ -45,6 +46,7 @@ The work is done in private modules, in the order a number travels:
 
 from validation.engine.checks.numeric._check import analyze, reset_caches
 from validation.engine.checks.numeric._context import newlines_of
+from validation.engine.checks.numeric._durations import durations_in_units
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
 from validation.engine.checks.numeric._extract import extract, extract_values, scan_numbers
 from validation.engine.checks.numeric._number_words import (
@@ -68,6 +70,7 @@ __all__ = [
     "NumericResult",
     "analyze",
     "build_index",
+    "durations_in_units",
     "extract",
     "extract_values",
     "newlines_of",

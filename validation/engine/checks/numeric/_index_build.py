@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from validation.engine.checks.numeric._durations import with_durations
 from validation.engine.checks.numeric._extract import parse_number_string, scan_numbers
 from validation.engine.checks.numeric._identifiers import identifier_parts, with_identifier_parts
 from validation.engine.checks.numeric._index_state import (
@@ -45,7 +46,9 @@ class _IndexBuilding(_IndexState):
         record = self.items[item]
         magnitudes = self._magnitude
         records = self._record
-        numbers = with_identifier_parts(text, with_number_words(text, scan_numbers(text)))
+        numbers = with_durations(
+            text, with_identifier_parts(text, with_number_words(text, scan_numbers(text)))
+        )
         for start, end, number, scale, unit in numbers:
             record.starts.append(start)
             record.ends.append(end)
@@ -366,7 +369,9 @@ class _IndexBuilding(_IndexState):
         group = self._group(label_key, parent, context)
         text_id = len(self._string_texts)
         self._string_texts.append(text)
-        numbers = with_identifier_parts(text, with_number_words(text, scan_numbers(text)))
+        numbers = with_durations(
+            text, with_identifier_parts(text, with_number_words(text, scan_numbers(text)))
+        )
         for start, end, number, scale, unit in numbers:
             self._append_scaled(
                 (_PROSE, container, key, number, group),
