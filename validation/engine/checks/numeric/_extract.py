@@ -146,12 +146,10 @@ class _Extractor:
             return []
         _mark_ranges(self.text, raws)
         self._apply_context_scale(raws)
-        last = len(raws) if labelled is None else min(labelled, len(raws))
-        found = [self._finish(index, raws) for index in range(last)]
-        if last < len(raws):
-            self.labels = False
-            found += [self._finish(index, raws) for index in range(last, len(raws))]
-        return found
+        last = len(raws) if labelled is None else labelled
+        found = [self._finish(index, raws) for index in range(min(last, len(raws)))]
+        self.labels = False  # past `labelled`
+        return found + [self._finish(index, raws) for index in range(last, len(raws))]
 
     # ------------------------------------------------------------ scanning
 
@@ -173,23 +171,8 @@ class _Extractor:
                 denominator = match.start() + len(number) + 1
                 for begin, digits in ((match.start(), number), (denominator, tail[1:])):
                     finish = begin + len(digits)
-                    raws.append(
-                        _Raw(
-                            begin,
-                            finish,
-                            begin,
-                            finish,
-                            digits,
-                            "",
-                            "",
-                            "",
-                            "",
-                            _ONE,
-                            "",
-                            False,
-                            False,
-                        )
-                    )
+                    plain = ("", "", "", "", _ONE, "", False, False)  # no sign, unit, scale
+                    raws.append(_Raw(begin, finish, begin, finish, digits, *plain))
                 continue
             to_one = (
                 tail == ":1"
