@@ -289,6 +289,19 @@ def test_a_label_stops_at_the_previous_number() -> None:
     assert "capex" in capex.tokens
 
 
+def test_only_the_numbers_asked_for_are_labelled_and_the_rest_keep_their_values() -> None:
+    text = "Sales were $12.5M. Stores numbered 40. Staff reached 310."
+    every = extract(text)
+    first_two = extract(text, labelled=2)
+    assert [m.label for m in first_two[:2]] == [m.label for m in every[:2]]
+    assert [m.tokens for m in first_two[:2]] == [m.tokens for m in every[:2]]
+    assert every[2].label == "Staff reached"
+    assert (first_two[2].label, first_two[2].tokens) == ("", frozenset())
+    assert [(m.start, m.end, m.value, m.unit) for m in first_two] == [
+        (m.start, m.end, m.value, m.unit) for m in every
+    ]
+
+
 def test_words_after_the_number_join_its_tokens() -> None:
     mention = only("There were 10,899 calls")
     assert "call" in mention.tokens

@@ -300,6 +300,10 @@ WALLS: list[tuple[str, str]] = [
     ("number words", "four fifteen a dozen twice half two-thirds a third nine to four, "),
     ("ranges mixed", "4 to 15, $15-$25, April 18-26, Apr. 18 through 26, 1,500-plus, 9-4, "),
     ("durations", "a minute and a half, half an hour, two decades, 90 seconds, 3 days, "),
+    # Each of those notations alone: a run of clock times, of number words, of bare ranges.
+    ("clock time run", "11:45 "),
+    ("number word run", "twenty-two "),
+    ("bare range run", "15-20 "),
 ]
 
 # The new notations as the string values of JSON evidence, at the size asked: one long

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from validation.engine.caps import MAX_NUMBERS_JUDGED
 from validation.engine.checks._citations import Citation, Resolver, read_citations
 from validation.engine.checks._clock import ClockTime, report_times
 from validation.engine.checks._markdown import (
@@ -125,7 +126,7 @@ class ReportReading:
 
     @cached_property
     def mentions(self) -> tuple[NumberMention, ...]:
-        return tuple(extract(self.body))
+        return tuple(extract(self.body, labelled=MAX_NUMBERS_JUDGED))
 
     @cached_property
     def newlines(self) -> list[int]:

@@ -110,7 +110,7 @@ def analyze(
     `mentions` and `newlines` are what `extract` and `newlines_of` read from `body`,
     when the caller has read them already (`validate()` passes its report reading's)."""
     tolerance = settings.relative_tolerance
-    mentions = extract(body) if mentions is None else list(mentions)
+    mentions = extract(body, labelled=MAX_NUMBERS_JUDGED) if mentions is None else list(mentions)
     unread = mentions[MAX_NUMBERS_JUDGED:]
     mentions = mentions[:MAX_NUMBERS_JUDGED]
     quoted = _query_numbers(query)

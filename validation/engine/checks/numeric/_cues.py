@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from validation.engine.checks.numeric._labels import wordset
 
@@ -306,6 +307,9 @@ _YEAR_AFTER = re.compile(
 _COUNT = re.compile(r"(?i)\b(both|two|three|four|five|six|seven|eight|nine|ten)\b")
 
 
+# A clause's count and span are read once per clause, not once per number in it (a
+# sentence listing thousands of amounts read its 400 characters for each).
+@lru_cache(maxsize=512)
 def _count(clause: str) -> int:
     """How many numbers a sum or an average is of, when its clause says: "the two
     figures", "three years", "both"; else the years it spans ("2017 to 2019": 3)."""
@@ -355,6 +359,7 @@ _YEARS_SPAN = re.compile(
 )
 
 
+@lru_cache(maxsize=512)
 def _span(clause: str) -> int:
     """The number of years a compound rate is over: the years its clause names
     ("from 2017 to 2019": 2) or says ("over five years", "a 3-year CAGR")."""

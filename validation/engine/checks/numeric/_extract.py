@@ -62,9 +62,12 @@ from validation.engine.checks.numeric._tables import (
 from validation.engine.checks.numeric._types import NumberMention, _Raw
 
 
-def extract(text: str) -> list[NumberMention]:
-    """Every numeric claim of `text`, in order (see the module docstring)."""
-    return _Extractor(text, labels=True).run()
+def extract(text: str, *, labelled: int | None = None) -> list[NumberMention]:
+    """Every numeric claim of `text`, in order (see the module docstring); only the first
+    `labelled` carry their labels, when given (the numbers check judges no more of them:
+    `caps.MAX_NUMBERS_JUDGED`; a wall of 100,000 numbers spent most of its time on the
+    labels of numbers nothing reads)."""
+    return _Extractor(text, labels=True).run(labelled)
 
 
 def extract_values(text: str) -> list[NumberMention]:
@@ -138,13 +141,16 @@ class _Extractor:
         self.tables = _find_tables(text) if "|" in text else []
         self.table_starts = [table.start for table in self.tables]
 
-    def run(self) -> list[NumberMention]:
+    def run(self, labelled: int | None = None) -> list[NumberMention]:
         raws = self._scan()
         if not raws:
             return []
         _mark_ranges(self.text, raws)
         self._apply_context_scale(raws)
-        return [self._finish(index, raws) for index in range(len(raws))]
+        last = len(raws) if labelled is None else labelled
+        found = [self._finish(index, raws) for index in range(min(last, len(raws)))]
+        self.labels = False  # past `labelled`
+        return found + [self._finish(index, raws) for index in range(last, len(raws))]
 
     # ------------------------------------------------------------ scanning
 
@@ -166,23 +172,8 @@ class _Extractor:
                 denominator = match.start() + len(number) + 1
                 for begin, digits in ((match.start(), number), (denominator, tail[1:])):
                     finish = begin + len(digits)
-                    raws.append(
-                        _Raw(
-                            begin,
-                            finish,
-                            begin,
-                            finish,
-                            digits,
-                            "",
-                            "",
-                            "",
-                            "",
-                            _ONE,
-                            "",
-                            False,
-                            False,
-                        )
-                    )
+                    plain = ("", "", "", "", _ONE, "", False, False)  # no sign, unit, scale
+                    raws.append(_Raw(begin, finish, begin, finish, digits, *plain))
                 continue
             to_one = (
                 tail == ":1"

@@ -68,7 +68,7 @@ class Grounding:
     _operands: dict[int, Operand] = field(default_factory=dict)
     _evidence_operands: dict[tuple[int, bool], Operand | None] = field(default_factory=dict)
     _pools: dict[int, list[Operand]] = field(default_factory=dict)
-    _scans: dict[int, list[int]] = field(default_factory=dict)
+    _reaches: dict[int, tuple[int, int]] = field(default_factory=dict)
     _supported_positions: list[int] | None = None
 
     def pool(self, position: int) -> list[Operand]:
@@ -230,26 +230,30 @@ class Grounding:
         self._pools.clear()
         self._supported_positions = None
 
-    def scan(self, position: int) -> list[int]:
-        """Up to `_SCAN` claims around `position`, nearest first."""
-        order = self._scans.get(position)
-        if order is not None:
-            return order
+    def reach(self, position: int) -> tuple[int, int]:
+        """The first and last of the `_SCAN` claims nearest `position` (nearer by start; of
+        two as near, the one before it): they are consecutive, so a bisection finds them.
+        A claim is searched again only when a number in its reach became supported."""
+        found = self._reaches.get(position)
+        if found is not None:
+            return found
         starts = self.starts
         start = starts[position]
-        left, right = position - 1, position + 1
-        order = []
-        while len(order) < _SCAN and (left >= 0 or right < len(starts)):
-            if left >= 0 and (
-                right >= len(starts) or start - starts[left] <= starts[right] - start
-            ):
-                order.append(left)
-                left -= 1
+        wanted = min(_SCAN, len(starts) - 1)
+        after = len(starts) - 1 - position  # claims on the right
+        # The k-th claim on the left is taken when k plus the claims on the right
+        # strictly nearer than it are at most `wanted`; the largest such k is the count.
+        low, high = max(0, wanted - after), min(position, wanted)
+        while low < high:
+            k = (low + high + 1) // 2
+            distance = start - starts[position - k]
+            nearer = bisect_left(starts, start + distance, position + 1) - position - 1
+            if k + nearer <= wanted:
+                low = k
             else:
-                order.append(right)
-                right += 1
-        self._scans[position] = order
-        return order
+                high = k - 1
+        found = self._reaches[position] = (position - low, position + wanted - low)
+        return found
 
     def _evidence(self, claim: Claim, entries: list[int], gap: bool) -> list[Operand]:
         index = self.index
@@ -340,12 +344,18 @@ def ground(
         grounding.supports(found)
         pending = [position for position in pending if not supported[position]]
         # Only a claim with a newly supported number within reach can find more.
-        newly = set(found)
+        newly = sorted(found)
         searched = [
-            position for position in pending if not newly.isdisjoint(grounding.scan(position))
+            position for position in pending if _any_within(newly, *grounding.reach(position))
         ]
     grounding.pending = pending
     return grounding
+
+
+def _any_within(ordered: Sequence[int], first: int, last: int) -> bool:
+    """Whether sorted `ordered` holds a value from `first` to `last`."""
+    at = bisect_left(ordered, first)
+    return at < len(ordered) and ordered[at] <= last
 
 
 _AMOUNTS = ops.SAME_UNITS | {ops.PRODUCT}
