@@ -23,8 +23,9 @@ from validation.engine.checks.numeric._derive_pool import (
     Operand,
 )
 
-TIERS = 5
-_GROUP_TIER = {STATED: 0, NEAR: 1, NAMED: 2, BESIDE: 4}
+TIERS = 6
+WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers' rows
+_GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 5}
 
 
 # (tier, value, a format of its formula, operation, the operands' texts)
@@ -74,23 +75,26 @@ def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]
 
 def _tier(first: Operand, second: Operand) -> int:
     """How strongly a pair of operands is the writer's: 0 both stated in the claim's
-    sentence; 1 both near it (stated in it, or in the rows of those numbers or of its own
-    label), or one stated in it and the other in the same row or column; 2 one near and
-    the other in its row or column or stated elsewhere in the report; 3 one of them
-    named by the sentence; 4 neither."""
+    sentence; 1 one stated in it and the other a cell of its row (another period of its
+    line item) or of its column (another line item of its period); 2 both near it
+    (stated in it, or in the rows of those numbers or of its own label); 3 one near and
+    the other in its row or column or stated elsewhere in the report; 4 one of them
+    named by the sentence; 5 neither."""
     weaker, stronger = sorted((first.strength, second.strength))
     if weaker == STATED:
         return 0
     linked = (first.row >= 0 and first.row == second.row) or (
         first.column >= 0 and first.item == second.item and first.column == second.column
     )
-    if weaker >= NEAR or (stronger == STATED and linked):
+    if stronger == STATED and linked:
         return 1
+    if weaker >= NEAR:
+        return 2
     if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
         stronger >= NAMED and linked and (first.reported or second.reported)
     ):
-        return 2  # (a number the report states and the named total of its column)
-    return 3 if stronger >= NAMED else 4
+        return 3  # (a number the report states and the named total of its column)
+    return 4 if stronger >= NAMED else 5
 
 
 def _pairs(
