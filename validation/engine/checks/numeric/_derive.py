@@ -188,6 +188,7 @@ def _search(
     operands: Sequence[Operand],
 ) -> Explained | None:
     neighbourhood = 0
+    near: list[list[float]] = [[] for _ in readings]  # the neighbours' values, per reading
     missed: set[str] = set()  # operations over the sentence's own numbers that nearly fit
     hit: tuple[int, float, str, str, tuple[Operand | str, ...], float, float] | None = None
     current = 0
@@ -197,12 +198,15 @@ def _search(
         if looked >= _MAX_CANDIDATES:
             break  # the search is bounded: a hit further on would be a weak one anyway
         if tier != current:
-            if hit is not None or neighbourhood >= enough:
+            if hit is not None or (
+                neighbourhood >= enough and _covered(near, readings) >= enough
+            ):
                 break
             current = tier
-        for target, width in readings:
+        for reading, (target, width) in enumerate(readings):
             if target / _SPREAD <= value <= target * _SPREAD:
                 neighbourhood += 1
+                near[reading].append(value)
                 off = abs(value - target)
                 if hit is None and off <= width / 2 * 1.000001:
                     hit = (tier, value, formula, operation, texts, target, width)
@@ -215,7 +219,7 @@ def _search(
         # The numbers stated beside it, in the same operation, miss it: the writer
         # computed from those and slipped; another pair landing on it is chance.
         return None
-    chance = min(1.0, max(1, neighbourhood) * width / (target * _LOG_SPREAD))
+    chance = min(1.0, max(1.0, _covered(near, readings)) * width / (target * _LOG_SPREAD))
     conflict = _conflict(texts, operands) if tier else None
     if chance >= ACCEPT or conflict == ():
         return None
@@ -223,6 +227,20 @@ def _search(
     written = formula.format(*shown) if texts else formula
     pair = conflict or None
     return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier, pair)
+
+
+def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
+    """How many windows the neighbours cover, each reading's windows counted once where
+    they overlap: candidates that are one value reached several ways ("181 / 81,731" and
+    "(81,912 - 81,731) / 81,731") cover no more of the range than one does."""
+    covered = 0.0
+    for values, (_, width) in zip(near, readings, strict=True):
+        end = -math.inf
+        for value in sorted(values):
+            low, high = value - width / 2, value + width / 2
+            covered += (high - max(low, end)) / width if high > end else 0.0
+            end = max(end, high)
+    return covered
 
 
 def rescue(
