@@ -91,9 +91,11 @@ def _tier(first: Operand, second: Operand) -> int:
     if weaker >= NEAR:
         return 2
     if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
-        stronger >= NAMED and linked and (first.reported or second.reported)
+        stronger >= NAMED and linked and (weaker >= NAMED or first.reported or second.reported)
     ):
-        return 3  # (a number the report states and the named total of its column)
+        # (two periods of a row the words name, one period's line and its total, a number
+        # the report states and the named total of its column)
+        return 3
     return 4 if stronger >= NAMED else 5
 
 
