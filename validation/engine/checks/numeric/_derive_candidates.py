@@ -23,9 +23,9 @@ from validation.engine.checks.numeric._derive_pool import (
     Operand,
 )
 
-TIERS = 6
+TIERS = 7
 WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers' rows
-_GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 5}
+_GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 6}
 
 
 # (tier, value, a format of its formula, operation, the operands' texts)
@@ -78,8 +78,10 @@ def _tier(first: Operand, second: Operand) -> int:
     sentence; 1 one stated in it and the other a cell of its row (another period of its
     line item) or of its column (another line item of its period); 2 both near it
     (stated in it, or in the rows of those numbers or of its own label); 3 one near and
-    the other in its row or column or stated elsewhere in the report; 4 one of them
-    named by the sentence; 5 neither."""
+    the other in its row or column or stated elsewhere in the report, or a number the
+    report states and a named cell of its row or column; 4 two cells of one row or
+    column the sentence names (a line item's two periods, a line and its period's
+    total); 5 one of them named by the sentence; 6 neither."""
     weaker, stronger = sorted((first.strength, second.strength))
     if weaker == STATED:
         return 0
@@ -91,12 +93,12 @@ def _tier(first: Operand, second: Operand) -> int:
     if weaker >= NEAR:
         return 2
     if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
-        stronger >= NAMED and linked and (weaker >= NAMED or first.reported or second.reported)
+        stronger >= NAMED and linked and (first.reported or second.reported)
     ):
-        # (two periods of a row the words name, one period's line and its total, a number
-        # the report states and the named total of its column)
         return 3
-    return 4 if stronger >= NAMED else 5
+    if weaker >= NAMED and linked:
+        return 4
+    return 5 if stronger >= NAMED else 6
 
 
 def _pairs(
