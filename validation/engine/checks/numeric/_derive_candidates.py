@@ -23,9 +23,9 @@ from validation.engine.checks.numeric._derive_pool import (
     Operand,
 )
 
-TIERS = 7
+TIERS = 8
 WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers' rows
-_GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 6}
+_GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 7}
 
 
 # (tier, value, a format of its formula, operation, the operands' texts)
@@ -92,13 +92,14 @@ def _tier(first: Operand, second: Operand) -> int:
         return 1
     if weaker >= NEAR:
         return 2
-    if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
-        stronger >= NAMED and linked and (first.reported or second.reported)
-    ):
+    reported = first.reported or second.reported
+    if stronger >= NAMED and linked and (stronger >= NEAR or reported):
         return 3
-    if weaker >= NAMED and linked:
+    if stronger >= NEAR and reported:
         return 4
-    return 5 if stronger >= NAMED else 6
+    if weaker >= NAMED and linked:
+        return 5
+    return 6 if stronger >= NAMED else 7
 
 
 def _pairs(
