@@ -55,17 +55,17 @@ def _best_hit(claim: Any, body: str, operands: Sequence[Operand], periods: Seque
     if kind == "amount":
         readings = _derive._readings(mention, body, operands)
     neighbours = [0] * (TIERS + 1)
-    hit: tuple[int, float, float] | None = None
+    hit: tuple[float, float, float] | None = None
     for tier, value, _, _, _ in candidates(operands, kind, periods, 0, compound=True):
         for target, width in readings:
             if target and target / _derive._SPREAD <= value <= target * _derive._SPREAD:
-                neighbours[tier] += 1
+                neighbours[int(tier)] += 1
                 if hit is None and abs(value - target) <= width / 2 * 1.000001:
                     hit = (tier, target, width)
     if hit is None:
         return "no candidate hits"
     tier, target, width = hit
-    chance = sum(neighbours[: tier + 1]) * width / (target * _derive._LOG_SPREAD)
+    chance = sum(neighbours[: int(tier) + 1]) * width / (target * _derive._LOG_SPREAD)
     return f"hit at tier {tier}, chance {chance:.2f}"
 
 

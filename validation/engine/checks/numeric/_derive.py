@@ -77,6 +77,7 @@ class Explained:
     tier: int
     # (the stated number, the cell of its row the derivation takes instead)
     conflict: tuple[Operand, Operand] | None = None
+    used: frozenset[int] = frozenset()  # the claims (their index) the derivation takes
 
 
 def _percent_target(mention: NumberMention) -> bool:
@@ -190,8 +191,8 @@ def _search(
     neighbourhood = 0
     near: list[list[float]] = [[] for _ in readings]  # the neighbours' values, per reading
     missed: set[str] = set()  # operations over the sentence's own numbers that nearly fit
-    hit: tuple[int, float, str, str, tuple[Operand | str, ...], float, float] | None = None
-    current = 0
+    hit: tuple[float, float, str, str, tuple[Operand | str, ...], float, float] | None = None
+    current = 0.0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
     for looked, (tier, value, formula, operation, texts) in enumerate(found):
@@ -210,23 +211,26 @@ def _search(
                 off = abs(value - target)
                 if hit is None and off <= width / 2 * 1.000001:
                     hit = (tier, value, formula, operation, texts, target, width)
-                elif tier == 0 and off <= target * _NEAR_MISS:
+                elif tier < 1 and off <= target * _NEAR_MISS:
                     missed.add(operation)
     if hit is None:
         return None
     tier, value, formula, operation, texts, target, width = hit
-    if tier and operation in missed:
+    if tier >= 1 and operation in missed:
         # The numbers stated beside it, in the same operation, miss it: the writer
         # computed from those and slipped; another pair landing on it is chance.
         return None
     chance = min(1.0, max(1.0, _covered(near, readings)) * width / (target * _LOG_SPREAD))
-    conflict = _conflict(texts, operands) if tier else None
+    conflict = _conflict(texts, operands) if tier >= 1 else None
     if chance >= ACCEPT or conflict == ():
         return None
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
     written = formula.format(*shown) if texts else formula
     pair = conflict or None
-    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier, pair)
+    used = frozenset(text.position for text in texts if isinstance(text, Operand))
+    return Explained(
+        value, f"{written} (chance {chance:.1%})", operation, chance, int(tier), pair, used
+    )
 
 
 def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
@@ -329,6 +333,14 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     )
 
 
+def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
+    """Another number stands between the result and the stated number, and the result's
+    derivation does not take it: the stated number belongs to another clause's result,
+    not in the place of this one's operand."""
+    low, high = sorted((position, at))
+    return any(claims[between].index not in used for between in range(low + 1, high))
+
+
 def _rescue(
     body: str,
     claims: Sequence[Claim],
@@ -361,15 +373,14 @@ def _rescue(
         return False
     if found.conflict is not None:
         stated, cell = found.conflict
-        other = next(
-            (
-                claims[at]
-                for at in around(position, len(claims))
-                if claims[at].index == stated.position
-            ),
-            None,
+        at = next(
+            (at for at in around(position, len(claims)) if claims[at].index == stated.position),
+            -1,
         )
-        if other is not None and other.hit is not None and cell.entry >= 0:
+        other = claims[at] if at >= 0 else None
+        if other is not None and _apart(claims, position, at, found.used):
+            pass  # another result's operand ("... 1.6 times the $21.93 of 2018"), not this one's
+        elif other is not None and other.hit is not None and cell.entry >= 0:
             # The stated number is another period's cell of the row the result needs.
             other.other_period = index.number(cell.entry)
             other.other_period_proof = f"{mention.text} = {found.formula}"

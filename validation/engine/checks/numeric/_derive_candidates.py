@@ -28,8 +28,9 @@ WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers'
 _GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 7}
 
 
-# (tier, value, a format of its formula, operation, the operands' texts)
-Candidate = tuple[int, float, str, str, tuple["Operand | str", ...]]
+# (tier, value, a format of its formula, operation, the operands' texts); the tier of a
+# pair of cells whose operation does not fit how they lie is its pair tier + 0.5
+Candidate = tuple[float, float, str, str, tuple["Operand | str", ...]]
 
 
 def candidates(
@@ -59,9 +60,33 @@ def candidates(
         if compound and kind in ("percent", "multiple"):
             found = chain(found, _changes(amounts, tier, kind))
         if only:
-            yield from (candidate for candidate in found if candidate[3] in only)
-        else:
-            yield from found
+            found = (candidate for candidate in found if candidate[3] in only)
+        # Within a tier, the candidates whose operation fits how their cells lie first.
+        unfit: list[Candidate] = []
+        for candidate in found:
+            if _fits(candidate[3], candidate[4]):
+                yield candidate
+            else:
+                unfit.append((tier + 0.5, *candidate[1:]))
+        yield from unfit
+
+
+def _fits(operation: str, used: Sequence[Operand | str]) -> bool:
+    """Does the operation fit how its two cells lie? Two periods of one line item (a row)
+    fit any operation; two line items of one period (a column) fit all but a change over
+    time; cells of neither the same row nor the same column fit none. A number without a
+    cell (a result the report derives) fits whatever it is paired with."""
+    cells = [operand for operand in used if isinstance(operand, Operand)]
+    if len(cells) != 2 or cells[0].row < 0 or cells[1].row < 0:
+        return True
+    first, second = cells
+    if first.row == second.row:
+        return True
+    same_column = first.column >= 0 and first.item == second.item and first.column == second.column
+    return same_column and operation not in _OVER_TIME
+
+
+_OVER_TIME = frozenset(("percent change", "CAGR"))
 
 
 def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
