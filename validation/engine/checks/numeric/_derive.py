@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from validation.engine.checks.numeric._cues import (
@@ -51,6 +51,7 @@ from validation.engine.checks.numeric._derive_pool import (
     supported,
     units_of,
     wrong_base_change,
+    years_named,
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
@@ -59,6 +60,7 @@ from validation.engine.checks.numeric._matching import (
     small_integer,
     wrong_calculation,
 )
+from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
@@ -120,6 +122,7 @@ def explain(
     named: frozenset[str] = frozenset(),
     only_named: bool = False,
     points: bool = False,
+    years: frozenset[int] = frozenset(),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None. The operations its words name are searched first, alone
@@ -146,17 +149,20 @@ def explain(
     if may_hit(operands, kind, readings, periods):  # else no first-look hit (`_derive_bound`)
         if named:
             found = _search(
-                candidates(operands, kind, periods, direction, named), readings, operands
+                candidates(operands, kind, periods, direction, named, years=years),
+                readings,
+                operands,
             )
             if found is not None or only_named:
                 return found
-        found = _search(candidates(operands, kind, periods, direction), readings, operands)
+        every = candidates(operands, kind, periods, direction, years=years)
+        found = _search(every, readings, operands)
     elif named and only_named:
         return None
     if found is None and kind in ("percent", "multiple"):
         # A second look with the changes of whole rows: their candidates join the
         # neighbourhood, so a hit among many is not taken.
-        every = candidates(operands, kind, periods, direction, compound=True)
+        every = candidates(operands, kind, periods, direction, compound=True, years=years)
         found = _search(every, readings, operands)
     return found
 
@@ -199,9 +205,7 @@ def _search(
         if looked >= _MAX_CANDIDATES:
             break  # the search is bounded: a hit further on would be a weak one anyway
         if tier != current:
-            if hit is not None or (
-                neighbourhood >= enough and _covered(near, readings) >= enough
-            ):
+            if hit is not None or (neighbourhood >= enough and _covered(near, readings) >= enough):
                 break
             current = tier
         for reading, (target, width) in enumerate(readings):
@@ -333,6 +337,13 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     )
 
 
+def _dated(operand: Operand, index: EvidenceIndex) -> Operand:
+    """The operand with its cell's year, where the evidence says it plainly."""
+    if operand.entry < 0:
+        return operand
+    return replace(operand, year=period_of(index, operand.entry) or 0)
+
+
 def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
     """Another number stands between the result and the stated number, and the result's
     derivation does not take it: the stated number belongs to another clause's result,
@@ -354,6 +365,9 @@ def _rescue(
     low, high = sentence_of(mention.start, mention.end)
     words = body[low:high]
     operands = pool(position, claims, index, (low, high), words, units)
+    years = years_named(words)
+    if years:
+        operands = [_dated(operand, index) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
@@ -368,6 +382,7 @@ def _rescue(
         named,
         claim.close != [],
         _points(body, mention),
+        years,
     )
     if found is None:
         return False

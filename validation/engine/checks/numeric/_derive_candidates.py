@@ -40,10 +40,12 @@ def candidates(
     direction: int,
     only: frozenset[str] = frozenset(),
     compound: bool = False,
+    years: frozenset[int] = frozenset(),
 ) -> Iterator[Candidate]:
     """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
     whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only.
-    `compound`: a row's change over another's too (more candidates: a second look)."""
+    `compound`: a row's change over another's too (more candidates: a second look).
+    `years`: the years the sentence names (a pair of cells of none of them fits less)."""
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
     # Points are a difference of rates, whether or not the evidence writes a % sign.
@@ -64,22 +66,26 @@ def candidates(
         # Within a tier, the candidates whose operation fits how their cells lie first.
         unfit: list[Candidate] = []
         for candidate in found:
-            if _fits(candidate[3], candidate[4]):
+            if _fits(candidate[3], candidate[4], years):
                 yield candidate
             else:
                 unfit.append((tier + 0.5, *candidate[1:]))
         yield from unfit
 
 
-def _fits(operation: str, used: Sequence[Operand | str]) -> bool:
+def _fits(operation: str, used: Sequence[Operand | str], years: frozenset[int]) -> bool:
     """Does the operation fit how its two cells lie? Two periods of one line item (a row)
     fit any operation; two line items of one period (a column) fit all but a change over
-    time; cells of neither the same row nor the same column fit none. A number without a
-    cell (a result the report derives) fits whatever it is paired with."""
+    time; cells of neither the same row nor the same column fit none; and where the
+    sentence names years, two cells of none of them fit none ("3.7 times the 2019
+    figure" takes a 2019 cell). A number without a cell (a result the report derives)
+    fits whatever it is paired with."""
     cells = [operand for operand in used if isinstance(operand, Operand)]
     if len(cells) != 2 or cells[0].row < 0 or cells[1].row < 0:
         return True
     first, second = cells
+    if first.year and second.year and years and not {first.year, second.year} & years:
+        return False
     if first.row == second.row:
         return True
     same_column = first.column >= 0 and first.item == second.item and first.column == second.column

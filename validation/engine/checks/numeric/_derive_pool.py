@@ -51,6 +51,7 @@ class Operand:
     entry: int = -1  # its evidence entry, if it is a cell
     position: int = -1  # its claim, if the report states it
     unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
+    year: int = 0  # the period of its cell, when its sentence names years and it is known
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,6 +446,11 @@ def periods_named(words: str) -> list[int]:
     """The counts of periods between the years a sentence names ("since 2015" in a
     sentence about 2019: four)."""
     return list(_periods_named(words))
+
+
+def years_named(words: str) -> frozenset[int]:
+    """The years a sentence names ("3.7 times the 2019 figure": 2019)."""
+    return frozenset(int(year) for year in _YEAR.findall(words))
 
 
 @lru_cache(maxsize=16)
