@@ -13,10 +13,11 @@ periods, a ratio per unit; conversions of scale are free (operands in full units
 claim read at its own scale or at the scale of the operands' digits, or in cents).
 
 *Acceptance is by evidence, not by closeness.* The candidates are generated in tiers
-of how strongly a pair is the writer's (see ``_tier``). A hit in tier t is
-weighed against every candidate of tiers 0..t: the chance that one of them lands in
-the claim's rounding window by coincidence is estimated from the number of candidate
-values within a factor ``_SPREAD`` of the claim, times the window's width relative to
+of how strongly a pair is the writer's (see ``_tier``), within a tier those whose
+operation fits how their cells lie first (``_fits``). A hit in tier t is weighed against
+every candidate of tiers 0..t: the chance that one of them lands in the claim's rounding
+window by coincidence is estimated from the windows the candidate values within a factor
+``_SPREAD`` of the claim cover (one value reached several ways covers one), relative to
 that range. A derivation is accepted only when that chance is below ``ACCEPT``; its
 formula carries the chance, so the proof shows how strong it is. docs/derivations.md
 tells the whole of it.

@@ -5,7 +5,8 @@ strongly the operands are the writer's.
 A pair gives a difference, sum, average, ratio or per-unit value (amounts), a share,
 percentage change or compound rate (percentages of amounts), a change in points or an
 average (percentages). A row gives the sum and average of its like cells (its periods:
-one unit, no column of changes); a list of stated numbers the same.
+one unit, no column of changes); a list of stated numbers the same. Within a tier, the
+candidates whose operation fits how their cells lie (``_fits``) come first.
 """
 
 from __future__ import annotations
