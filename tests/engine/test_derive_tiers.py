@@ -218,3 +218,34 @@ def test_a_change_over_the_prior_year_that_no_cell_gives_is_still_flagged() -> N
 
     assert "5.1%" in flagged(verdict)
     assert all(fix.find != "$22.40" for fix in verdict.fixes)
+
+
+# ------------------------------------------------------------------ a row named by its acronym
+
+
+EARNINGS = (
+    "table",
+    "| € million | 2020/2021 | 2021/2022 |\n|---|---|---|\n"
+    "| Earnings before interest and taxes EBIT | 655 | 761 |\n"
+    "| Net financial result | (121) | (98) |\n"
+    "| Earnings before taxes EBT | 534 | 663 |\n"
+    "| Income taxes | (187) | (262) |\n"
+    "| Profit for the period | 347 | 401 |\n"
+    "| Employees (thousands) | 142 | 139 |",
+)
+TAXES = (
+    "Profit for the period reached €401 million in 2021/2022 as financing costs eased. "
+    "Income taxes rose about 40.1%, an implied rate of roughly {} of EBT."
+)
+
+
+def test_a_word_in_capitals_of_a_rows_label_names_that_row() -> None:
+    verdict = check(TAXES.format("39.5%"), EARNINGS)
+
+    assert flagged(verdict) == []
+
+
+def test_a_rate_that_the_named_row_does_not_give_is_flagged() -> None:
+    verdict = check(TAXES.format("41.5%"), EARNINGS)
+
+    assert "41.5%" in flagged(verdict)

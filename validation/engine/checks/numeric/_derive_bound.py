@@ -23,7 +23,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from validation.engine.checks.numeric._derive_candidates import like_cells
-from validation.engine.checks.numeric._derive_pool import MAX_GROUP, STATED, Operand
+from validation.engine.checks.numeric._derive_pool import STATED, Operand
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
 _SLACK = 1e-9  # relative widening of every window: far above a float's rounding error
 

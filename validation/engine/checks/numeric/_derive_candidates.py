@@ -17,12 +17,12 @@ from itertools import chain
 
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
-    MAX_GROUP,
     NAMED,
     NEAR,
     STATED,
     Operand,
 )
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
 TIERS = 8
 WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers' rows
