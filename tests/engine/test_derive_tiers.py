@@ -249,3 +249,31 @@ def test_a_rate_that_the_named_row_does_not_give_is_flagged() -> None:
     verdict = check(TAXES.format("41.5%"), EARNINGS)
 
     assert "41.5%" in flagged(verdict)
+
+
+# ------------------------------------------------------------------ a period's line items summed
+
+
+PORTFOLIO = (
+    "table",
+    "(in thousands)\n\n| | Amortized cost | Fair value |\n|---|---|---|\n"
+    "| Money market funds | 58,210 | 58,210 |\n| Municipal bonds | 21,480 | 21,502 |\n"
+    "| Corporate notes | 96,315 | 96,118 |\n| Mortgage-backed securities | 41,902 | 41,377 |\n"
+    "| Treasury bills | 33,640 | 33,655 |\n| Total investments | 251,547 | 250,862 |",
+)
+HOLDINGS = (
+    "The portfolio holds $58.2 million in money market funds. Corporate notes, "
+    "mortgage-backed securities and treasury bills together carry a fair value of {}."
+)
+
+
+def test_the_line_items_a_sentence_names_summed_in_one_column() -> None:
+    verdict = check(HOLDINGS.format("$171.2 million"), PORTFOLIO)
+
+    assert flagged(verdict) == []
+
+
+def test_a_total_the_named_line_items_do_not_make_is_flagged() -> None:
+    verdict = check(HOLDINGS.format("$177.2 million"), PORTFOLIO)
+
+    assert "$177.2 million" in flagged(verdict)

@@ -238,6 +238,25 @@ def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> I
             if not averages:
                 yield tier, abs(total), written, "sum", ()
             yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
+    if not averages:
+        yield from _column_sums(operands, tier)
+
+
+def _column_sums(operands: Sequence[Operand], tier: int) -> Iterator[Candidate]:
+    """The sum of the line items one period's column holds among the rows the sentence
+    names or states ("corporate debt, asset-backed securities and commercial paper
+    together total ..."): all of them, three or more, at the tier of the weakest."""
+    columns: dict[tuple[int, int], list[Operand]] = {}
+    for operand in operands:
+        if operand.row >= 0 and operand.column >= 0 and operand.strength >= NAMED:
+            columns.setdefault((operand.item, operand.column), []).append(operand)
+    for members in columns.values():
+        weakest = min(member.strength for member in members)
+        if not 3 <= len(members) <= MAX_GROUP or tier != _GROUP_TIER[weakest]:
+            continue
+        members = sorted(members, key=lambda operand: operand.row)
+        total = sum(member.value for member in members)
+        yield tier, abs(total), " + ".join(member.text for member in members), "sum", ()
 
 
 def like_cells(cells: Sequence[Operand]) -> list[Operand]:
