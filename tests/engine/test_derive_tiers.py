@@ -102,6 +102,29 @@ def test_a_share_of_two_line_items_of_one_period_fits_and_their_change_does_not(
     assert change and change[0] == int(change[0]) + 0.5
 
 
+def test_a_stated_change_fits_only_over_a_level_that_is_an_end_of_it() -> None:
+    change = Operand(
+        value=20.0,
+        text="$20 million",
+        percent=False,
+        digits=1.0,
+        strength=STATED,
+        row=-1,
+        column=-1,
+        reported=True,
+        change=True,
+    )
+    before = cell(125.0, NAMED, 6, 1)
+    after = cell(105.0, NAMED, 6, 0)
+    unrelated = cell(250.0, NAMED, 8, 1)
+
+    over_its_end = _tiers_of([change, before, after], "share", 16.0)
+    over_another_level = _tiers_of([change, unrelated, after], "share", 8.0)
+
+    assert over_its_end and over_its_end[0] == int(over_its_end[0])
+    assert over_another_level and over_another_level[0] != int(over_another_level[0])
+
+
 def test_a_change_between_two_periods_of_one_line_fits() -> None:
     later = cell(1150.0, NAMED, 2, 0)
     earlier = cell(1000.0, NAMED, 2, 1)

@@ -52,6 +52,7 @@ def candidates(
     # Points are a difference of rates, whether or not the evidence writes a % sign.
     chosen = _by_tier(amounts if kind != "points" else operands)
     points = _by_tier(percents) if kind == "percent" else None
+    ends = _ends(amounts)
     for tier in range(TIERS):
         found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
         if points is not None:
@@ -67,21 +68,48 @@ def candidates(
         # Within a tier, the candidates whose operation fits how their cells lie first.
         unfit: list[Candidate] = []
         for candidate in found:
-            if _fits(candidate[3], candidate[4], years):
+            if _fits(candidate[3], candidate[4], years, ends):
                 yield candidate
             else:
                 unfit.append((tier + 0.5, *candidate[1:]))
         yield from unfit
 
 
-def _fits(operation: str, used: Sequence[Operand | str], years: frozenset[int]) -> bool:
+def _ends(operands: Sequence[Operand]) -> dict[int, list[float]]:
+    """Each row's cell values, to tell whether a cell is an end of a stated change."""
+    ends: dict[int, list[float]] = {}
+    for operand in operands:
+        if operand.row >= 0:
+            ends.setdefault(operand.row, []).append(abs(operand.value))
+    return ends
+
+
+def _is_end(change: Operand, cell: Operand, ends: dict[int, list[float]]) -> bool:
+    """The cell and another of its row differ by the stated change."""
+    step = abs(change.value)
+    tolerance = max(step * 0.01, change.digits * 0.5)
+    level = abs(cell.value)
+    return any(abs(abs(other - level) - step) <= tolerance for other in ends.get(cell.row, ()))
+
+
+def _fits(
+    operation: str,
+    used: Sequence[Operand | str],
+    years: frozenset[int],
+    ends: dict[int, list[float]] | None = None,
+) -> bool:
     """Does the operation fit how its two cells lie? Two periods of one line item (a row)
     fit any operation; two line items of one period (a column) fit all but a change over
     time; cells of neither the same row nor the same column fit none; and where the
     sentence names years, two cells of none of them fit none ("3.7 times the 2019
-    figure" takes a 2019 cell). A number without a cell (a result the report derives)
-    fits whatever it is paired with."""
+    figure" takes a 2019 cell). A stated change fits over a cell only when the cell is
+    an end of it; any other number without a cell (a result the report derives) fits
+    whatever it is paired with."""
     cells = [operand for operand in used if isinstance(operand, Operand)]
+    if len(cells) == 2 and ends is not None:
+        change, cell = sorted(cells, key=lambda operand: operand.row)
+        if change.change and change.row < 0 <= cell.row and not _is_end(change, cell, ends):
+            return False  # a stated change over a level that is no end of it
     if len(cells) != 2 or cells[0].row < 0 or cells[1].row < 0:
         return True
     first, second = cells
