@@ -125,6 +125,25 @@ def test_a_stated_change_fits_only_over_a_level_that_is_an_end_of_it() -> None:
     assert over_another_level and over_another_level[0] != int(over_another_level[0])
 
 
+def test_an_average_is_of_one_line_over_periods_not_of_two_lines_of_one_period() -> None:
+    line_now = cell(300.0, NAMED, 1, 0)
+    line_before = cell(260.0, NAMED, 1, 1)
+    other_line_now = cell(500.0, NAMED, 2, 0)
+
+    def average_tiers(pair: list[Operand], value: float) -> list[float]:
+        return [
+            tier
+            for tier, found, _, name, _ in candidates(pair, "amount", [], 0)
+            if name == "average" and abs(found - value) < 0.01
+        ]
+
+    over_periods = average_tiers([line_now, line_before], 280.0)
+    across_lines = average_tiers([line_now, other_line_now], 400.0)
+
+    assert over_periods and over_periods[0] == int(over_periods[0])
+    assert across_lines and across_lines[0] != int(across_lines[0])
+
+
 def test_a_change_between_two_periods_of_one_line_fits() -> None:
     later = cell(1150.0, NAMED, 2, 0)
     earlier = cell(1000.0, NAMED, 2, 1)

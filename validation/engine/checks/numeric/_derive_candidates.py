@@ -100,7 +100,7 @@ def _fits(
 ) -> bool:
     """Does the operation fit how its two cells lie? Two periods of one line item (a row)
     fit any operation; two line items of one period (a column) fit all but a change over
-    time; cells of neither the same row nor the same column fit none; and where the
+    time or an average; cells of neither the same row nor the same column fit none; and where the
     sentence names years, two cells of none of them fit none ("3.7 times the 2019
     figure" takes a 2019 cell). A stated change fits over a cell only when the cell is
     an end of it; any other number without a cell (a result the report derives) fits
@@ -121,7 +121,9 @@ def _fits(
     return same_column and operation not in _OVER_TIME
 
 
-_OVER_TIME = frozenset(("percent change", "CAGR"))
+# What two line items of one period do not make: a change over time, and an average (an
+# average is of one quantity over periods, or of a list the words give).
+_OVER_TIME = frozenset(("percent change", "CAGR", "average"))
 
 
 def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
