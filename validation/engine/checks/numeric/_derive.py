@@ -13,10 +13,11 @@ periods, a ratio per unit; conversions of scale are free (operands in full units
 claim read at its own scale or at the scale of the operands' digits, or in cents).
 
 *Acceptance is by evidence, not by closeness.* The candidates are generated in tiers
-of how strongly a pair is the writer's (see ``_tier``). A hit in tier t is
-weighed against every candidate of tiers 0..t: the chance that one of them lands in
-the claim's rounding window by coincidence is estimated from the number of candidate
-values within a factor ``_SPREAD`` of the claim, times the window's width relative to
+of how strongly a pair is the writer's (see ``_tier``), within a tier those whose
+operation fits how their cells lie first (``_fits``). A hit in tier t is weighed against
+every candidate of tiers 0..t: the chance that one of them lands in the claim's rounding
+window by coincidence is estimated from the windows the candidate values within a factor
+``_SPREAD`` of the claim cover (one value reached several ways covers one), relative to
 that range. A derivation is accepted only when that chance is below ``ACCEPT``; its
 formula carries the chance, so the proof shows how strong it is. docs/derivations.md
 tells the whole of it.
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from validation.engine.checks.numeric._cues import (
@@ -51,6 +52,7 @@ from validation.engine.checks.numeric._derive_pool import (
     supported,
     units_of,
     wrong_base_change,
+    years_named,
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
@@ -59,6 +61,7 @@ from validation.engine.checks.numeric._matching import (
     small_integer,
     wrong_calculation,
 )
+from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
@@ -77,6 +80,7 @@ class Explained:
     tier: int
     # (the stated number, the cell of its row the derivation takes instead)
     conflict: tuple[Operand, Operand] | None = None
+    used: frozenset[int] = frozenset()  # the claims (their index) the derivation takes
 
 
 def _percent_target(mention: NumberMention) -> bool:
@@ -119,6 +123,7 @@ def explain(
     named: frozenset[str] = frozenset(),
     only_named: bool = False,
     points: bool = False,
+    years: frozenset[int] = frozenset(),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None. The operations its words name are searched first, alone
@@ -145,17 +150,20 @@ def explain(
     if may_hit(operands, kind, readings, periods):  # else no first-look hit (`_derive_bound`)
         if named:
             found = _search(
-                candidates(operands, kind, periods, direction, named), readings, operands
+                candidates(operands, kind, periods, direction, named, years=years),
+                readings,
+                operands,
             )
             if found is not None or only_named:
                 return found
-        found = _search(candidates(operands, kind, periods, direction), readings, operands)
+        every = candidates(operands, kind, periods, direction, years=years)
+        found = _search(every, readings, operands)
     elif named and only_named:
         return None
     if found is None and kind in ("percent", "multiple"):
         # A second look with the changes of whole rows: their candidates join the
         # neighbourhood, so a hit among many is not taken.
-        every = candidates(operands, kind, periods, direction, compound=True)
+        every = candidates(operands, kind, periods, direction, compound=True, years=years)
         found = _search(every, readings, operands)
     return found
 
@@ -188,41 +196,60 @@ def _search(
     operands: Sequence[Operand],
 ) -> Explained | None:
     neighbourhood = 0
+    near: list[list[float]] = [[] for _ in readings]  # the neighbours' values, per reading
     missed: set[str] = set()  # operations over the sentence's own numbers that nearly fit
-    hit: tuple[int, float, str, str, tuple[Operand | str, ...], float, float] | None = None
-    current = 0
+    hit: tuple[float, float, str, str, tuple[Operand | str, ...], float, float] | None = None
+    current = 0.0
     # Past this many neighbours no hit can be accepted any more: the search may stop.
     enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
     for looked, (tier, value, formula, operation, texts) in enumerate(found):
         if looked >= _MAX_CANDIDATES:
             break  # the search is bounded: a hit further on would be a weak one anyway
         if tier != current:
-            if hit is not None or neighbourhood >= enough:
+            if hit is not None or (neighbourhood >= enough and _covered(near, readings) >= enough):
                 break
             current = tier
-        for target, width in readings:
+        for reading, (target, width) in enumerate(readings):
             if target / _SPREAD <= value <= target * _SPREAD:
                 neighbourhood += 1
+                near[reading].append(value)
                 off = abs(value - target)
                 if hit is None and off <= width / 2 * 1.000001:
                     hit = (tier, value, formula, operation, texts, target, width)
-                elif tier == 0 and off <= target * _NEAR_MISS:
+                elif tier < 1 and off <= target * _NEAR_MISS:
                     missed.add(operation)
     if hit is None:
         return None
     tier, value, formula, operation, texts, target, width = hit
-    if tier and operation in missed:
+    if tier >= 1 and operation in missed:
         # The numbers stated beside it, in the same operation, miss it: the writer
         # computed from those and slipped; another pair landing on it is chance.
         return None
-    chance = min(1.0, max(1, neighbourhood) * width / (target * _LOG_SPREAD))
-    conflict = _conflict(texts, operands) if tier else None
+    chance = min(1.0, max(1.0, _covered(near, readings)) * width / (target * _LOG_SPREAD))
+    conflict = _conflict(texts, operands) if tier >= 1 else None
     if chance >= ACCEPT or conflict == ():
         return None
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
     written = formula.format(*shown) if texts else formula
     pair = conflict or None
-    return Explained(value, f"{written} (chance {chance:.1%})", operation, chance, tier, pair)
+    used = frozenset(text.position for text in texts if isinstance(text, Operand))
+    return Explained(
+        value, f"{written} (chance {chance:.1%})", operation, chance, int(tier), pair, used
+    )
+
+
+def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
+    """How many windows the neighbours cover, each reading's windows counted once where
+    they overlap: candidates that are one value reached several ways ("181 / 81,731" and
+    "(81,912 - 81,731) / 81,731") cover no more of the range than one does."""
+    covered = 0.0
+    for values, (_, width) in zip(near, readings, strict=True):
+        end = -math.inf
+        for value in sorted(values):
+            low, high = value - width / 2, value + width / 2
+            covered += (high - max(low, end)) / width if high > end else 0.0
+            end = max(end, high)
+    return covered
 
 
 def rescue(
@@ -311,6 +338,21 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     )
 
 
+def _dated(operand: Operand, index: EvidenceIndex) -> Operand:
+    """The operand with its cell's year, where the evidence says it plainly."""
+    if operand.entry < 0:
+        return operand
+    return replace(operand, year=period_of(index, operand.entry) or 0)
+
+
+def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
+    """Another number stands between the result and the stated number, and the result's
+    derivation does not take it: the stated number belongs to another clause's result,
+    not in the place of this one's operand."""
+    low, high = sorted((position, at))
+    return any(claims[between].index not in used for between in range(low + 1, high))
+
+
 def _rescue(
     body: str,
     claims: Sequence[Claim],
@@ -324,6 +366,9 @@ def _rescue(
     low, high = sentence_of(mention.start, mention.end)
     words = body[low:high]
     operands = pool(position, claims, index, (low, high), words, units)
+    years = years_named(words)
+    if years:
+        operands = [_dated(operand, index) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
@@ -338,20 +383,20 @@ def _rescue(
         named,
         claim.close != [],
         _points(body, mention),
+        years,
     )
     if found is None:
         return False
     if found.conflict is not None:
         stated, cell = found.conflict
-        other = next(
-            (
-                claims[at]
-                for at in around(position, len(claims))
-                if claims[at].index == stated.position
-            ),
-            None,
+        at = next(
+            (at for at in around(position, len(claims)) if claims[at].index == stated.position),
+            -1,
         )
-        if other is not None and other.hit is not None and cell.entry >= 0:
+        other = claims[at] if at >= 0 else None
+        if other is not None and _apart(claims, position, at, found.used):
+            pass  # another result's operand ("... 1.6 times the $21.93 of 2018"), not this one's
+        elif other is not None and other.hit is not None and cell.entry >= 0:
             # The stated number is another period's cell of the row the result needs.
             other.other_period = index.number(cell.entry)
             other.other_period_proof = f"{mention.text} = {found.formula}"

@@ -23,7 +23,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from validation.engine.checks.numeric._derive_candidates import like_cells
-from validation.engine.checks.numeric._derive_pool import MAX_GROUP, STATED, Operand
+from validation.engine.checks.numeric._derive_pool import NAMED, STATED, Operand
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
 _SLACK = 1e-9  # relative widening of every window: far above a float's rounding error
 
@@ -162,6 +163,13 @@ def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bo
             if operand.strength == STATED and operand.percent == percent
         ]
     )
+    columns: dict[tuple[int, int], list[Operand]] = {}
+    for operand in operands:
+        placed = operand.row >= 0 and operand.column >= 0
+        if placed and operand.strength >= NAMED and operand.percent == percent:
+            columns.setdefault((operand.item, operand.column), []).append(operand)
+    for column in columns.values():  # a period's named line items, summed
+        lists.append(sorted(column, key=lambda operand: operand.row))
     for members in lists:
         for size in range(3, min(len(members), MAX_GROUP) + 1):
             total = abs(sum(member.value for member in members[:size]))

@@ -5,7 +5,8 @@ strongly the operands are the writer's.
 A pair gives a difference, sum, average, ratio or per-unit value (amounts), a share,
 percentage change or compound rate (percentages of amounts), a change in points or an
 average (percentages). A row gives the sum and average of its like cells (its periods:
-one unit, no column of changes); a list of stated numbers the same.
+one unit, no column of changes); a list of stated numbers the same. Within a tier, the
+candidates whose operation fits how their cells lie (``_fits``) come first.
 """
 
 from __future__ import annotations
@@ -16,19 +17,21 @@ from itertools import chain
 
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
-    MAX_GROUP,
     NAMED,
     NEAR,
     STATED,
     Operand,
 )
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
-TIERS = 5
-_GROUP_TIER = {STATED: 0, NEAR: 1, NAMED: 2, BESIDE: 4}
+TIERS = 8
+WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers' rows
+_GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 7}
 
 
-# (tier, value, a format of its formula, operation, the operands' texts)
-Candidate = tuple[int, float, str, str, tuple["Operand | str", ...]]
+# (tier, value, a format of its formula, operation, the operands' texts); the tier of a
+# pair of cells whose operation does not fit how they lie is its pair tier + 0.5
+Candidate = tuple[float, float, str, str, tuple["Operand | str", ...]]
 
 
 def candidates(
@@ -38,15 +41,18 @@ def candidates(
     direction: int,
     only: frozenset[str] = frozenset(),
     compound: bool = False,
+    years: frozenset[int] = frozenset(),
 ) -> Iterator[Candidate]:
     """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
     whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only.
-    `compound`: a row's change over another's too (more candidates: a second look)."""
+    `compound`: a row's change over another's too (more candidates: a second look).
+    `years`: the years the sentence names (a pair of cells of none of them fits less)."""
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
     # Points are a difference of rates, whether or not the evidence writes a % sign.
     chosen = _by_tier(amounts if kind != "points" else operands)
     points = _by_tier(percents) if kind == "percent" else None
+    ends = _ends(amounts)
     for tier in range(TIERS):
         found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
         if points is not None:
@@ -58,9 +64,66 @@ def candidates(
         if compound and kind in ("percent", "multiple"):
             found = chain(found, _changes(amounts, tier, kind))
         if only:
-            yield from (candidate for candidate in found if candidate[3] in only)
-        else:
-            yield from found
+            found = (candidate for candidate in found if candidate[3] in only)
+        # Within a tier, the candidates whose operation fits how their cells lie first.
+        unfit: list[Candidate] = []
+        for candidate in found:
+            if _fits(candidate[3], candidate[4], years, ends):
+                yield candidate
+            else:
+                unfit.append((tier + 0.5, *candidate[1:]))
+        yield from unfit
+
+
+def _ends(operands: Sequence[Operand]) -> dict[int, list[float]]:
+    """Each row's cell values, to tell whether a cell is an end of a stated change."""
+    ends: dict[int, list[float]] = {}
+    for operand in operands:
+        if operand.row >= 0:
+            ends.setdefault(operand.row, []).append(abs(operand.value))
+    return ends
+
+
+def _is_end(change: Operand, cell: Operand, ends: dict[int, list[float]]) -> bool:
+    """The cell and another of its row differ by the stated change."""
+    step = abs(change.value)
+    tolerance = max(step * 0.01, change.digits * 0.5)
+    level = abs(cell.value)
+    return any(abs(abs(other - level) - step) <= tolerance for other in ends.get(cell.row, ()))
+
+
+def _fits(
+    operation: str,
+    used: Sequence[Operand | str],
+    years: frozenset[int],
+    ends: dict[int, list[float]] | None = None,
+) -> bool:
+    """Does the operation fit how its two cells lie? Two periods of one line item (a row)
+    fit any operation; two line items of one period (a column) fit all but a change over
+    time or an average; cells of neither the same row nor the same column fit none; and where the
+    sentence names years, two cells of none of them fit none ("3.7 times the 2019
+    figure" takes a 2019 cell). A stated change fits over a cell only when the cell is
+    an end of it; any other number without a cell (a result the report derives) fits
+    whatever it is paired with."""
+    cells = [operand for operand in used if isinstance(operand, Operand)]
+    if len(cells) == 2 and ends is not None:
+        change, cell = sorted(cells, key=lambda operand: operand.row)
+        if change.change and change.row < 0 <= cell.row and not _is_end(change, cell, ends):
+            return False  # a stated change over a level that is no end of it
+    if len(cells) != 2 or cells[0].row < 0 or cells[1].row < 0:
+        return True
+    first, second = cells
+    if first.year and second.year and years and not {first.year, second.year} & years:
+        return False
+    if first.row == second.row:
+        return True
+    same_column = first.column >= 0 and first.item == second.item and first.column == second.column
+    return same_column and operation not in _OVER_TIME
+
+
+# What two line items of one period do not make: a change over time, and an average (an
+# average is of one quantity over periods, or of a list the words give).
+_OVER_TIME = frozenset(("percent change", "CAGR", "average"))
 
 
 def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
@@ -74,23 +137,31 @@ def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]
 
 def _tier(first: Operand, second: Operand) -> int:
     """How strongly a pair of operands is the writer's: 0 both stated in the claim's
-    sentence; 1 both near it (stated in it, or in the rows of those numbers or of its own
-    label), or one stated in it and the other in the same row or column; 2 one near and
-    the other in its row or column or stated elsewhere in the report; 3 one of them
-    named by the sentence; 4 neither."""
+    sentence; 1 one stated in it and the other a cell of its row (another period of its
+    line item) or of its column (another line item of its period); 2 both near it
+    (stated in it, or in the rows of those numbers or of its own label); 3 one near and
+    the other in its row or column or stated elsewhere in the report, or a number the
+    report states and a named cell of its row or column; 4 two cells of one row or
+    column the sentence names (a line item's two periods, a line and its period's
+    total); 5 one of them named by the sentence; 6 neither."""
     weaker, stronger = sorted((first.strength, second.strength))
     if weaker == STATED:
         return 0
     linked = (first.row >= 0 and first.row == second.row) or (
         first.column >= 0 and first.item == second.item and first.column == second.column
     )
-    if weaker >= NEAR or (stronger == STATED and linked):
+    if stronger == STATED and linked:
         return 1
-    if (stronger >= NEAR and (linked or first.reported or second.reported)) or (
-        stronger >= NAMED and linked and (first.reported or second.reported)
-    ):
-        return 2  # (a number the report states and the named total of its column)
-    return 3 if stronger >= NAMED else 4
+    if weaker >= NEAR:
+        return 2
+    reported = first.reported or second.reported
+    if stronger >= NAMED and linked and (stronger >= NEAR or reported):
+        return 3
+    if stronger >= NEAR and reported:
+        return 4
+    if weaker >= NAMED and linked:
+        return 5
+    return 6 if stronger >= NAMED else 7
 
 
 def _pairs(
@@ -197,6 +268,25 @@ def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> I
             if not averages:
                 yield tier, abs(total), written, "sum", ()
             yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
+    if not averages:
+        yield from _column_sums(operands, tier)
+
+
+def _column_sums(operands: Sequence[Operand], tier: int) -> Iterator[Candidate]:
+    """The sum of the line items one period's column holds among the rows the sentence
+    names or states ("corporate debt, asset-backed securities and commercial paper
+    together total ..."): all of them, three or more, at the tier of the weakest."""
+    columns: dict[tuple[int, int], list[Operand]] = {}
+    for operand in operands:
+        if operand.row >= 0 and operand.column >= 0 and operand.strength >= NAMED:
+            columns.setdefault((operand.item, operand.column), []).append(operand)
+    for members in columns.values():
+        weakest = min(member.strength for member in members)
+        if not 3 <= len(members) <= MAX_GROUP or tier != _GROUP_TIER[weakest]:
+            continue
+        members = sorted(members, key=lambda operand: operand.row)
+        total = sum(member.value for member in members)
+        yield tier, abs(total), " + ".join(member.text for member in members), "sum", ()
 
 
 def like_cells(cells: Sequence[Operand]) -> list[Operand]:

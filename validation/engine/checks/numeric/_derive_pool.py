@@ -23,12 +23,13 @@ from decimal import Decimal
 from functools import lru_cache
 
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows
+from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
 
 STATED, NEAR, NAMED, BESIDE = 4, 3, 2, 1  # operand strengths
-MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
 _MAX_POOL = 24  # operands offered to one claim
 _MAX_NAMED = 3  # rows named by one text
 _COMMON = 64  # a word in more rows than this names none of them
@@ -51,153 +52,13 @@ class Operand:
     entry: int = -1  # its evidence entry, if it is a cell
     position: int = -1  # its claim, if the report states it
     unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
+    year: int = 0  # the period of its cell, when its sentence names years and it is known
 
 
-@dataclass(frozen=True, slots=True)
-class _Rows:
-    """The evidence in rows: each non-twin entry's row and column, each row's cells."""
-
-    row_of: dict[int, int]
-    column_of: dict[int, int]
-    cells: list[list[int]]
-    tokens: list[frozenset[str]]
-    by_item_column: dict[tuple[int, int], list[int]]
-    postings: dict[str, list[int]]  # the rows whose label has a word
-    totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
-
-
-def _rows(index: EvidenceIndex) -> _Rows:
-    remembered: _Rows | None = index.memo.get(("derive-rows",))
-    if remembered is not None:
-        return remembered
-    row_of: dict[int, int] = {}
-    column_of: dict[int, int] = {}
-    cells: list[list[int]] = []
-    tokens: list[frozenset[str]] = []
-    by_item_column: dict[tuple[int, int], list[int]] = {}
-    last: tuple[int, str] | None = None
-    json_columns: dict[tuple[int, str], list[int]] = {}
-    totals: dict[int, list[int]] = {}
-    sections: dict[int, dict[str, list[frozenset[str]]]] = {}
-    for entry in range(len(index)):
-        if index.is_mantissa(entry):
-            continue
-        item = index.item_of(entry)
-        label = index.label_of(entry)  # the record itself is built only for an operand
-        column_key = ""
-        if index.items[item].text is None and "." in label:
-            # A JSON path: the object holding the number is its row ("line_items.Total"),
-            # its key the column ("2019").
-            label, column_key = label.rsplit(".", 1)
-        key = (item, label)
-        if key != last or len(cells[-1]) >= MAX_GROUP * 2:
-            cells.append([])
-            words = label_tokens(label)
-            if not label.strip() and index.items[item].text is not None:
-                words = _section_name(index, sections, item, index.number(entry).raw)
-            tokens.append(words)
-            last = key
-            if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
-                totals.setdefault(item, []).append(len(cells) - 1)
-        row = len(cells) - 1
-        row_of[entry] = row
-        column_of[entry] = len(cells[row])
-        cells[row].append(entry)
-        if column_key:
-            json_columns.setdefault((item, column_key), []).append(entry)
-    for entries in cells:
-        if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
-            continue  # a lone number (prose) is no table row; JSON has its keys
-        item = index.item_of(entries[0])
-        for column, entry in enumerate(entries):
-            by_item_column.setdefault((item, column), []).append(entry)
-    for (json_item, _), entries in json_columns.items():
-        for entry in entries:
-            by_item_column.setdefault((json_item, column_of[entry]), []).append(entry)
-    lone = [place for place, members in by_item_column.items() if len(members) < 2]
-    for place in lone:
-        del by_item_column[place]
-    _sum_lines(index, cells, tokens, totals)
-    postings: dict[str, list[int]] = {}
-    for row, words in enumerate(tokens):
-        for word in words:
-            postings.setdefault(word, []).append(row)
-    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings, totals)
-    index.remember(("derive-rows",), found)
-    return found
-
-
-_TOTAL_LABEL = re.compile(r"\s*(?:grand\s+)?totals?\b", re.IGNORECASE)
 _TOTAL_WORDS = re.compile(
     r"\b(?:total|totals|totalled|totaled|combined|altogether|aggregate|in all|all told)\b",
     re.IGNORECASE,
 )
-
-
-def _sum_lines(
-    index: EvidenceIndex,
-    cells: list[list[int]],
-    tokens: list[frozenset[str]],
-    totals: dict[int, list[int]],
-) -> None:
-    """A row with no label words whose first cell is the sum of the first cells of the
-    rows just above it (of its table) is that table's total line ("$2,636" under
-    1,150, 1,301 and 185)."""
-    for row, words in enumerate(tokens):
-        if words or len(cells[row]) < 2:
-            continue
-        item = index.number(cells[row][0]).item
-        if row in totals.get(item, ()):
-            continue
-        target = float(index.number(cells[row][0]).full_value)
-        running, above = 0.0, row - 1
-        while above >= 0 and row - above <= MAX_GROUP * 2:
-            first = index.number(cells[above][0])
-            if first.item != item or len(cells[above]) != len(cells[row]):
-                break
-            running += float(first.full_value)
-            if row - above >= 2 and abs(running - target) <= 1e-9 * max(1.0, abs(target)):
-                totals.setdefault(item, []).append(row)
-                break
-            above -= 1
-
-
-def _section_name(
-    index: EvidenceIndex,
-    sections: dict[int, dict[str, list[frozenset[str]]]],
-    item: int,
-    raw: str,
-) -> frozenset[str]:
-    """The words of the heading that opens the section of a table's unlabelled row ("|
-    Property and equipment: | | |" over "| | $830 | $1,449 |": the section's total)."""
-    named = sections.get(item)
-    if named is None:
-        named = sections[item] = _unlabelled_rows(index.items[item].text or "")
-    found = named.get(_digits_of(raw))
-    return found.pop(0) if found else frozenset()
-
-
-def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
-    """For each unlabelled row of a markdown table (by the digits of its first number,
-    in order), the label words of the last heading row above it (a label, no numbers)."""
-    found: dict[str, list[frozenset[str]]] = {}
-    heading: frozenset[str] = frozenset()
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("|"):
-            continue
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        label, rest = cells[0], cells[1:]
-        numbers = [cell for cell in rest if any(ch.isdigit() for ch in cell)]
-        if label and not numbers:
-            heading = label_tokens(label)
-        elif not label and numbers and heading:
-            found.setdefault(_digits_of(numbers[0]), []).append(heading)
-    return found
-
-
-def _digits_of(text: str) -> str:
-    return "".join(ch for ch in text if ch.isdigit() or ch == ".").strip(".")
 
 
 def units_of(claims: Sequence[Claim]) -> dict[int, float]:
@@ -414,8 +275,23 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
             for row in candidates
             if _names(len(wanted & rows.tokens[row]), len(rows.tokens[row]))
         )
-        found += [row for _, row in scored[:_MAX_NAMED] if row not in own]
+        if found is named:
+            # A label's word in capitals names its row alone ("of EBT": "Earnings before
+            # taxes EBT"), when it names few rows.
+            for acronym in _capitals(text) if rows.acronyms else ():
+                posting = rows.acronyms.get(acronym, ())
+                if len(posting) <= _MAX_NAMED:
+                    found += [row for row in posting if row not in own and row not in found]
+                if len(found) >= _MAX_NAMED:
+                    break
+        found += [row for _, row in scored[:_MAX_NAMED] if row not in own and row not in found]
     return own, named
+
+
+@lru_cache(maxsize=16)
+def _capitals(text: str) -> tuple[str, ...]:
+    # Each number of a sentence asks for its words in capitals: read once per sentence.
+    return tuple(dict.fromkeys(_CAPITALS.findall(text)))
 
 
 def _names(shared: int, words: int) -> bool:
@@ -445,6 +321,13 @@ def periods_named(words: str) -> list[int]:
     """The counts of periods between the years a sentence names ("since 2015" in a
     sentence about 2019: four)."""
     return list(_periods_named(words))
+
+
+@lru_cache(maxsize=16)
+def years_named(words: str) -> frozenset[int]:
+    """The years a sentence names ("3.7 times the 2019 figure": 2019); read once per
+    sentence, whichever of its numbers asks."""
+    return frozenset(int(year) for year in _YEAR.findall(words))
 
 
 @lru_cache(maxsize=16)

@@ -24,7 +24,7 @@ from validation.engine.checks.numeric._derive import (
     _readings,
     _search,
 )
-from validation.engine.checks.numeric._derive_candidates import candidates
+from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
 from validation.engine.checks.numeric._derive_pool import (
     direction_of,
     periods_named,
@@ -41,7 +41,7 @@ from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
 from validation.engine.types import EvidenceExcerpt, ToolCallRecord
 
 _CHANCE = 0.01  # each variant's derivation must be this unlikely a coincidence
-_TIER = 1  # its operands stated in the sentence, or one stated and the other in its row
+_TIER = WRITERS  # its operands stated in the sentence, or one stated and the other in its row
 _MAX_TRIED = 40  # numbers of one report looked at (a wall costs the same as a memo)
 _MIN_DIGITS = 3
 

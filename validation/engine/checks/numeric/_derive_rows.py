@@ -1,0 +1,165 @@
+"""The evidence in rows, for the derived search (:mod:`._derive_pool`): each number's row
+and column (a table's row label and cell position, a JSON object's path and key), the
+words that name each row (a markdown row without a label takes its section's heading;
+a word its label writes in capitals names it alone), and each table's total rows (a row
+labelled "Total", or an unlabelled row that sums the rows just above it). Built once per
+evidence index and kept in its memo.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._labels import label_tokens
+
+MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
+
+
+@dataclass(frozen=True, slots=True)
+class _Rows:
+    """The evidence in rows: each non-twin entry's row and column, each row's cells."""
+
+    row_of: dict[int, int]
+    column_of: dict[int, int]
+    cells: list[list[int]]
+    tokens: list[frozenset[str]]
+    by_item_column: dict[tuple[int, int], list[int]]
+    postings: dict[str, list[int]]  # the rows whose label has a word
+    totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
+    acronyms: dict[str, list[int]]  # the rows whose label writes a word in capitals ("EBT")
+
+
+def _rows(index: EvidenceIndex) -> _Rows:
+    remembered: _Rows | None = index.memo.get(("derive-rows",))
+    if remembered is not None:
+        return remembered
+    row_of: dict[int, int] = {}
+    column_of: dict[int, int] = {}
+    cells: list[list[int]] = []
+    tokens: list[frozenset[str]] = []
+    by_item_column: dict[tuple[int, int], list[int]] = {}
+    last: tuple[int, str] | None = None
+    json_columns: dict[tuple[int, str], list[int]] = {}
+    totals: dict[int, list[int]] = {}
+    acronyms: dict[str, list[int]] = {}
+    sections: dict[int, dict[str, list[frozenset[str]]]] = {}
+    for entry in range(len(index)):
+        if index.is_mantissa(entry):
+            continue
+        item = index.item_of(entry)
+        label = index.label_of(entry)  # the record itself is built only for an operand
+        column_key = ""
+        if index.items[item].text is None and "." in label:
+            # A JSON path: the object holding the number is its row ("line_items.Total"),
+            # its key the column ("2019").
+            label, column_key = label.rsplit(".", 1)
+        key = (item, label)
+        if key != last or len(cells[-1]) >= MAX_GROUP * 2:
+            cells.append([])
+            words = label_tokens(label)
+            if not label.strip() and index.items[item].text is not None:
+                words = _section_name(index, sections, item, index.number(entry).raw)
+            tokens.append(words)
+            for acronym in set(_CAPITALS.findall(label)):
+                acronyms.setdefault(acronym, []).append(len(cells) - 1)
+            last = key
+            if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
+                totals.setdefault(item, []).append(len(cells) - 1)
+        row = len(cells) - 1
+        row_of[entry] = row
+        column_of[entry] = len(cells[row])
+        cells[row].append(entry)
+        if column_key:
+            json_columns.setdefault((item, column_key), []).append(entry)
+    for entries in cells:
+        if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
+            continue  # a lone number (prose) is no table row; JSON has its keys
+        item = index.item_of(entries[0])
+        for column, entry in enumerate(entries):
+            by_item_column.setdefault((item, column), []).append(entry)
+    for (json_item, _), entries in json_columns.items():
+        for entry in entries:
+            by_item_column.setdefault((json_item, column_of[entry]), []).append(entry)
+    lone = [place for place, members in by_item_column.items() if len(members) < 2]
+    for place in lone:
+        del by_item_column[place]
+    _sum_lines(index, cells, tokens, totals)
+    postings: dict[str, list[int]] = {}
+    for row, words in enumerate(tokens):
+        for word in words:
+            postings.setdefault(word, []).append(row)
+    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings, totals, acronyms)
+    index.remember(("derive-rows",), found)
+    return found
+
+
+_CAPITALS = re.compile(r"\b[A-Z]{2,6}\b")
+_TOTAL_LABEL = re.compile(r"\s*(?:grand\s+)?totals?\b", re.IGNORECASE)
+
+
+def _sum_lines(
+    index: EvidenceIndex,
+    cells: list[list[int]],
+    tokens: list[frozenset[str]],
+    totals: dict[int, list[int]],
+) -> None:
+    """A row with no label words whose first cell is the sum of the first cells of the
+    rows just above it (of its table) is that table's total line ("$2,636" under
+    1,150, 1,301 and 185)."""
+    for row, words in enumerate(tokens):
+        if words or len(cells[row]) < 2:
+            continue
+        item = index.number(cells[row][0]).item
+        if row in totals.get(item, ()):
+            continue
+        target = float(index.number(cells[row][0]).full_value)
+        running, above = 0.0, row - 1
+        while above >= 0 and row - above <= MAX_GROUP * 2:
+            first = index.number(cells[above][0])
+            if first.item != item or len(cells[above]) != len(cells[row]):
+                break
+            running += float(first.full_value)
+            if row - above >= 2 and abs(running - target) <= 1e-9 * max(1.0, abs(target)):
+                totals.setdefault(item, []).append(row)
+                break
+            above -= 1
+
+
+def _section_name(
+    index: EvidenceIndex,
+    sections: dict[int, dict[str, list[frozenset[str]]]],
+    item: int,
+    raw: str,
+) -> frozenset[str]:
+    """The words of the heading that opens the section of a table's unlabelled row ("|
+    Property and equipment: | | |" over "| | $830 | $1,449 |": the section's total)."""
+    named = sections.get(item)
+    if named is None:
+        named = sections[item] = _unlabelled_rows(index.items[item].text or "")
+    found = named.get(_digits_of(raw))
+    return found.pop(0) if found else frozenset()
+
+
+def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
+    """For each unlabelled row of a markdown table (by the digits of its first number,
+    in order), the label words of the last heading row above it (a label, no numbers)."""
+    found: dict[str, list[frozenset[str]]] = {}
+    heading: frozenset[str] = frozenset()
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        label, rest = cells[0], cells[1:]
+        numbers = [cell for cell in rest if any(ch.isdigit() for ch in cell)]
+        if label and not numbers:
+            heading = label_tokens(label)
+        elif not label and numbers and heading:
+            found.setdefault(_digits_of(numbers[0]), []).append(heading)
+    return found
+
+
+def _digits_of(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit() or ch == ".").strip(".")
