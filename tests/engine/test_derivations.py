@@ -238,6 +238,22 @@ def test_a_result_stated_from_another_periods_figure_flags_that_figure() -> None
     assert fixes(verdict) == {"$59 million": "$67 million"}
 
 
+def test_a_change_the_table_states_beside_its_periods_is_no_other_periods_figure() -> None:
+    # 800 / 7,000 = 11.4 %: the rate is over the 2018 cell, and the $800 million the
+    # sentence states is the row's own change column, not a period taken in its place.
+    verdict = check(
+        "Freight revenue came in at $6,200 million in 2019, down $800 million from 2018, "
+        "a decline of about 11.4%.",
+        (
+            "table",
+            "(in millions)\n\n| | 2019 | 2018 | Increase/(decrease) |\n|---|---|---|---|\n"
+            "| Freight revenue | $6,200 | $7,000 | $(800) |\n| Fuel surcharge | 410 | 515 | (105) |",
+        ),
+    )
+    assert flagged(verdict) == []
+    assert fixes(verdict) == {}
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 STABLE_EVIDENCE = (

@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from itertools import combinations
 
 from validation.engine.checks.numeric._cues import (
     CAGR,
@@ -81,6 +82,7 @@ class Explained:
     # (the stated number, the cell of its row the derivation takes instead)
     conflict: tuple[Operand, Operand] | None = None
     used: frozenset[int] = frozenset()  # the claims (their index) the derivation takes
+    step: bool = False  # the conflict's stated number is the sum or difference of two cells
 
 
 def _percent_target(mention: NumberMention) -> bool:
@@ -190,6 +192,20 @@ def _conflict(
     return (found[0] if len(found) == 1 else None) if found else (() if other_part else None)
 
 
+def _computed(stated: Operand, cells: Sequence[Operand]) -> bool:
+    """The stated number is the difference or the sum of two of the cells ("down $1,011
+    million ... about 13.5%" over 7,500 and 6,489): when its own cell is of no period (a
+    change column), a step of the same computation, not a figure in another period's place."""
+    for first, second in combinations(cells, 2):
+        for value in (abs(first.value - second.value), first.value + second.value):
+            if value and any(
+                abs(stated.value - value * scale) <= abs(stated.value) * 1e-3
+                for scale in (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
+            ):
+                return True
+    return False
+
+
 def _search(
     found: Iterator[Candidate],
     readings: list[tuple[float, float]],
@@ -232,9 +248,11 @@ def _search(
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
     written = formula.format(*shown) if texts else formula
     pair = conflict or None
-    used = frozenset(text.position for text in texts if isinstance(text, Operand))
+    cells = [text for text in texts if isinstance(text, Operand)]
+    used = frozenset(cell.position for cell in cells)
+    step = pair is not None and _computed(pair[0], cells)
     return Explained(
-        value, f"{written} (chance {chance:.1%})", operation, chance, int(tier), pair, used
+        value, f"{written} (chance {chance:.1%})", operation, chance, int(tier), pair, used, step
     )
 
 
@@ -396,6 +414,13 @@ def _rescue(
         other = claims[at] if at >= 0 else None
         if other is not None and _apart(claims, position, at, found.used):
             pass  # another result's operand ("... 1.6 times the $21.93 of 2018"), not this one's
+        elif (
+            other is not None
+            and other.hit is not None
+            and found.step
+            and period_of(index, other.hit.number.entry) is None
+        ):
+            pass  # a change the row states beside its periods ("down $1,011 million"): a step
         elif other is not None and other.hit is not None and cell.entry >= 0:
             # The stated number is another period's cell of the row the result needs.
             other.other_period = index.number(cell.entry)
