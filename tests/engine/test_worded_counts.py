@@ -109,3 +109,34 @@ def test_a_duration_that_converts_to_another_amount_is_flagged(form: str) -> Non
     body = "Ana Ruiz won in 31:05, nearly 75 seconds under the record."
 
     assert [f.text for f in _numeric(_check(body, RACE[form]))] == ["75"]
+
+
+DEPOT_TEXT = (
+    "The tram line gains five new stops beyond the river. "
+    "Planners expect it to carry 7,000 riders a day."
+)
+
+
+@pytest.mark.parametrize(("count", "flagged"), [("seven", True), ("five", False)])
+def test_the_first_digits_of_a_thousands_figure_are_no_count(count: str, flagged: bool) -> None:
+    """The 7 of "7,000" is no value the evidence gives: "seven new stops" is checked
+    against the evidence's count of new stops."""
+    evidence = EvidenceItem(source_ref="plan", kind="text", content=DEPOT_TEXT)
+    verdict = _check(f"The line adds {count} new stops past the river.", evidence)
+
+    assert [f.text for f in _numeric(verdict)] == ([count] if flagged else [])
+
+
+CLUB_TEXT = (
+    "The chess club has now won 9 matches in a row. Seats for the final cost $11, and "
+    "three matches were played on the road."
+)
+
+
+@pytest.mark.parametrize(("count", "flagged"), [("eleven", True), ("nine", False)])
+def test_an_amount_of_money_is_no_count_of_things(count: str, flagged: bool) -> None:
+    """ "$11" beside the word "matches" does not support "eleven matches in a row"."""
+    evidence = EvidenceItem(source_ref="club", kind="text", content=CLUB_TEXT)
+    verdict = _check(f"The club has won {count} matches in a row before the final.", evidence)
+
+    assert [f.text for f in _numeric(verdict)] == ([count] if flagged else [])

@@ -9,8 +9,10 @@ the evidence's counts of that noun; one the evidence does not give is an
 value about the same thing in other words: a place of the value (``roles``) shares a noun
 with the count, or two of the words of its clause ("three games to two" beside "2 games
 to 3"; "fourteen people" beside "employs 14 workers"). A value in a table only, or in a
-wall of numbers, is given the benefit of the doubt. When the evidence gives exactly
-one count of that noun, the fix writes it in the report's form (words stay words).
+wall of numbers, is given the benefit of the doubt. A value written as money or a
+percentage ("$12", "15%") is no count of things, and the 9 of "9,000" no value at all.
+When the evidence gives exactly one count of that noun, the fix writes it in the
+report's form (words stay words).
 
 A multiple ("eight times the daily average") is a count of times, compared with the
 evidence's multiples; a part ("nine new stations") with the evidence's count of the
@@ -33,10 +35,16 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from validation.engine.checks._query_words import _STOP_WORDS, stem
+from validation.engine.checks._query_words import _STOP_WORDS, stem, terms
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
-from validation.engine.checks.roles import claim_words, remembered_values, said_alike
+from validation.engine.checks.roles import (
+    _SAME_TOPIC,
+    _shares,
+    _Value,
+    claim_words,
+    remembered_values,
+)
 from validation.engine.types import EvidenceItem, Finding, FixProposal
 
 _WORDS = WORD_VALUES
@@ -58,7 +66,8 @@ _EVIDENCE_COUNT = re.compile(
     r"(?i)(?<![\w.,$])(?=[\dzotfsenda])(\d{1,4}|" + _NUMBER + r"|a dozen)"
     r"[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
 )
-_ANY_NUMBER = re.compile(r"(?i)(?<![\w.])\d{1,4}(?![\d])|\b" + _NUMBER + r"\b|a dozen")
+# Whole numbers only: the 9 of "9,000" or "9.5" is no value of its own.
+_ANY_NUMBER = re.compile(r"(?i)(?<![\w.,])\d{1,4}(?![\d]|[.,]\d)|\b" + _NUMBER + r"\b|a dozen")
 _JSON_COUNT = re.compile(r'"([A-Za-z_ ]{3,40})":[ ]?(\d{1,4})(?![\d.])')
 _PERIODS = frozenset(
     stem(word)
@@ -85,6 +94,8 @@ _PERIODS = frozenset(
         "times",
     ]
 )
+_PERCENT_TERMS = frozenset(terms("percent percentage pct"))
+_MONEY_TERMS = frozenset(terms("dollars euros pounds cents bucks yen francs"))
 _MULTIPLE = "times"  # the noun of a multiple
 _IDIOMS = frozenset({"of", "another", "off", "time", "way", "hand", "thing"}) | _STOP_WORDS
 # "two other defendants", "three new stores": a part of what the evidence counts.
@@ -169,6 +180,33 @@ def evidence_counts(evidence: Sequence[EvidenceItem]) -> tuple[dict[str, set[int
                 key = match.group(1).replace("_", " ").split()[-1]
                 counts.setdefault(stem(key.lower()), set()).add(int(match.group(2)))
     return counts, anywhere
+
+
+def said_alike(
+    places: Sequence[_Value], value: Decimal, nouns: frozenset[str], near: frozenset[str]
+) -> bool | None:
+    """Whether some place the evidence gives ``value`` is about what a claim with these
+    ``nouns`` and own words ``near`` is about (a noun in common, or ``_SAME_TOPIC`` of its
+    words); None when the evidence's values were not read at that value (a table, a wall)."""
+    same = [place for place in places if place.value == value]
+    if not same:
+        return None
+    return any(
+        _same_kind(place.unit, nouns)
+        and (
+            _shares(nouns, place.nouns | place.words | place.whose)
+            or len(near & place.words) >= _SAME_TOPIC
+        )
+        for place in same
+    )
+
+
+def _same_kind(unit: str, nouns: frozenset[str]) -> bool:
+    """Whether a value written with ``unit`` can be the amount a claim with these nouns
+    states: "$12" is no count of games, "15%" no count of anything but percent."""
+    if not unit:
+        return True
+    return bool(nouns & (_PERCENT_TERMS if unit == "%" else _MONEY_TERMS))
 
 
 def check_counts(
