@@ -384,6 +384,21 @@ SPECIAL_VALID: list[tuple[str, Callable[[], bytes]]] = [
         lambda: encode(bundle(body="<script>alert(1)</script>[x](javascript:y)")),
     ),
     ("100 fields", lambda: encode(bundle(fields={f"f{i}": i for i in range(100)}))),
+    # Issue 26 round 2: times said of weekdays, against a record's hours by weekday.
+    (
+        "weekday hours wall",
+        lambda: encode(
+            bundle(
+                body="Monday-Thursday 10 am to 9 pm, Sun 9 am to 10 pm, " * 4_000,
+                evidence=[
+                    {
+                        "source_ref": "acme",
+                        "content": {"hours": {"Mon-Thu": "10:0-22:0", "Sun": "9:0-21:0"}},
+                    }
+                ],
+            )
+        ),
+    ),
     # Issue 19: ingest took these and the worker errored on them.
     (
         "100 fields and the report's own",
