@@ -140,3 +140,32 @@ def test_an_amount_of_money_is_no_count_of_things(count: str, flagged: bool) -> 
     verdict = _check(f"The club has won {count} matches in a row before the final.", evidence)
 
     assert [f.text for f in _numeric(verdict)] == ([count] if flagged else [])
+
+
+NESTING_TEXT = (
+    "The chicks hatch after 16 days and leave the nest after roughly a fortnight, but "
+    "both parents keep feeding them for 4 more weeks. Heavy rain fell on three straight "
+    "days in May."
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("Both parents keep feeding the chicks for another four weeks.", None),
+        ("Both parents keep feeding the chicks for another five weeks.", "five"),
+        # two stated lengths added: two weeks in the nest, then four more
+        ("Both parents feed the chicks, who leave the nest after six weeks in all.", None),
+        ("Heavy rain fell in May on three consecutive days.", None),
+        ("Heavy rain fell in May on six consecutive days.", "six"),
+        # a span, not a length; and a length of something the evidence never times
+        ("Over the past two years the colony grew.", None),
+        ("The survey team worked for seven days on the coast.", None),
+    ],
+)
+def test_a_length_of_time_in_words_is_compared_as_a_length(body: str, flagged: str | None) -> None:
+    evidence = EvidenceItem(source_ref="notes", kind="text", content=NESTING_TEXT)
+
+    found = [f.text for f in _numeric(_check(body, evidence)) if f.text is not None]
+
+    assert found == ([flagged] if flagged else [])

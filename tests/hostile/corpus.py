@@ -300,6 +300,7 @@ WALLS: list[tuple[str, str]] = [
     ("number words", "four fifteen a dozen twice half two-thirds a third nine to four, "),
     ("ranges mixed", "4 to 15, $15-$25, April 18-26, Apr. 18 through 26, 1,500-plus, 9-4, "),
     ("durations", "a minute and a half, half an hour, two decades, 90 seconds, 3 days, "),
+    ("lengths in words", "for another four weeks, seven straight days, "),
 ]
 
 # The new notations as the string values of JSON evidence, at the size asked: one long
@@ -384,6 +385,18 @@ SPECIAL_VALID: list[tuple[str, Callable[[], bytes]]] = [
         lambda: encode(bundle(body="<script>alert(1)</script>[x](javascript:y)")),
     ),
     ("100 fields", lambda: encode(bundle(fields={f"f{i}": i for i in range(100)}))),
+    # Issue 26 round 2: lengths of time in words, against evidence full of them.
+    (
+        "lengths in words against lengths",
+        lambda: encode(
+            bundle(
+                body="fed for another four weeks in the nest, " * 4_500,
+                evidence=[
+                    {"source_ref": "acme", "content": "fed for 3 more weeks in the nest, " * 5_000}
+                ],
+            )
+        ),
+    ),
     # Issue 26 round 2: times said of weekdays, against a record's hours by weekday.
     (
         "weekday hours wall",

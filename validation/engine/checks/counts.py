@@ -18,7 +18,9 @@ A multiple ("eight times the daily average") is a count of times, compared with 
 evidence's multiples; a part ("nine new stations") with the evidence's count of the
 same part ("six new stations").
 
-Not claims: a number word naming a period ("three-year", "within one year", "two
+A length of time in words ("another four weeks") is ``_worded_durations``'s.
+
+Not claims here: a number word naming a period ("three-year", "within one year", "two
 quarters"), "one of" and other idioms, and any count of a noun the evidence never
 counts (then nothing can confirm or refute it). The digits of a report are the numeric
 check's, never this one's.
@@ -36,6 +38,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.checks._query_words import _STOP_WORDS, stem, terms
+from validation.engine.checks._worded_durations import check_worded_durations
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.roles import (
@@ -277,4 +280,5 @@ def check_counts(
                     verified_with=f"evidence: {right} {noun}",
                 )
             )
+    findings += check_worded_durations(body, evidence)  # no fixes: indices hold
     return findings, fixes
