@@ -169,3 +169,34 @@ def test_a_length_of_time_in_words_is_compared_as_a_length(body: str, flagged: s
     found = [f.text for f in _numeric(_check(body, evidence)) if f.text is not None]
 
     assert found == ([flagged] if flagged else [])
+
+
+DINER_RECORD: dict[str, Any] = {
+    "name": "Old Mill Diner",
+    "seating": "about 60 seats, 12 at the counter",
+    "parking": "free lot",
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("It has about 60 seats, including twelve at the counter.", None),
+        ("It has about 60 seats, including fifteen at the counter.", "fifteen"),
+        # no value of the same thing to compare with: nothing to say
+        ("The owners have run it since they were seventeen, and parking is free.", None),
+        # a reference back and an operand are no counts
+        ("Its 60 seats and 12 at the counter make 72 seats, the sum of the two.", None),
+        ("Its 60 seats, divided by three, make the counter's share at 20 seats.", None),
+    ],
+)
+def test_a_count_in_words_without_a_noun_is_checked_by_its_clause(
+    body: str, flagged: str | None
+) -> None:
+    evidence = EvidenceItem(source_ref="lookup", kind="tool_output", content=DINER_RECORD)
+
+    found = [
+        f.text for f in _numeric(_check(body, evidence)) if f.kind == "unsupported_number_word"
+    ]
+
+    assert found == ([flagged] if flagged else [])

@@ -397,6 +397,23 @@ SPECIAL_VALID: list[tuple[str, Callable[[], bytes]]] = [
             )
         ),
     ),
+    # Issue 26 round 2: counts in words without a noun, against many values of one topic.
+    (
+        "bare counts against many values",
+        lambda: encode(
+            bundle(
+                body="It seats fifteen at the counter, " * 6_000,
+                evidence=[
+                    {
+                        "source_ref": "acme",
+                        "content": " ".join(
+                            f"Room {i} has {i} seats near the counter." for i in range(100, 2_300)
+                        ),
+                    }
+                ],
+            )
+        ),
+    ),
     # Issue 26 round 2: times said of weekdays, against a record's hours by weekday.
     (
         "weekday hours wall",

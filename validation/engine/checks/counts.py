@@ -18,7 +18,12 @@ A multiple ("eight times the daily average") is a count of times, compared with 
 evidence's multiples; a part ("nine new stations") with the evidence's count of the
 same part ("six new stations").
 
-A length of time in words ("another four weeks") is ``_worded_durations``'s.
+A count with no noun after it ("ten at the bar", "up to eight") is unsupported when
+the evidence states its value nowhere and its clause shares ``_SAME_TOPIC`` words with
+the words of an evidence value (never fixed); a determiner or an operation before it
+("the two", "divided by three") makes it no count, and so does a pair's end ("three
+games to two"). A length of time in words
+("another four weeks") is ``_worded_durations``'s.
 
 Not claims here: a number word naming a period ("three-year", "within one year", "two
 quarters"), "one of" and other idioms, and any count of a noun the evidence never
@@ -70,6 +75,17 @@ _EVIDENCE_COUNT = re.compile(
     r"[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
 )
 # Whole numbers only: the 9 of "9,000" or "9.5" is no value of its own.
+# A number in words and the word after it, if any: "ten at the bar", "up to eight.".
+# A determiner before it makes it a reference back ("the sum of the two"), and "by" or
+# "into" an operand ("divided by two", "split into three"): neither is a count.
+_BARE_COUNT = re.compile(
+    r"(?i)(?<![\w-])(?:(the|these|those|both|all|its|their|his|her|by|into|in)[ ]+)?"
+    r"(" + _NUMBER + r")\b(?!-)(?:[ ]+([a-z]+))?"
+)
+# The end of a pair ("three games to two", "5 or six"): a score or a range, not a count.
+_PAIR_END = re.compile(r"(?i)(?:\d|\b" + _NUMBER + r")(?:[ ]+[a-z]+)?[ ]+(?:to|and|or)[ ]+$")
+_MAX_BARE = 200  # counts without a noun compared with the evidence's values, at most
+_BARE_IDIOMS = frozenset({"of", "another", "or", "and", "to", "in"})
 _ANY_NUMBER = re.compile(r"(?i)(?<![\w.,])\d{1,4}(?![\d]|[.,]\d)|\b" + _NUMBER + r"\b|a dozen")
 _JSON_COUNT = re.compile(r'"([A-Za-z_ ]{3,40})":[ ]?(\d{1,4})(?![\d.])')
 _PERIODS = frozenset(
@@ -280,5 +296,67 @@ def check_counts(
                     verified_with=f"evidence: {right} {noun}",
                 )
             )
+    if read is None:
+        read = evidence_counts(evidence)
+    findings += _bare_counts(reading, read[1], remembered_values(evidence, memo))
     findings += check_worded_durations(body, evidence)  # no fixes: indices hold
     return findings, fixes
+
+
+def _bare_counts(
+    reading: ReportReading, anywhere: set[int], places: Sequence[_Value]
+) -> list[Finding]:
+    """Counts in words with no noun after them ("ten at the bar", "up to eight"): a
+    value the evidence states nowhere, in a clause about something the evidence gives
+    another value of (``_SAME_TOPIC`` words in common with that value's own), is
+    unsupported. Never fixed: no noun says which value was meant."""
+    body = reading.body
+    findings: list[Finding] = []
+    judged = 0
+    for match in _BARE_COUNT.finditer(reading.masked):
+        word, after = match.group(2), (match.group(3) or "").lower()
+        if (
+            match.group(1)
+            or word.lower() == "one"
+            or after in _BARE_IDIOMS
+            or after in _SUBSET
+            or (after and after not in _STOP_WORDS)
+        ):
+            continue  # a reference back or an operand, "one", a part ("three of", "two
+            # other"), or a count of a noun (``check_counts``)
+        value = _value(word)
+        left = body[max(0, match.start(2) - 30) : match.start(2)]
+        if value in anywhere or _PAIR_END.search(left):
+            continue
+        judged += 1
+        if judged > _MAX_BARE:
+            break  # a wall of number words: each is compared with every value
+        near = claim_words(body, *match.span(2))
+        others = sorted(
+            {
+                int(place.value)
+                for place in places
+                if not place.converted
+                and not place.unit
+                and place.value == place.value.to_integral_value()
+                and len(near & place.words) >= _SAME_TOPIC
+            }
+        )
+        if not others:
+            continue  # the clause is about nothing the evidence gives a value of
+        start, end = match.span(2)
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="unsupported_number_word",
+                severity="major",
+                message=(
+                    f'"{body[start:end]}" is a number the evidence never states; what it '
+                    f"says of the same thing gives {', '.join(str(v) for v in others[:6])}"
+                ),
+                start=start,
+                end=end,
+                text=body[start:end],
+            )
+        )
+    return findings
