@@ -301,6 +301,7 @@ WALLS: list[tuple[str, str]] = [
     ("ranges mixed", "4 to 15, $15-$25, April 18-26, Apr. 18 through 26, 1,500-plus, 9-4, "),
     ("durations", "a minute and a half, half an hour, two decades, 90 seconds, 3 days, "),
     ("lengths in words", "for another four weeks, seven straight days, "),
+    ("finishing times", "2:19:24, 2 hours, 9 minutes and 14 seconds, 41 seconds, "),
 ]
 
 # The new notations as the string values of JSON evidence, at the size asked: one long
@@ -310,6 +311,7 @@ EVIDENCE_WALLS: list[tuple[str, str]] = [
     ("number words", "four fifteen a dozen twice half two-thirds nine to four, "),
     ("ranges", "4 to 15, $15-$25, April 18-26, 1,500-plus, "),
     ("durations", "a minute and a half, two and a half hours, two decades, 48 hours, "),
+    ("finishing times", "2:19:42, 2 hours, 9 minutes and 14 seconds, 87 seconds, "),
 ]
 
 # Constructed reports, by lines.

@@ -8,7 +8,8 @@ evidence does give. A time in a sentence that names a weekday the evidence gives
 closed (``"Sunday": "closed"``, "closed on Sundays") is the same finding, unless the
 sentence itself says the day is closed or excepted ("closed Sundays", "except Sunday").
 A time said of a weekday ("Sunday 9 am to 10 pm") that the evidence gives only as
-another weekday's hours (``_day_hours``) is the same finding.
+another weekday's hours (``_day_hours``) is the same finding, and so is a finishing
+time ("2:19:24") the evidence gives in no way (``_splits``).
 Evidence that states no time at all cannot judge one: nothing is
 said then, and the numbers of the time are left to the numeric check as before.
 
@@ -31,6 +32,7 @@ from validation.engine.checks._clock import (
     evidence_minutes,
 )
 from validation.engine.checks._day_hours import day_hours, days_of_times
+from validation.engine.checks._splits import check_splits
 from validation.engine.checks.reading import ReportReading
 from validation.engine.types import EvidenceItem, Finding
 
@@ -90,9 +92,10 @@ def check_times(
 ) -> tuple[list[Finding], list[tuple[int, int]]]:
     """Findings for the report's times the evidence does not state, and the spans of
     every time judged (module docstring)."""
+    splits = check_splits(reading.body, evidence)  # "2:19:24", a finishing time
     stated = reading.times
     if not stated or not evidence:
-        return [], []
+        return splits, []
     known: set[int] = set()
     closed: set[str] = set()
     for item in evidence:
@@ -101,9 +104,9 @@ def check_times(
         known |= evidence_minutes(text)
         closed |= closed_days(text)
     if not known:
-        return [], []
+        return splits, []
     body = reading.body
-    findings: list[Finding] = []
+    findings: list[Finding] = splits
     listed = ", ".join(_clock(value) for value in sorted(known)[:_LISTED])
     more = f" and {len(known) - _LISTED} more" if len(known) > _LISTED else ""
     hours, elsewhere = day_hours([item.content for item in evidence])
