@@ -296,15 +296,16 @@ def check_counts(
                     verified_with=f"evidence: {right} {noun}",
                 )
             )
-    if read is None:
-        read = evidence_counts(evidence)
-    findings += _bare_counts(reading, read[1], remembered_values(evidence, memo))
+    findings += _bare_counts(reading, evidence, memo, read)
     findings += check_worded_durations(body, evidence)  # no fixes: indices hold
     return findings, fixes
 
 
 def _bare_counts(
-    reading: ReportReading, anywhere: set[int], places: Sequence[_Value]
+    reading: ReportReading,
+    evidence: Sequence[EvidenceItem],
+    memo: dict[Any, Any] | None,
+    read: tuple[dict[str, set[int]], set[int]] | None,
 ) -> list[Finding]:
     """Counts in words with no noun after them ("ten at the bar", "up to eight"): a
     value the evidence states nowhere, in a clause about something the evidence gives
@@ -313,6 +314,7 @@ def _bare_counts(
     body = reading.body
     findings: list[Finding] = []
     judged = 0
+    places: Sequence[_Value] | None = None  # read only when a count asks
     for match in _BARE_COUNT.finditer(reading.masked):
         word, after = match.group(2), (match.group(3) or "").lower()
         if (
@@ -326,12 +328,18 @@ def _bare_counts(
             # other"), or a count of a noun (``check_counts``)
         value = _value(word)
         left = body[max(0, match.start(2) - 30) : match.start(2)]
-        if value in anywhere or _PAIR_END.search(left):
+        if _PAIR_END.search(left):
             continue
+        if read is None:
+            read = evidence_counts(evidence)
+        if value in read[1]:
+            continue  # stated somewhere: whether about this is ``roles``' question
         judged += 1
         if judged > _MAX_BARE:
             break  # a wall of number words: each is compared with every value
         near = claim_words(body, *match.span(2))
+        if places is None:
+            places = remembered_values(evidence, memo)
         others = sorted(
             {
                 int(place.value)
