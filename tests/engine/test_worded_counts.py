@@ -109,3 +109,94 @@ def test_a_duration_that_converts_to_another_amount_is_flagged(form: str) -> Non
     body = "Ana Ruiz won in 31:05, nearly 75 seconds under the record."
 
     assert [f.text for f in _numeric(_check(body, RACE[form]))] == ["75"]
+
+
+DEPOT_TEXT = (
+    "The tram line gains five new stops beyond the river. "
+    "Planners expect it to carry 7,000 riders a day."
+)
+
+
+@pytest.mark.parametrize(("count", "flagged"), [("seven", True), ("five", False)])
+def test_the_first_digits_of_a_thousands_figure_are_no_count(count: str, flagged: bool) -> None:
+    """The 7 of "7,000" is no value the evidence gives: "seven new stops" is checked
+    against the evidence's count of new stops."""
+    evidence = EvidenceItem(source_ref="plan", kind="text", content=DEPOT_TEXT)
+    verdict = _check(f"The line adds {count} new stops past the river.", evidence)
+
+    assert [f.text for f in _numeric(verdict)] == ([count] if flagged else [])
+
+
+CLUB_TEXT = (
+    "The chess club has now won 9 matches in a row. Seats for the final cost $11, and "
+    "three matches were played on the road."
+)
+
+
+@pytest.mark.parametrize(("count", "flagged"), [("eleven", True), ("nine", False)])
+def test_an_amount_of_money_is_no_count_of_things(count: str, flagged: bool) -> None:
+    """ "$11" beside the word "matches" does not support "eleven matches in a row"."""
+    evidence = EvidenceItem(source_ref="club", kind="text", content=CLUB_TEXT)
+    verdict = _check(f"The club has won {count} matches in a row before the final.", evidence)
+
+    assert [f.text for f in _numeric(verdict)] == ([count] if flagged else [])
+
+
+NESTING_TEXT = (
+    "The chicks hatch after 16 days and leave the nest after roughly a fortnight, but "
+    "both parents keep feeding them for 4 more weeks. Heavy rain fell on three straight "
+    "days in May."
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("Both parents keep feeding the chicks for another four weeks.", None),
+        ("Both parents keep feeding the chicks for another five weeks.", "five"),
+        # two stated lengths added: two weeks in the nest, then four more
+        ("Both parents feed the chicks, who leave the nest after six weeks in all.", None),
+        ("Heavy rain fell in May on three consecutive days.", None),
+        ("Heavy rain fell in May on six consecutive days.", "six"),
+        # a span, not a length; and a length of something the evidence never times
+        ("Over the past two years the colony grew.", None),
+        ("The survey team worked for seven days on the coast.", None),
+    ],
+)
+def test_a_length_of_time_in_words_is_compared_as_a_length(body: str, flagged: str | None) -> None:
+    evidence = EvidenceItem(source_ref="notes", kind="text", content=NESTING_TEXT)
+
+    found = [f.text for f in _numeric(_check(body, evidence)) if f.text is not None]
+
+    assert found == ([flagged] if flagged else [])
+
+
+DINER_RECORD: dict[str, Any] = {
+    "name": "Old Mill Diner",
+    "seating": "about 60 seats, 12 at the counter",
+    "parking": "free lot",
+}
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("It has about 60 seats, including twelve at the counter.", None),
+        ("It has about 60 seats, including fifteen at the counter.", "fifteen"),
+        # no value of the same thing to compare with: nothing to say
+        ("The owners have run it since they were seventeen, and parking is free.", None),
+        # a reference back and an operand are no counts
+        ("Its 60 seats and 12 at the counter make 72 seats, the sum of the two.", None),
+        ("Its 60 seats, divided by three, make the counter's share at 20 seats.", None),
+    ],
+)
+def test_a_count_in_words_without_a_noun_is_checked_by_its_clause(
+    body: str, flagged: str | None
+) -> None:
+    evidence = EvidenceItem(source_ref="lookup", kind="tool_output", content=DINER_RECORD)
+
+    found = [
+        f.text for f in _numeric(_check(body, evidence)) if f.kind == "unsupported_number_word"
+    ]
+
+    assert found == ([flagged] if flagged else [])

@@ -304,6 +304,8 @@ WALLS: list[tuple[str, str]] = [
     ("clock time run", "11:45 "),
     ("number word run", "twenty-two "),
     ("bare range run", "15-20 "),
+    ("lengths in words", "for another four weeks, seven straight days, "),
+    ("finishing times", "2:19:24, 2 hours, 9 minutes and 14 seconds, 41 seconds, "),
 ]
 
 # The new notations as the string values of JSON evidence, at the size asked: one long
@@ -313,6 +315,7 @@ EVIDENCE_WALLS: list[tuple[str, str]] = [
     ("number words", "four fifteen a dozen twice half two-thirds nine to four, "),
     ("ranges", "4 to 15, $15-$25, April 18-26, 1,500-plus, "),
     ("durations", "a minute and a half, two and a half hours, two decades, 48 hours, "),
+    ("finishing times", "2:19:42, 2 hours, 9 minutes and 14 seconds, 87 seconds, "),
 ]
 
 # Constructed reports, by lines.
@@ -388,6 +391,50 @@ SPECIAL_VALID: list[tuple[str, Callable[[], bytes]]] = [
         lambda: encode(bundle(body="<script>alert(1)</script>[x](javascript:y)")),
     ),
     ("100 fields", lambda: encode(bundle(fields={f"f{i}": i for i in range(100)}))),
+    # Issue 26 round 2: lengths of time in words, against evidence full of them.
+    (
+        "lengths in words against lengths",
+        lambda: encode(
+            bundle(
+                body="fed for another four weeks in the nest, " * 4_500,
+                evidence=[
+                    {"source_ref": "acme", "content": "fed for 3 more weeks in the nest, " * 5_000}
+                ],
+            )
+        ),
+    ),
+    # Issue 26 round 2: counts in words without a noun, against many values of one topic.
+    (
+        "bare counts against many values",
+        lambda: encode(
+            bundle(
+                body="It seats fifteen at the counter, " * 6_000,
+                evidence=[
+                    {
+                        "source_ref": "acme",
+                        "content": " ".join(
+                            f"Room {i} has {i} seats near the counter." for i in range(100, 2_300)
+                        ),
+                    }
+                ],
+            )
+        ),
+    ),
+    # Issue 26 round 2: times said of weekdays, against a record's hours by weekday.
+    (
+        "weekday hours wall",
+        lambda: encode(
+            bundle(
+                body="Monday-Thursday 10 am to 9 pm, Sun 9 am to 10 pm, " * 4_000,
+                evidence=[
+                    {
+                        "source_ref": "acme",
+                        "content": {"hours": {"Mon-Thu": "10:0-22:0", "Sun": "9:0-21:0"}},
+                    }
+                ],
+            )
+        ),
+    ),
     # Issue 19: ingest took these and the worker errored on them.
     (
         "100 fields and the report's own",

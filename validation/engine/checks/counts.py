@@ -9,14 +9,23 @@ the evidence's counts of that noun; one the evidence does not give is an
 value about the same thing in other words: a place of the value (``roles``) shares a noun
 with the count, or two of the words of its clause ("three games to two" beside "2 games
 to 3"; "fourteen people" beside "employs 14 workers"). A value in a table only, or in a
-wall of numbers, is given the benefit of the doubt. When the evidence gives exactly
-one count of that noun, the fix writes it in the report's form (words stay words).
+wall of numbers, is given the benefit of the doubt. A value written as money or a
+percentage ("$12", "15%") is no count of things, and the 9 of "9,000" no value at all.
+When the evidence gives exactly one count of that noun, the fix writes it in the
+report's form (words stay words).
 
 A multiple ("eight times the daily average") is a count of times, compared with the
 evidence's multiples; a part ("nine new stations") with the evidence's count of the
 same part ("six new stations").
 
-Not claims: a number word naming a period ("three-year", "within one year", "two
+A count with no noun after it ("ten at the bar", "up to eight") is unsupported when
+the evidence states its value nowhere and its clause shares ``_SAME_TOPIC`` words with
+the words of an evidence value (never fixed); a determiner or an operation before it
+("the two", "divided by three") makes it no count, and so does a pair's end ("three
+games to two"). A length of time in words
+("another four weeks") is ``_worded_durations``'s.
+
+Not claims here: a number word naming a period ("three-year", "within one year", "two
 quarters"), "one of" and other idioms, and any count of a noun the evidence never
 counts (then nothing can confirm or refute it). The digits of a report are the numeric
 check's, never this one's.
@@ -33,10 +42,17 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from validation.engine.checks._query_words import _STOP_WORDS, stem
+from validation.engine.checks._query_words import _STOP_WORDS, stem, terms
+from validation.engine.checks._worded_durations import check_worded_durations
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
-from validation.engine.checks.roles import claim_words, remembered_values, said_alike
+from validation.engine.checks.roles import (
+    _SAME_TOPIC,
+    _shares,
+    _Value,
+    claim_words,
+    remembered_values,
+)
 from validation.engine.types import EvidenceItem, Finding, FixProposal
 
 _WORDS = WORD_VALUES
@@ -58,7 +74,19 @@ _EVIDENCE_COUNT = re.compile(
     r"(?i)(?<![\w.,$])(?=[\dzotfsenda])(\d{1,4}|" + _NUMBER + r"|a dozen)"
     r"[ -]([a-z]+)(?:[ -]([a-z]{3,}))?\b"
 )
-_ANY_NUMBER = re.compile(r"(?i)(?<![\w.])\d{1,4}(?![\d])|\b" + _NUMBER + r"\b|a dozen")
+# Whole numbers only: the 9 of "9,000" or "9.5" is no value of its own.
+# A number in words and the word after it, if any: "ten at the bar", "up to eight.".
+# A determiner before it makes it a reference back ("the sum of the two"), and "by" or
+# "into" an operand ("divided by two", "split into three"): neither is a count.
+_BARE_COUNT = re.compile(
+    r"(?i)(?<![\w-])(?:(the|these|those|both|all|its|their|his|her|by|into|in)[ ]+)?"
+    r"(" + _NUMBER + r")\b(?!-)(?:[ ]+([a-z]+))?"
+)
+# The end of a pair ("three games to two", "5 or six"): a score or a range, not a count.
+_PAIR_END = re.compile(r"(?i)(?:\d|\b" + _NUMBER + r")(?:[ ]+[a-z]+)?[ ]+(?:to|and|or)[ ]+$")
+_MAX_BARE = 200  # counts without a noun compared with the evidence's values, at most
+_BARE_IDIOMS = frozenset({"of", "another", "or", "and", "to", "in"})
+_ANY_NUMBER = re.compile(r"(?i)(?<![\w.,])\d{1,4}(?![\d]|[.,]\d)|\b" + _NUMBER + r"\b|a dozen")
 _JSON_COUNT = re.compile(r'"([A-Za-z_ ]{3,40})":[ ]?(\d{1,4})(?![\d.])')
 _PERIODS = frozenset(
     stem(word)
@@ -85,6 +113,8 @@ _PERIODS = frozenset(
         "times",
     ]
 )
+_PERCENT_TERMS = frozenset(terms("percent percentage pct"))
+_MONEY_TERMS = frozenset(terms("dollars euros pounds cents bucks yen francs"))
 _MULTIPLE = "times"  # the noun of a multiple
 _IDIOMS = frozenset({"of", "another", "off", "time", "way", "hand", "thing"}) | _STOP_WORDS
 # "two other defendants", "three new stores": a part of what the evidence counts.
@@ -171,6 +201,33 @@ def evidence_counts(evidence: Sequence[EvidenceItem]) -> tuple[dict[str, set[int
     return counts, anywhere
 
 
+def said_alike(
+    places: Sequence[_Value], value: Decimal, nouns: frozenset[str], near: frozenset[str]
+) -> bool | None:
+    """Whether some place the evidence gives ``value`` is about what a claim with these
+    ``nouns`` and own words ``near`` is about (a noun in common, or ``_SAME_TOPIC`` of its
+    words); None when the evidence's values were not read at that value (a table, a wall)."""
+    same = [place for place in places if place.value == value]
+    if not same:
+        return None
+    return any(
+        _same_kind(place.unit, nouns)
+        and (
+            _shares(nouns, place.nouns | place.words | place.whose)
+            or len(near & place.words) >= _SAME_TOPIC
+        )
+        for place in same
+    )
+
+
+def _same_kind(unit: str, nouns: frozenset[str]) -> bool:
+    """Whether a value written with ``unit`` can be the amount a claim with these nouns
+    states: "$12" is no count of games, "15%" no count of anything but percent."""
+    if not unit:
+        return True
+    return bool(nouns & (_PERCENT_TERMS if unit == "%" else _MONEY_TERMS))
+
+
 def check_counts(
     reading: ReportReading, evidence: Sequence[EvidenceItem], memo: dict[Any, Any] | None = None
 ) -> tuple[list[Finding], list[FixProposal]]:
@@ -239,4 +296,75 @@ def check_counts(
                     verified_with=f"evidence: {right} {noun}",
                 )
             )
+    findings += _bare_counts(reading, evidence, memo, read)
+    findings += check_worded_durations(body, evidence)  # no fixes: indices hold
     return findings, fixes
+
+
+def _bare_counts(
+    reading: ReportReading,
+    evidence: Sequence[EvidenceItem],
+    memo: dict[Any, Any] | None,
+    read: tuple[dict[str, set[int]], set[int]] | None,
+) -> list[Finding]:
+    """Counts in words with no noun after them ("ten at the bar", "up to eight"): a
+    value the evidence states nowhere, in a clause about something the evidence gives
+    another value of (``_SAME_TOPIC`` words in common with that value's own), is
+    unsupported. Never fixed: no noun says which value was meant."""
+    body = reading.body
+    findings: list[Finding] = []
+    judged = 0
+    places: Sequence[_Value] | None = None  # read only when a count asks
+    for match in _BARE_COUNT.finditer(reading.masked):
+        word, after = match.group(2), (match.group(3) or "").lower()
+        if (
+            match.group(1)
+            or word.lower() == "one"
+            or after in _BARE_IDIOMS
+            or after in _SUBSET
+            or (after and after not in _STOP_WORDS)
+        ):
+            continue  # a reference back or an operand, "one", a part ("three of", "two
+            # other"), or a count of a noun (``check_counts``)
+        value = _value(word)
+        left = body[max(0, match.start(2) - 30) : match.start(2)]
+        if _PAIR_END.search(left):
+            continue
+        if read is None:
+            read = evidence_counts(evidence)
+        if value in read[1]:
+            continue  # stated somewhere: whether about this is ``roles``' question
+        judged += 1
+        if judged > _MAX_BARE:
+            break  # a wall of number words: each is compared with every value
+        near = claim_words(body, *match.span(2))
+        if places is None:
+            places = remembered_values(evidence, memo)
+        others = sorted(
+            {
+                int(place.value)
+                for place in places
+                if not place.converted
+                and not place.unit
+                and place.value == place.value.to_integral_value()
+                and len(near & place.words) >= _SAME_TOPIC
+            }
+        )
+        if not others:
+            continue  # the clause is about nothing the evidence gives a value of
+        start, end = match.span(2)
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="unsupported_number_word",
+                severity="major",
+                message=(
+                    f'"{body[start:end]}" is a number the evidence never states; what it '
+                    f"says of the same thing gives {', '.join(str(v) for v in others[:6])}"
+                ),
+                start=start,
+                end=end,
+                text=body[start:end],
+            )
+        )
+    return findings

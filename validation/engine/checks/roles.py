@@ -16,7 +16,8 @@ major when the noun points to exactly one other value -- then the fix writes tha
 with its excerpt as proof -- and minor, without a fix, when to several.
 
 A duration is a place of its values in the neighbouring units ("two decades": 20 years),
-never the other value a noun points to. ``said_alike`` asks the same of a count in words.
+never the other value a noun points to. ``counts.said_alike`` asks the same of a count
+in words.
 
 A number in a record's key ("2019 (11)", "FY2021") is no value but names the period of
 the values under it. A number whose clause names one year is ``number_elsewhere`` too
@@ -94,6 +95,7 @@ class _Value:
     # A duration read in another unit ("two decades" as 20 years): it can support a
     # claim, never be the other value a claim's noun points to.
     converted: bool = False
+    unit: str = ""  # "$", "%", "EUR": what the value is an amount of, when written
 
 
 def _years(text: str) -> frozenset[str]:
@@ -173,7 +175,7 @@ def _prose_values(
     numbers = sorted(scan_numbers(text) + number_words(text, smallest=0))
     if len(numbers) > _MAX_VALUES:
         raise _TooMany
-    for index, (start, end, digits, _, _) in enumerate(numbers):
+    for index, (start, end, digits, _, unit) in enumerate(numbers):
         value = _decimal(digits)
         if value is None:
             continue
@@ -187,7 +189,7 @@ def _prose_values(
         excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
         nouns = _nouns(text[end:high]) | extra
         words = _words(left + " " + right) | extra
-        yield _Value(value, words, nouns, ref, excerpt, label, whose)
+        yield _Value(value, words, nouns, ref, excerpt, label, whose, unit=unit)
     for start, end, value, unit in durations_in_units(text):  # "two decades": 20 years
         left, right = _around(text, start, end, 0, len(text))
         excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
@@ -269,22 +271,6 @@ def remembered_values(
         if memo is not None:
             memo[_MEMO_KEY] = values
     return values
-
-
-def said_alike(
-    places: Sequence[_Value], value: Decimal, nouns: frozenset[str], near: frozenset[str]
-) -> bool | None:
-    """Whether some place the evidence gives ``value`` is about what a claim with these
-    ``nouns`` and own words ``near`` is about (a noun in common, or ``_SAME_TOPIC`` of its
-    words); None when the evidence's values were not read at that value (a table, a wall)."""
-    same = [place for place in places if place.value == value]
-    if not same:
-        return None
-    return any(
-        _shares(nouns, place.nouns | place.words | place.whose)
-        or len(near & place.words) >= _SAME_TOPIC
-        for place in same
-    )
 
 
 def claim_words(body: str, start: int, end: int) -> frozenset[str]:

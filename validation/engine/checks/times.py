@@ -7,6 +7,9 @@ and the "9 p.m." of a passage. A time the evidence does not state is an
 evidence does give. A time in a sentence that names a weekday the evidence gives as
 closed (``"Sunday": "closed"``, "closed on Sundays") is the same finding, unless the
 sentence itself says the day is closed or excepted ("closed Sundays", "except Sunday").
+A time said of a weekday ("Sunday 9 am to 10 pm") that the evidence gives only as
+another weekday's hours (``_day_hours``) is the same finding, and so is a finishing
+time ("2:19:24") the evidence gives in no way (``_splits``).
 Evidence that states no time at all cannot judge one: nothing is
 said then, and the numbers of the time are left to the numeric check as before.
 
@@ -21,7 +24,15 @@ import json
 import re
 from collections.abc import Sequence
 
-from validation.engine.checks._clock import DAY, closed_days, day_name, evidence_minutes
+from validation.engine.checks._clock import (
+    DAY,
+    ClockTime,
+    closed_days,
+    day_name,
+    evidence_minutes,
+)
+from validation.engine.checks._day_hours import day_hours, days_of_times
+from validation.engine.checks._splits import check_splits
 from validation.engine.checks.reading import ReportReading
 from validation.engine.types import EvidenceItem, Finding
 
@@ -58,6 +69,19 @@ def _closed_day_named(sentence: str, closed: set[str]) -> str | None:
     return next((day for day in map(day_name, words) if day in closed), None)
 
 
+def _wrong_day(
+    time: ClockTime, days: tuple[str, ...], hours: dict[str, set[int]], elsewhere: set[int]
+) -> str | None:
+    """A weekday the time is said of whose hours (``_day_hours``) do not hold it, when
+    the evidence gives the time nowhere but in other days' hours."""
+    if any(value in elsewhere for value in time.minutes):
+        return None
+    return next(
+        (day for day in days if day in hours and not hours[day].intersection(time.minutes)),
+        None,
+    )
+
+
 def _clock(minutes: int) -> str:
     hour, minute = divmod(minutes % DAY, 60)
     return f"{hour:02d}:{minute:02d}"
@@ -68,9 +92,10 @@ def check_times(
 ) -> tuple[list[Finding], list[tuple[int, int]]]:
     """Findings for the report's times the evidence does not state, and the spans of
     every time judged (module docstring)."""
+    splits = check_splits(reading.body, evidence)  # "2:19:24", a finishing time
     stated = reading.times
     if not stated or not evidence:
-        return [], []
+        return splits, []
     known: set[int] = set()
     closed: set[str] = set()
     for item in evidence:
@@ -79,12 +104,14 @@ def check_times(
         known |= evidence_minutes(text)
         closed |= closed_days(text)
     if not known:
-        return [], []
+        return splits, []
     body = reading.body
-    findings: list[Finding] = []
+    findings: list[Finding] = splits
     listed = ", ".join(_clock(value) for value in sorted(known)[:_LISTED])
     more = f" and {len(known) - _LISTED} more" if len(known) > _LISTED else ""
-    for time in stated:
+    hours, elsewhere = day_hours([item.content for item in evidence])
+    days = days_of_times(body, stated) if hours else [()] * len(stated)
+    for index, time in enumerate(stated):
         shut = _closed_day_named(_sentence(body, time.start, time.end), closed) if closed else None
         if shut is not None:
             findings.append(
@@ -103,6 +130,23 @@ def check_times(
             )
             continue
         if any(value in known for value in time.minutes):
+            wrong = _wrong_day(time, days[index], hours, elsewhere)
+            if wrong is not None:
+                findings.append(
+                    Finding(
+                        check="claims_supported",
+                        kind="unsupported_time",
+                        severity="major",
+                        message=(
+                            f'the time "{time.text(body)}" is given for {wrong.title()}, '
+                            f"whose hours in the evidence are "
+                            f"{', '.join(_clock(v) for v in sorted(hours[wrong]))}"
+                        ),
+                        start=time.start,
+                        end=time.end,
+                        text=time.text(body),
+                    )
+                )
             continue
         findings.append(
             Finding(
