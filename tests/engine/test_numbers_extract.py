@@ -260,6 +260,19 @@ def test_a_lone_units_cell_in_a_row_of_blanks_scales_the_whole_table() -> None:
     assert prior.value == Decimal("3870000")
 
 
+def test_a_units_row_may_hold_a_word_beside_its_units() -> None:
+    table = (
+        "|  |  | 2024 | 2023 |\n"
+        "|---|---|---|---|\n"
+        "|  | Note | £m | £m |\n"
+        "| Receivables | 7 | 18.5 | 17.9 |\n"
+    )
+    note, current, prior = extract(table)
+    assert note.value == Decimal("7")  # the note column states no units
+    assert current.value == Decimal("18500000")
+    assert prior.value == Decimal("17900000")
+
+
 def test_a_row_with_numbers_is_never_a_units_row() -> None:
     table = (
         "| Item | Amount |\n"

@@ -217,20 +217,24 @@ def _table_scales(text: str, table: _Table) -> None:
 
 def _units_row(text: str, table: _Table, cells: list[tuple[int, int]]) -> None:
     """A row that states units instead of values ("| | (Shares in thousands) | |
-    (Dollars in millions) |"): each cell's scale is its column's; a lone one among
-    blanks ("| (In thousands) | | |") spans the table. A header's own scale stands."""
+    (Dollars in millions) |", "| | Note | £m | £m |"): each cell's scale is its column's;
+    a lone one ("| (In thousands) | | |") spans the table. A header's own scale stands."""
     written = [text[start:end].strip() for start, end in cells]
     if any(_HAS_DIGIT.search(cell) for cell in written):
         return
     scales: dict[int, tuple[Decimal, str]] = {}
     for column, cell in enumerate(written):
-        if not cell:
-            continue
-        match = _SCALE_PHRASE.search(cell) if _may_state_scale(cell) else None
+        if not cell or not _may_state_scale(cell):
+            continue  # a blank, or a word beside the units ("| | Note | £m | £m |")
+        match = _SCALE_PHRASE.search(cell)
         scale = _scale_of_phrase(match) if match else None
-        if scale is None or match is None:
-            return  # a row of words: a sub-header, not units
-        scales[column] = (scale, match.group().strip())
+        if scale is None:
+            match = _SHORT_HEADER_SCALE.search(cell)
+            scale = _SCALE_WORDS.get(match.group("w").lower()) if match else None
+        if scale is not None and match is not None:
+            scales[column] = (scale, match.group().strip())
+    if not scales:
+        return
     if len(scales) == 1 and table.table_scale is None and not table.column_scale:
         table.table_scale = next(iter(scales.values()))
         return
