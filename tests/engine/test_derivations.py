@@ -247,7 +247,8 @@ def test_a_change_the_table_states_beside_its_periods_is_no_other_periods_figure
         (
             "table",
             "(in millions)\n\n| | 2019 | 2018 | Increase/(decrease) |\n|---|---|---|---|\n"
-            "| Freight revenue | $6,200 | $7,000 | $(800) |\n| Fuel surcharge | 410 | 515 | (105) |",
+            "| Freight revenue | $6,200 | $7,000 | $(800) |\n"
+            "| Fuel surcharge | 410 | 515 | (105) |",
         ),
     )
     assert flagged(verdict) == []
