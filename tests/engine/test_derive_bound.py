@@ -25,7 +25,7 @@ def _pool(rng: random.Random, size: int) -> list[Operand]:
         operands.append(
             Operand(
                 value=value or 1.0,
-                text=f"v{n}",
+                text=rng.choice((f"v{n}", f"${value / scale:.2f}")),  # a price, or not
                 percent=percent,
                 digits=1.0 if percent else scale,
                 strength=rng.choice((STATED, NEAR, NAMED, BESIDE)),

@@ -22,7 +22,7 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from validation.engine.checks.numeric._derive_candidates import like_cells
+from validation.engine.checks.numeric._derive_candidates import is_count, is_price, like_cells
 from validation.engine.checks.numeric._derive_pool import NAMED, STATED, Operand
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
@@ -50,6 +50,7 @@ def may_hit(
                 found = (
                     _sums(amounts, low, high)
                     or _ratios(amounts, low, high)
+                    or _products(operands, low, high)
                     or _groups(operands, low, high, percent=False)
                 )
             elif kind == "multiple":
@@ -101,6 +102,21 @@ def _ratios(values: Sequence[float], low: float, high: float) -> bool:
             continue
         slack = _SLACK * size * (abs(low) + abs(high)) + 1e-300
         if _within(sizes, low * size - slack, high * size + slack):
+            return True
+    return False
+
+
+def _products(operands: Sequence[Operand], low: float, high: float) -> bool:
+    """|count * price| within [low, high] for a count and a price per unit of `operands`."""
+    counts = sorted(abs(operand.value) for operand in operands if is_count(operand))
+    prices = {
+        abs(operand.value / (operand.digits or 1.0)) for operand in operands if is_price(operand)
+    }
+    for price in prices:
+        if price == 0:
+            continue
+        slack = _SLACK * (abs(low) + abs(high)) / price + 1e-300
+        if _within(counts, low / price - slack, high / price + slack):
             return True
     return False
 

@@ -2,7 +2,8 @@
 could have computed from the operands (:mod:`._derive_pool`), tier by tier of how
 strongly the operands are the writer's.
 
-A pair gives a difference, sum, average, ratio or per-unit value (amounts), a share,
+A pair gives a difference, sum, average, ratio or per-unit value (amounts), the product
+of a count and a price per unit (two cells of one row, or two numbers of the sentence), a share,
 percentage change or compound rate (percentages of amounts), a change in points or an
 average (percentages). A row gives the sum and average of its like cells (its periods:
 one unit, no column of changes); a list of stated numbers the same. Within a tier, the
@@ -11,6 +12,7 @@ candidates whose operation fits how their cells lie (``_fits``) come first.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from itertools import chain
@@ -129,6 +131,7 @@ _OVER_TIME = frozenset(("percent change", "CAGR", "average"))
 def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
     """Every pair of operands, by its tier (each pair's tier worked out once)."""
     tiers: list[list[tuple[Operand, Operand]]] = [[] for _ in range(TIERS)]
+    operands = [operand for operand in operands if not operand.repeat]  # its twin pairs
     for i, first in enumerate(operands):
         for second in operands[i + 1 :]:
             tiers[_tier(first, second)].append((first, second))
@@ -186,6 +189,13 @@ def _pairs(
                 yield tier, abs(a / b), "{} / {}", "per unit", (ta, tb)
             if a:
                 yield tier, abs(b / a), "{} / {}", "per unit", (tb, ta)
+            if tier == 0 or first.row == second.row >= 0:
+                for count, price in ((first, second), (second, first)):
+                    if is_count(count) and is_price(price):
+                        value = abs(
+                            count.value * price.value / (price.digits or 1.0)
+                        )  # cents as written
+                        yield tier, value, "{} * {}", "product", (count, price)
         elif kind == "multiple":
             if b:
                 yield tier, abs(a / b), "{} / {}", "multiple", (ta, tb)
@@ -212,6 +222,24 @@ def _pairs(
                         rate = ((top / bottom) ** (1 / n) - 1) * 100
                         formula = "(({} / {}) ^ (1 / {}) - 1) * 100"
                         yield tier, abs(rate), formula, "CAGR", (tt, tb_, str(n))
+
+
+def is_price(operand: Operand) -> bool:
+    """A value per unit: an amount of a currency written to the cent and nothing after it
+    ("$68.97"; not "$1.25 billion", not a table's 4,120)."""
+    return (
+        not operand.percent
+        and operand.unit not in _NOT_CURRENCY
+        and _CENTS.fullmatch(operand.text.strip()) is not None
+    )
+
+
+_CENTS = re.compile(r"[^\d\s]{0,3}\s?\d[\d,]*\.\d\d")  # "$68.97", "US$ 4.10"
+
+
+def is_count(operand: Operand) -> bool:
+    """A number of units: an amount with no unit at all (shares, seats, tons)."""
+    return not operand.percent and not operand.unit
 
 
 def _wrong_base(change: float, base: float, direction: int, values: Sequence[float]) -> bool:

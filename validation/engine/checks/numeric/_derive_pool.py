@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
@@ -53,6 +53,7 @@ class Operand:
     position: int = -1  # its claim, if the report states it
     unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
     year: int = 0  # the period of its cell, when its sentence names years and it is known
+    repeat: bool = False  # a value its row already gave: a member of the row's groups only
 
 
 _TOTAL_WORDS = re.compile(
@@ -181,14 +182,21 @@ def pool(
     """The operands offered to the claim at `position`, strongest first."""
     rows = _rows(index)
     found: list[Operand] = []
-    seen: set[tuple[float, bool]] = set()
+    seen: dict[tuple[float, bool], set[tuple[int, int]]] = {}  # a value's places
     claim_value = abs(claims[position].mention.value)
 
     def add(operand: Operand) -> None:
         key = (round(operand.value, 9), operand.percent)
-        if key not in seen and len(found) < _MAX_POOL and operand.value != 0:
-            seen.add(key)
-            found.append(operand)
+        if len(found) >= _MAX_POOL or operand.value == 0:
+            return
+        place = (operand.row, operand.column)
+        places = seen.get(key)
+        if places is not None:
+            if not _repeated(places, place):
+                return  # one value is one operand, but a row's repeated value is a cell of it
+            operand = replace(operand, repeat=True)
+        seen.setdefault(key, set()).add(place)
+        found.append(operand)
 
     offered: set[int] = set()  # evidence entries already offered
 
@@ -238,6 +246,13 @@ def pool(
     for entry in later:
         add_entry(entry, BESIDE)
     return found
+
+
+def _repeated(places: set[tuple[int, int]], place: tuple[int, int]) -> bool:
+    """A row writes the value again in another column ("1.7 | 1.5 | 1.5"): the row's
+    sum and average take both."""
+    row = place[0]
+    return row >= 0 and place not in places and all(seen == row for seen, _ in places)
 
 
 def _total_rows(
