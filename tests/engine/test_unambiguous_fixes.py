@@ -319,3 +319,46 @@ def test_a_share_shown_without_the_hundredfold_is_fixed_to_the_percentage() -> N
 
     ((_find, replace),) = fixes_on(verdict, "0.458%")
     assert "45.8%" in replace
+
+
+PROFIT = {
+    "net_income_2023_millions": 100,
+    "net_income_2024_millions": 120,
+    "effective_tax_rate_percent": 22.0,
+}
+
+
+def test_a_result_is_not_passed_by_a_cell_about_something_else() -> None:
+    """ "up 22.0%" from 100 to 120 is 20.0 %: the 22.0 in the evidence is a tax rate."""
+    wrong = "Net income rose to $120 million in 2024 from $100 million in 2023, up 22.0%."
+    right = wrong.replace("22.0%", "20.0%")
+
+    assert findings_on(check(wrong, ("filing", PROFIT)), "22.0%") == ["close_but_wrong"]
+    assert findings_on(check(right, ("filing", PROFIT)), "20.0%") == []
+    edited = judge_edit(
+        right, [EvidenceItem(source_ref="filing", content=PROFIT)], "20.0%", "22.0%", NUMBERS_ONLY
+    )
+    assert edited.status == "flagged"
+
+
+CONTRACTS = (
+    "| June 30, |  |  |\n|---|---|---|\n|  | 2021 | 2020 |\n| (In thousands) |  |  |\n"
+    "| Customer deposits | $52,310 | $47,020 |\n| Other | 2,101 | 1,877 |\n"
+    "| Total contract liabilities | 54,411 | 48,897 |\n| Unbilled receivables | 12,260 | 9,940 |\n"
+    "| Net contract liabilities | $42,151 | $38,957 |\n"
+)
+
+
+def test_a_change_taken_over_the_level_it_ended_at_is_fixed_to_the_start() -> None:
+    """(42,151 - 38,957) / 38,957 = 8.2 %; the 3.2 over the June 2021 level reads 7.6 %.
+    The change is found by the closed search only once the average after it is derived."""
+    body = (
+        "Net contract liabilities stood at $42.2 million at June year-end, up from "
+        "$39.0 million a year earlier, an increase of $3.2 million, or about {}. Averaged "
+        "across the two year-ends, the net balance comes to roughly $40.6 million."
+    )
+    wrong = check(body.format("7.6%"), ("note", CONTRACTS))
+    right = check(body.format("8.2%"), ("note", CONTRACTS))
+
+    assert fixes_on(wrong, "7.6%") == [("7.6%", "8.2%")]
+    assert findings_on(right, "8.2%") == [] and right.fixes == []
