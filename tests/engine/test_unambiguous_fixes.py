@@ -160,6 +160,60 @@ def test_a_restated_figure_at_the_wrong_scale_is_fixed_to_the_named_cell() -> No
     assert "$148.5 million" in replace
 
 
+# A table whose scale no header states: the report's other figures say how it reads it.
+SEGMENTS = (
+    "| | 2022 | 2021 |\n|---|---|---|\n"
+    "| Parts revenue | 61,437 | 55,902 |\n"
+    "| Service revenue | 38,214 | 35,118 |\n"
+    "| Operating profit | 17,866 | 15,309 |\n"
+)
+SEGMENT_READING = (
+    "Parts revenue rose to $61.4 million from $55.9 million, and service revenue to $38.2 million. "
+)
+
+
+def test_a_figure_reading_its_cell_at_another_scale_than_the_rest_of_the_table_is_fixed() -> None:
+    """The report reads the table in thousands three times; "$17.9 billion" reads 17,866
+    in millions."""
+    wrong = check(
+        SEGMENT_READING + "Operating profit came to $17.9 billion.", ("segments", SEGMENTS)
+    )
+    right = check(
+        SEGMENT_READING + "Operating profit came to $17.9 million.", ("segments", SEGMENTS)
+    )
+
+    assert fixes_on(wrong, "17.9") == [("$17.9 billion", "$17.9 million")]
+    assert findings_on(right, "$17.9 million") == [] and right.fixes == []
+
+
+def test_a_figure_whose_table_is_read_two_ways_is_not_rescaled() -> None:
+    """One figure in thousands, one in millions: no scale the table is plainly read at."""
+    body = (
+        "Parts revenue rose to $61.4 million, service revenue was $38.2 billion and "
+        "operating profit came to $17.9 billion."
+    )
+    verdict = check(body, ("segments", SEGMENTS))
+
+    assert fixes_on(verdict, "billion") == []
+
+
+def test_an_unnamed_figure_at_the_wrong_scale_of_a_table_the_report_reads_is_fixed() -> None:
+    """No word of the sentence names the row, but the report reads the table in thousands
+    and 17,866 is the one cell the digits fit at another scale."""
+    body = SEGMENT_READING + "The segment's earnings then reached $17.9 billion."
+    verdict = check(body, ("segments", SEGMENTS))
+
+    assert fixes_on(verdict, "17.9") == [("$17.9 billion", "$17.9 million")]
+
+
+def test_an_unnamed_figure_two_cells_could_explain_is_not_rescaled() -> None:
+    table = SEGMENTS + "| Other income | 17,911 | 12,004 |\n"
+    body = SEGMENT_READING + "The segment's earnings then reached $17.9 billion."
+    verdict = check(body, ("segments", table))
+
+    assert fixes_on(verdict, "17.9") == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 

@@ -21,6 +21,7 @@ from validation.engine.checks.numeric._matching import Claim, small_integer, wro
 from validation.engine.checks.numeric._misquotes import (
     Looks,
     misquote_finding,
+    misread_scales,
     named_period_of,
     read_at_of,
     swap_fix,
@@ -55,6 +56,9 @@ def _assemble(
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
+    for position, misread in misread_scales(index, claims).items():
+        claims[position].hit = None  # the cell, read at the item's scale, is another figure
+        claims[position].rescaled = misread
     slipped = swapped_results(body, index, sentences)
     looks = Looks(body, index, sentences, read_at_of(index, claims))
     for claim in claims:

@@ -13,6 +13,7 @@ two that fit make it ambiguous, and nothing is proposed.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -94,7 +95,8 @@ def rescaled_of(
     words = label_tokens(body[low:high])
     written = abs(mention.written)
     step = Decimal(1).scaleb(-mention.decimals)
-    found: dict[Decimal, Hit] = {}
+    named: dict[Decimal, Hit] = {}
+    unnamed: dict[Decimal, list[Hit]] = {}  # cells of items the report reads elsewhere
     for scale in sorted(_RESCALES | {Decimal(1)}):
         if scale == mention.scale:
             continue
@@ -108,16 +110,27 @@ def rescaled_of(
             number = index.number(entry)
             if abs(abs(number.full_value) - target) > half:
                 continue
-            if not _named(claim, number, words, mention.significant_digits):
+            is_named = _named(claim, number, words, mention.significant_digits)
+            if not is_named and not (
+                number.item in read_at and mention.significant_digits >= _MIN_DIGITS
+            ):
                 continue
             # A cell whose scale no header states is read at the scale the report
             # reads its item at elsewhere; never read at all, its scale is unknown.
             unit = Decimal(1) if index.has_scale(entry) else read_at.get(number.item)
-            if unit is not None and unit * scale in _RESCALES and unit * scale != mention.scale:
-                found.setdefault(unit * scale, Hit(number, "close", 0.0, 1.0, unit * scale))
-    if len(found) != 1:
-        return None
-    return next(iter(found.values()))
+            if unit is None or unit * scale not in _RESCALES or unit * scale == mention.scale:
+                continue
+            hit = Hit(number, "close", 0.0, 1.0, unit * scale)
+            if is_named:
+                named.setdefault(unit * scale, hit)
+            else:
+                unnamed.setdefault(unit * scale, []).append(hit)
+    if named:
+        return next(iter(named.values())) if len(named) == 1 else None
+    # No cell its sentence names: one cell of an item the report reads elsewhere, the
+    # only value its digits fit at any other scale (three digits or more: a narrow window).
+    hits = [hit for found in unnamed.values() for hit in found]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _named(claim: Claim, number: EvidenceNumber, words: frozenset[str], digits: int) -> bool:
@@ -147,6 +160,47 @@ def read_at_of(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, Decim
     return read
 
 
+def misread_scales(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, Hit]:
+    """Matched figures that read their cell at another scale than the report reads the
+    rest of its evidence item ("$264.9 billion" for a table's 264,871 where the report
+    writes the table's other cells in millions: the table is in thousands). One item
+    has one scale per kind of amount: when at least `_AGREEING` other figures of the
+    same currency read it at one scale, and this one at another, its scale word is
+    wrong. Keyed by position in `claims`; the hit's `factor` is the scale it should
+    carry."""
+    reads: list[tuple[int, int, str, int]] = []
+    for position, claim in enumerate(claims):
+        hit = claim.hit
+        mention = claim.mention
+        if hit is None or not mention.has_explicit_scale or mention.is_percent:
+            continue
+        if index.has_scale(hit.number.entry) or mention.significant_digits < _MIN_DIGITS:
+            continue
+        digits = abs(hit.number.value)
+        if not digits or not mention.written:
+            continue
+        # The scale the figure reads its cell's digits at, a power of ten.
+        unit = round(math.log10(float(mention.scale * abs(mention.written) / digits)))
+        reads.append((position, hit.number.item, mention.currency, unit))
+    units: dict[tuple[int, str], list[int]] = {}
+    for _, item, currency, unit in reads:
+        units.setdefault((item, currency), []).append(unit)
+    found: dict[int, Hit] = {}
+    for position, item, currency, unit in reads:
+        others = list(units[(item, currency)])
+        others.remove(unit)
+        if len(others) < _AGREEING or len(set(others)) != 1 or others[0] == unit:
+            continue
+        mention = claims[position].mention
+        right = mention.scale * Decimal(10) ** (others[0] - unit)
+        if right in _RESCALES and right != mention.scale:
+            hit = claims[position].hit
+            assert hit is not None
+            found[position] = Hit(hit.number, "close", 0.0, 1.0, right)
+    return found
+
+
+_AGREEING = 2  # other figures of an item that must agree on its scale
 _RESCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 
 
