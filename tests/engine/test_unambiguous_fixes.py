@@ -214,6 +214,56 @@ def test_an_unnamed_figure_two_cells_could_explain_is_not_rescaled() -> None:
     assert fixes_on(verdict, "17.9") == []
 
 
+WARRANTY = (
+    "(in thousands)\n\n| | 2020 | 2019 |\n|---|---|---|\n"
+    "| Accrued warranty costs | 5,020 | 4,310 |\n| Customer deposits | 2,115 | 2,460 |\n"
+)
+
+
+def test_the_end_of_a_change_quoted_from_the_prior_period_is_fixed_to_the_latest() -> None:
+    """A change goes to where it ended: with no other period named, the row's 2020 cell."""
+    wrong = check("Accrued warranty costs climbed to $4,310 thousand.", ("note", WARRANTY))
+    right = check("Accrued warranty costs climbed to $5,020 thousand.", ("note", WARRANTY))
+
+    assert fixes_on(wrong, "4,310") == [("$4,310 thousand", "$5,020 thousand")]
+    assert findings_on(right, "$5,020 thousand") == [] and right.fixes == []
+
+
+def test_the_end_of_a_change_in_a_period_its_paragraph_names_is_left_alone() -> None:
+    """The paragraph speaks of 2019: the change to 4,310 is that year's."""
+    body = (
+        "## A look back at 2019\n\n"
+        "That year was busy. Accrued warranty costs climbed to $4,310 thousand."
+    )
+    verdict = check(body, ("note", WARRANTY))
+
+    assert findings_on(verdict, "$4,310 thousand") == [] and verdict.fixes == []
+
+
+# A filing's text layout: the years head right-aligned columns.
+LAYOUT = (
+    "                                  Years Ended June 30,\n"
+    "                              2021        2020        2019\n"
+    "Freight costs               $3,412      $2,877      $2,540\n"
+    "Packaging                      918         864         802\n"
+)
+
+
+def test_a_layout_columns_year_is_read_under_its_header() -> None:
+    """2,877 stands under 2020: a change that ends there, with no year named, ends in 2021."""
+    wrong = check("Freight costs kept rising, to $2,877 thousand.", ("filing", LAYOUT))
+    right = check("Freight costs kept rising, to $3,412 thousand.", ("filing", LAYOUT))
+
+    assert fixes_on(wrong, "2,877") == [("$2,877 thousand", "$3,412 thousand")]
+    assert findings_on(right, "$3,412 thousand") == []
+
+
+def test_a_layout_figure_whose_sentence_names_its_year_is_left_alone() -> None:
+    verdict = check("In 2020 freight costs rose to $2,877 thousand.", ("filing", LAYOUT))
+
+    assert findings_on(verdict, "$2,877 thousand") == [] and verdict.fixes == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from validation.engine.checks.numeric._context import _sentence
+from validation.engine.checks.numeric._end_period import end_period_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._findings import (
     _arithmetic_finding,
@@ -61,11 +63,27 @@ def _assemble(
         claims[position].rescaled = misread
     slipped = swapped_results(body, index, sentences)
     looks = Looks(body, index, sentences, read_at_of(index, claims))
-    for claim in claims:
+    for position, claim in enumerate(claims):
         if claim.other_period is None and (period := named_period_of(body, index, claim)):
             other, named, quoted = period
             claim.other_period = other
             claim.other_period_proof = f"its words name {named}; the figure is {quoted}'s"
+            claim.other_period_chance = 0.0
+        elif claim.other_period is None and (
+            ended := end_period_of(
+                body,
+                index,
+                claims,
+                position,
+                _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end),
+            )
+        ):
+            other, latest, quoted = ended
+            claim.other_period = other
+            claim.other_period_proof = (
+                f"its words end a change there, in {latest} (no other period is named "
+                f"around it); the figure is {quoted}'s"
+            )
             claim.other_period_chance = 0.0
     for at, claim in enumerate(claims):
         mention = claim.mention

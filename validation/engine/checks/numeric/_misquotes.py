@@ -405,7 +405,46 @@ def _period(index: EvidenceIndex, entry: int) -> int | None:
     for table, years in _tables_of(index, number.item, item.text):
         if table.start <= position <= table.end:
             return years.get(table.locate(position)[1])
+    return _layout_period(item.text, position)
+
+
+def _layout_period(text: str, position: int) -> int | None:
+    """The year of a number in a filing's text layout: the year of the header line above
+    it (within `_LAYOUT_LINES` lines, naming two years or more) whose column it stands
+    under, right edges aligned within `_ALIGN` characters; None when unsure (no such
+    year, two, or a header of fiscal years ending early in the calendar year)."""
+    line_start = text.rfind("\n", max(0, position - _LAYOUT_REACH), position) + 1
+    if line_start == 0 and position > _LAYOUT_REACH:
+        return None
+    end = position
+    while end < len(text) and end - position < _ALIGN * 4 and text[end] in _NUMBER_CHARS:
+        end += 1
+    column = end - line_start
+    above = line_start - 1
+    for _ in range(_LAYOUT_LINES):
+        if above <= 0:
+            return None
+        start = text.rfind("\n", max(0, above - _LAYOUT_REACH), above) + 1
+        line = text[start:above]
+        above = start - 1
+        found = list(_YEAR.finditer(line))
+        if len(found) < 2:
+            continue
+        if any(month in line.lower() for month in _EARLY_MONTHS):
+            return None  # a fiscal year ending early in the year: named either way
+        near = [
+            (abs(year.end() - column), int(year.group()))
+            for year in found
+            if abs(year.end() - column) <= _ALIGN
+        ]
+        return near[0][1] if len(near) == 1 else None
     return None
+
+
+_LAYOUT_LINES = 8  # header lines looked up for a layout's years
+_LAYOUT_REACH = 400  # characters of one layout line
+_ALIGN = 3  # a number's right edge under its year's
+_NUMBER_CHARS = frozenset("0123456789,.$%()")
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
