@@ -240,6 +240,24 @@ def test_the_end_of_a_change_in_a_period_its_paragraph_names_is_left_alone() -> 
     assert findings_on(verdict, "$4,310 thousand") == [] and verdict.fixes == []
 
 
+def test_a_figure_compared_with_the_year_before_is_the_latest_periods() -> None:
+    """ "..., $710 thousand more than the year before": the figure is the later side."""
+    body = "Accrued warranty costs stood at ${}, $710 thousand more than the year before."
+    wrong = check(body.format("4,310 thousand"), ("note", WARRANTY))
+    right = check(body.format("5,020 thousand"), ("note", WARRANTY))
+
+    assert fixes_on(wrong, "4,310") == [("$4,310 thousand", "$5,020 thousand")]
+    assert right.fixes == []
+
+
+def test_a_figure_its_own_words_date_to_the_year_before_is_left_alone() -> None:
+    """ "posted a year earlier" dates the figure itself: it is the prior year's, rightly."""
+    body = "Accrued warranty costs were well above the $4,310 thousand posted a year earlier."
+    verdict = check(body, ("note", WARRANTY))
+
+    assert verdict.fixes == []
+
+
 # A filing's text layout: the years head right-aligned columns.
 LAYOUT = (
     "                                  Years Ended June 30,\n"

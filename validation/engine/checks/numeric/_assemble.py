@@ -78,11 +78,11 @@ def _assemble(
                 _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end),
             )
         ):
-            other, latest, quoted = ended
+            other, latest, quoted, how = ended
             claim.other_period = other
             claim.other_period_proof = (
-                f"its words end a change there, in {latest} (no other period is named "
-                f"around it); the figure is {quoted}'s"
+                f"its words {how}, so it is {latest}'s (no other period is named around "
+                f"it); the figure is {quoted}'s"
             )
             claim.other_period_chance = 0.0
     for at, claim in enumerate(claims):

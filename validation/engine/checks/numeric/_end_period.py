@@ -1,7 +1,9 @@
 """A change's end quoted from an earlier period: "the current portion rose to $2,091
 thousand", where 2,091 is the row's prior-year cell and the row's latest is 8,095.
 
-The figure a change goes *to* is where it ended: the latest period the report speaks of.
+The figure a change goes *to* is where it ended, and a figure its sentence then compares
+with an earlier period ("..., down 5.1% year on year", "..., less than in 2018") is the
+later side: the latest period the report speaks of.
 When nothing around it names another period (no year in its sentence other than the
 row's latest; its paragraph before it and the heading above it name the latest, or no
 year), a figure that
@@ -32,20 +34,27 @@ def end_period_of(
     claims: Sequence[Claim],
     position: int,
     sentence: tuple[int, int],
-) -> tuple[EvidenceNumber, int, int] | None:
-    """For a figure a change goes to that restates an earlier period's cell of its row,
-    with no other period named around it: the row's latest cell, that period, and the
-    period of the cell quoted."""
+) -> tuple[EvidenceNumber, int, int, str] | None:
+    """For a figure a change goes to (or that its sentence compares with an earlier
+    period) restating an earlier period's cell of its row, with no other period named
+    around it: the row's latest cell, that period, the period of the cell quoted, and
+    what its words say."""
     claim = claims[position]
     hit, mention = claim.hit, claim.mention
     if hit is None or claim.derivation is not None or claim.calculation is not None:
         return None
     if claim.operand or claim.in_expression or small_integer(mention) or mention.in_range:
         return None
-    if not _TO.search(body[max(0, mention.start - _BEFORE) : mention.start]):
-        return None
     low, high = sentence
-    if not direction_of(body, claims, position, low, high):
+    compared = _compared_after(body, mention.end, high)
+    how = "compare it with an earlier period" if compared is not None else "end a change there"
+    if compared is not None:
+        if _PRIOR.search(body[low : mention.start]):
+            return None  # "in the prior year it was ..., up 3% on the year before"
+        high = mention.end + compared  # the other side's own year is not the figure's
+    elif not _TO.search(body[max(0, mention.start - _BEFORE) : mention.start]):
+        return None
+    elif not direction_of(body, claims, position, low, high):
         return None  # "to" of no change ("amounts to", "close to")
     quoted = _period(index, hit.number.entry)
     rows = _rows(index)
@@ -68,7 +77,40 @@ def end_period_of(
     other = next(iter(found.values()))
     if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
         return None
-    return other, latest, quoted
+    return other, latest, quoted, how
+
+
+def _compared_after(body: str, end: int, high: int) -> int | None:
+    """Where, after a figure in its sentence, words compare it with an earlier period
+    ("..., down 5.1% year on year", "..., $3.2 million less than the year before", "a
+    smaller top-up than in 2018"), past another number or a word of change or comparison
+    (so not "the $172.4 million posted a year earlier", which dates the figure itself):
+    the offset of those words from the figure's end."""
+    after = body[end:high]
+    found = _COMPARED.search(after)
+    if found is None:
+        return None
+    between = after[: found.start()]
+    if any(c.isdigit() for c in between) or _CHANGE_WORD.search(between):
+        return found.start()
+    return None
+
+
+# Words that compare a figure with an earlier period; and words of change or comparison.
+_COMPARED = re.compile(
+    r"(?i)\b(?:than (?:in |at |for )?(?:the (?:prior|previous) year|the year before|a year "
+    r"(?:earlier|ago|before)|last year|(?:fiscal )?(?:19|20)\d\d)|year[- ]on[- ]year|"
+    r"year[- ]over[- ]year|on the (?:prior|previous) year)\b"
+)
+_CHANGE_WORD = re.compile(
+    r"(?i)\b(?:up|down|less|more|smaller|larger|higher|lower|rose|fell|grew|declined|"
+    r"increased|decreased|gained|dropped)\b"
+)
+# Words before a figure that date it to an earlier period themselves.
+_PRIOR = re.compile(
+    r"(?i)\b(?:prior|previous|preceding|last) year\b|\ba year (?:earlier|ago|before)\b|"
+    r"\bthe year before\b"
+)
 
 
 def _other_year_named(body: str, low: int, high: int, latest: int) -> bool:
