@@ -282,6 +282,26 @@ def test_a_layout_figure_whose_sentence_names_its_year_is_left_alone() -> None:
     assert findings_on(verdict, "$2,877 thousand") == [] and verdict.fixes == []
 
 
+# Columns out of line with their header: the row's values are read in the header's order.
+SKEWED = (
+    "(in thousands)        As of June 30, 2021As of June 30, 2020\n"
+    "Freight costs                 $3,412          $2,877\n"
+    "Packaging                        918.5           864.2\n"
+)
+
+
+def test_a_figure_in_a_report_tables_year_column_is_of_that_year() -> None:
+    """The report's own table heads its column "End of 2021": 2,877 there is 2020's."""
+    table = (
+        "| Item | End of 2021 | Change vs. 2020 |\n|---|---|---|\n| Freight costs | {} | +535 |\n"
+    )
+    wrong = check(table.format("2,877"), ("filing", SKEWED))
+    right = check(table.format("3,412"), ("filing", SKEWED))
+
+    assert fixes_on(wrong, "2,877") == [("2,877", "3,412")]
+    assert right.fixes == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from validation.engine.checks.numeric._context import _sentence
-from validation.engine.checks.numeric._end_period import end_period_of
+from validation.engine.checks.numeric._end_period import ColumnYears, end_period_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._findings import (
     _arithmetic_finding,
@@ -63,8 +63,15 @@ def _assemble(
         claims[position].rescaled = misread
     slipped = swapped_results(body, index, sentences)
     looks = Looks(body, index, sentences, read_at_of(index, claims))
+    columns = ColumnYears(body)
     for position, claim in enumerate(claims):
-        if claim.other_period is None and (period := named_period_of(body, index, claim)):
+        if claim.other_period is None and (
+            (period := named_period_of(body, index, claim))
+            or (
+                (column := columns.year_of(claim.mention.start)) is not None
+                and (period := named_period_of(body, index, claim, column))
+            )
+        ):
             other, named, quoted = period
             claim.other_period = other
             claim.other_period_proof = f"its words name {named}; the figure is {quoted}'s"

@@ -19,8 +19,10 @@ from collections.abc import Sequence
 
 from validation.engine.checks.numeric._derive_pool import _rows, direction_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
+from validation.engine.checks.numeric._layout_years import _YEAR
 from validation.engine.checks.numeric._matching import Claim, small_integer
-from validation.engine.checks.numeric._misquotes import _YEAR, _period
+from validation.engine.checks.numeric._misquotes import _one_year, _period, row_of
+from validation.engine.checks.numeric._tables import _find_tables, _Table
 
 # "to $2,091", "to about 49.7%": the words right before a change's end.
 _TO = re.compile(r"(?i)\bto (?:about |roughly |around |approximately |nearly |some )?$")
@@ -58,7 +60,7 @@ def end_period_of(
         return None  # "to" of no change ("amounts to", "close to")
     quoted = _period(index, hit.number.entry)
     rows = _rows(index)
-    row = rows.row_of.get(hit.number.entry)
+    row = row_of(index, hit.number.entry)
     if quoted is None or row is None:
         return None
     periods = {
@@ -130,3 +132,28 @@ def _other_year_named(body: str, low: int, high: int, latest: int) -> bool:
         context += " " + body[heading : line_end if line_end >= 0 else low]
     years = {int(year) for year in _YEAR.findall(context)}
     return bool(years) and latest not in years
+
+
+class ColumnYears:
+    """The year each column of the report's own tables names in its header ("| Line item
+    | Year-end 2019 | Change vs. 2018 |"): a figure in that column is of that year."""
+
+    def __init__(self, body: str) -> None:
+        self.tables: list[tuple[_Table, dict[int, int]]] = []
+        for table in _find_tables(body):
+            years: dict[int, int] = {}
+            for column, (start, end) in enumerate(table.header):
+                year = _one_year(body[start:end])
+                if year is not None:
+                    years[column] = year
+            if years:
+                self.tables.append((table, years))
+
+    def year_of(self, start: int) -> int | None:
+        """The year of the column a figure of the body's tables stands in, if its header
+        names one (not the header row itself)."""
+        for table, years in self.tables:
+            if table.start <= start <= table.end:
+                row, column = table.locate(start)
+                return years.get(column) if row > 0 else None
+        return None

@@ -14,7 +14,6 @@ two that fit make it ambiguous, and nothing is proposed.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -24,6 +23,7 @@ from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNu
 from validation.engine.checks.numeric._findings import _cell_fix, _short_label
 from validation.engine.checks.numeric._formatting import replace_digits
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._layout_years import _EARLY_MONTHS, _YEAR, _layout_period
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
 from validation.engine.checks.numeric._readings import (
@@ -336,31 +336,30 @@ MISQUOTE_CONFIDENCE = 0.85
 
 # ------------------------------------------------------------------ a period its words name
 
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _AFTER = 40  # characters after a figure read for the period its words name
-_EARLY_MONTHS = ("jan", "feb", "mar")  # a fiscal year ending then is often named the year before
 
 
 def named_period_of(
-    body: str, index: EvidenceIndex, claim: Claim
+    body: str, index: EvidenceIndex, claim: Claim, year: int | None = None
 ) -> tuple[EvidenceNumber, int, int] | None:
     """A figure restating one period's cell while the words right after it name another
     period of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3
-    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted."""
+    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted.
+    `year`, when given, is the period named otherwise (the report table's column)."""
     hit = claim.hit
     mention = claim.mention
     if hit is None or claim.derivation is not None or claim.calculation is not None:
         return None
     if claim.operand or claim.in_expression or small_integer(mention):
         return None
-    named = _year_after(body, mention.end)
+    named = _year_after(body, mention.end) if year is None else year
     if named is None:
         return None
     quoted = _period(index, hit.number.entry)
     if quoted is None or quoted == named:
         return None
     rows = _rows(index)
-    row = rows.row_of.get(hit.number.entry)
+    row = row_of(index, hit.number.entry)
     if row is None:
         return None
     found = {
@@ -374,6 +373,27 @@ def named_period_of(
     if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
         return None
     return other, named, quoted
+
+
+def row_of(index: EvidenceIndex, entry: int) -> int | None:
+    """The table row of an evidence number; a number of a text read twice (as prose and
+    as a layout's cell) has its row through the reading that has one."""
+    rows = _rows(index)
+    row = rows.row_of.get(entry)
+    if row is not None:
+        return row
+    record = index._record[entry]
+    if record[0] != 0:
+        return None
+    twins: dict[tuple[int, int], int] | None = index.memo.get(("fix-twin-rows",))
+    if twins is None:
+        twins = {}
+        for other, found in rows.row_of.items():
+            twin = index._record[other]
+            if twin[0] == 0:
+                twins.setdefault((index.number(other).item, twin[2]), found)
+        index.remember(("fix-twin-rows",), twins)
+    return twins.get((index.number(entry).item, record[2]))
 
 
 def _year_after(body: str, end: int) -> int | None:
@@ -406,45 +426,6 @@ def _period(index: EvidenceIndex, entry: int) -> int | None:
         if table.start <= position <= table.end:
             return years.get(table.locate(position)[1])
     return _layout_period(item.text, position)
-
-
-def _layout_period(text: str, position: int) -> int | None:
-    """The year of a number in a filing's text layout: the year of the header line above
-    it (within `_LAYOUT_LINES` lines, naming two years or more) whose column it stands
-    under, right edges aligned within `_ALIGN` characters; None when unsure (no such
-    year, two, or a header of fiscal years ending early in the calendar year)."""
-    line_start = text.rfind("\n", max(0, position - _LAYOUT_REACH), position) + 1
-    if line_start == 0 and position > _LAYOUT_REACH:
-        return None
-    end = position
-    while end < len(text) and end - position < _ALIGN * 4 and text[end] in _NUMBER_CHARS:
-        end += 1
-    column = end - line_start
-    above = line_start - 1
-    for _ in range(_LAYOUT_LINES):
-        if above <= 0:
-            return None
-        start = text.rfind("\n", max(0, above - _LAYOUT_REACH), above) + 1
-        line = text[start:above]
-        above = start - 1
-        found = list(_YEAR.finditer(line))
-        if len(found) < 2:
-            continue
-        if any(month in line.lower() for month in _EARLY_MONTHS):
-            return None  # a fiscal year ending early in the year: named either way
-        near = [
-            (abs(year.end() - column), int(year.group()))
-            for year in found
-            if abs(year.end() - column) <= _ALIGN
-        ]
-        return near[0][1] if len(near) == 1 else None
-    return None
-
-
-_LAYOUT_LINES = 8  # header lines looked up for a layout's years
-_LAYOUT_REACH = 400  # characters of one layout line
-_ALIGN = 3  # a number's right edge under its year's
-_NUMBER_CHARS = frozenset("0123456789,.$%()")
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
