@@ -302,6 +302,20 @@ def test_a_figure_in_a_report_tables_year_column_is_of_that_year() -> None:
     assert right.fixes == []
 
 
+def test_a_march_year_end_table_orders_its_periods_for_a_changes_end() -> None:
+    """Columns dated 31 March are named either fiscal year, but their order is sure."""
+    table = (
+        "| | 31 March 2022 | 31 March 2021 |\n|---|---|---|\n"
+        "| Goodwill, Europe | 512.4 | 548.9 |\n| Goodwill, Asia | 120.7 | 118.2 |\n"
+    )
+    body = "**Europe:** goodwill of ${} million, down 6.6% year on year."
+    wrong = check(body.format("548.9"), ("note", table))
+    right = check(body.format("512.4"), ("note", table))
+
+    assert fixes_on(wrong, "548.9") == [("$548.9 million", "$512.4 million")]
+    assert right.fixes == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 

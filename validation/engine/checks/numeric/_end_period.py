@@ -58,13 +58,15 @@ def end_period_of(
         return None
     elif not direction_of(body, claims, position, low, high):
         return None  # "to" of no change ("amounts to", "close to")
-    quoted = _period(index, hit.number.entry)
+    quoted = _period(index, hit.number.entry, ordered=True)
     rows = _rows(index)
     row = row_of(index, hit.number.entry)
     if quoted is None or row is None:
         return None
     periods = {
-        entry: period for entry in rows.cells[row] if (period := _period(index, entry)) is not None
+        entry: period
+        for entry in rows.cells[row]
+        if (period := _period(index, entry, ordered=True)) is not None
     }
     latest = max(periods.values(), default=quoted)
     if quoted >= latest or _other_year_named(body, low, high, latest):

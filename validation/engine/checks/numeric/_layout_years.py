@@ -12,11 +12,12 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _EARLY_MONTHS = ("jan", "feb", "mar")  # a fiscal year ending then is often named the year before
 
 
-def _layout_period(text: str, position: int) -> int | None:
+def _layout_period(text: str, position: int, ordered: bool = False) -> int | None:
     """The year of a number in a filing's text layout: the year of the header line above
     it (within `_LAYOUT_LINES` lines, naming two years or more) whose column it stands
     under, right edges aligned within `_ALIGN` characters; None when unsure (no such
-    year, two, or a header of fiscal years ending early in the calendar year)."""
+    year, two, or a header of fiscal years ending early in the calendar year, unless
+    `ordered`: only the periods' order is wanted)."""
     line_start = text.rfind("\n", max(0, position - _LAYOUT_REACH), position) + 1
     if line_start == 0 and position > _LAYOUT_REACH:
         return None
@@ -34,7 +35,7 @@ def _layout_period(text: str, position: int) -> int | None:
         found = list(_YEAR.finditer(line))
         if len(found) < 2:
             continue
-        if any(month in line.lower() for month in _EARLY_MONTHS):
+        if not ordered and any(month in line.lower() for month in _EARLY_MONTHS):
             return None  # a fiscal year ending early in the year: named either way
         near = [
             (abs(year.end() - column), int(year.group()))

@@ -410,37 +410,40 @@ def _year_after(body: str, end: int) -> int | None:
     return int(years[0])
 
 
-def _period(index: EvidenceIndex, entry: int) -> int | None:
+def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | None:
     """The year of an evidence cell: its JSON key's, or its table column's (the year its
     header rows name); None when unsure (none, several, or a fiscal year ending early in
-    the calendar year, often named for the year before)."""
+    the calendar year, often named for the year before). With `ordered`, such a fiscal
+    year is read too: its order among the row's periods is sure, its name is not."""
     number = index.number(entry)
     item = index.items[number.item]
     if item.text is None:
-        return _one_year(number.label.rsplit(".", 1)[-1])
+        return _one_year(number.label.rsplit(".", 1)[-1], ordered)
     record = index._record[entry]
     if record[0] != 0:  # not a number of the item's own text
         return None
     position = record[2]
-    for table, years in _tables_of(index, number.item, item.text):
+    for table, years in _tables_of(index, number.item, item.text, ordered):
         if table.start <= position <= table.end:
             return years.get(table.locate(position)[1])
-    return _layout_period(item.text, position)
+    return _layout_period(item.text, position, ordered)
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
 
 
-def _one_year(text: str) -> int | None:
+def _one_year(text: str, ordered: bool = False) -> int | None:
     years = set(_YEAR.findall(text))
-    if len(years) != 1 or any(month in text.lower() for month in _EARLY_MONTHS):
+    if len(years) != 1 or (not ordered and any(m in text.lower() for m in _EARLY_MONTHS)):
         return None
     return int(years.pop())
 
 
-def _tables_of(index: EvidenceIndex, item: int, text: str) -> list[tuple[_Table, dict[int, int]]]:
+def _tables_of(
+    index: EvidenceIndex, item: int, text: str, ordered: bool = False
+) -> list[tuple[_Table, dict[int, int]]]:
     """The item's tables, each with its columns' years (read once per item)."""
-    key = ("fix-tables", item)
+    key = ("fix-tables", item, ordered)
     tables: list[tuple[_Table, dict[int, int]]] | None = index.memo.get(key)
     if tables is None:
         tables = []
@@ -448,7 +451,7 @@ def _tables_of(index: EvidenceIndex, item: int, text: str) -> list[tuple[_Table,
             years: dict[int, int] = {}
             for cells in table.rows[:_HEADER_ROWS]:
                 for column, (start, end) in enumerate(cells):
-                    year = _one_year(text[start:end])
+                    year = _one_year(text[start:end], ordered)
                     if year is not None:
                         years.setdefault(column, year)
             tables.append((table, years))
