@@ -316,6 +316,16 @@ def test_a_march_year_end_table_orders_its_periods_for_a_changes_end() -> None:
     assert right.fixes == []
 
 
+def test_a_derived_figure_under_the_wrong_scale_word_is_fixed_to_the_right_one() -> None:
+    """(61,437 + 55,902) / 2 = 58,669.5 thousand, about $58.7 million, not billion."""
+    body = "Averaged across the two years, parts revenue came to about ${}."
+    wrong = check(body.format("58.7 billion"), ("segments", "(in thousands)\n\n" + SEGMENTS))
+    right = check(body.format("58.7 million"), ("segments", "(in thousands)\n\n" + SEGMENTS))
+
+    assert fixes_on(wrong, "58.7") == [("$58.7 billion", "$58.7 million")]
+    assert findings_on(right, "$58.7 million") == [] and right.fixes == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 
