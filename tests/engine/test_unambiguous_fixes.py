@@ -326,6 +326,31 @@ def test_a_derived_figure_under_the_wrong_scale_word_is_fixed_to_the_right_one()
     assert findings_on(right, "$58.7 million") == [] and right.fixes == []
 
 
+PENSION = (
+    "(in thousands)\n\n| | 2021 | 2020 | 2019 |\n|---|---|---|---|\n"
+    "| Service cost | 812 | 790 | 745 |\n"
+    "| Curtailment gain on the plan freeze | - | (1,236) | - |\n"
+    "| Net periodic pension cost | 2,837 | 1,653 | 2,185 |\n"
+)
+
+
+def test_a_swapped_cell_its_sentence_names_is_fixed_though_a_reading_is_a_candidate() -> None:
+    """Words of a sum make the figure a result; the nearest reading takes numbers from
+    another paragraph (a candidate, not the writer's). Its digits are the one cell the
+    sentence names with two swapped: a misquote, fixed to that cell."""
+    body = (
+        "Net periodic pension cost rose to $2,837 thousand in 2021 from $1,653 thousand, "
+        "after $2,185 thousand in 2019; service cost was $812 thousand.\n\n"
+        "- **Why the jump looks so big:** 2020 included a one-time ${} thousand curtailment "
+        "gain on the plan freeze. Add that back and 2020's cost would have been higher."
+    )
+    wrong = check(body.format("1,263"), ("pension_note", PENSION))
+    right = check(body.format("1,236"), ("pension_note", PENSION))
+
+    assert fixes_on(wrong, "1,263") == [("$1,263 thousand", "$1,236 thousand")]
+    assert findings_on(right, "$1,236 thousand") == [] and right.fixes == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 

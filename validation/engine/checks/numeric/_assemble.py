@@ -110,6 +110,17 @@ def _assemble(
         elif wrong_calculation(claim):
             suspicious.append(position)
             _arithmetic_finding(body, claim, result)
+        elif (
+            claim.miss is not None
+            and not claim.miss.stated
+            and claim.miss.scale is None
+            and (swap := looks.misquote(claim)) is not None
+        ):
+            # Its operands are not written beside it, but its digits are the one cell its
+            # sentence names with two swapped: a misquote, not a result to verify.
+            close.append(position)
+            suspicious.append(position)
+            misquote_finding(body, index, claim, swap, result)
         elif claim.miss is not None:
             close.append(position)
             suspicious.append(position)
