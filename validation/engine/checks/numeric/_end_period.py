@@ -28,6 +28,7 @@ from validation.engine.checks.numeric._tables import _find_tables, _Table
 _TO = re.compile(r"(?i)\bto (?:about |roughly |around |approximately |nearly |some )?$")
 _BEFORE = 24  # characters before a figure read for "to"
 _BACK = 1_500  # characters looked back for the paragraph's start and the heading
+_REACH = 300  # characters of the figure's sentence read on each side of it
 
 
 def end_period_of(
@@ -47,7 +48,8 @@ def end_period_of(
         return None
     if claim.operand or claim.in_expression or small_integer(mention) or mention.in_range:
         return None
-    low, high = sentence
+    # A sentence without an end (a wall of figures) is read only near the figure.
+    low, high = max(sentence[0], mention.start - _REACH), min(sentence[1], mention.end + _REACH)
     compared = _compared_after(body, mention.end, high)
     how = "compare it with an earlier period" if compared is not None else "end a change there"
     if compared is not None:
@@ -142,7 +144,16 @@ class ColumnYears:
 
     def __init__(self, body: str) -> None:
         self.tables: list[tuple[_Table, dict[int, int]]] = []
-        for table in _find_tables(body):
+        if "|" not in body:
+            return
+        # Only lines with a pipe, of a table row's length, can be a table's: the others are
+        # blanked to letters of the same length (offsets kept), so a wall of whitespace
+        # never reaches the table search (whose separator pattern is slow on one).
+        masked = "\n".join(
+            line if "|" in line and len(line) <= _LONGEST_ROW else "x" * len(line)
+            for line in body.split("\n")
+        )
+        for table in _find_tables(masked):
             years: dict[int, int] = {}
             for column, (start, end) in enumerate(table.header):
                 year = _one_year(body[start:end])
@@ -159,3 +170,6 @@ class ColumnYears:
                 row, column = table.locate(start)
                 return years.get(column) if row > 0 else None
         return None
+
+
+_LONGEST_ROW = 2_000  # characters of a report table's row
