@@ -282,6 +282,19 @@ class Grounding:
         return extra
 
 
+def laid_out(
+    body: str, claims: Sequence[Claim], index: EvidenceIndex, sentence: Sentence
+) -> Grounding:
+    """A grounding of the claims with where each stands: its paragraph and section."""
+    grounding = Grounding(body, claims, index, sentence)
+    starts = grounding.starts = [claim.mention.start for claim in claims]
+    breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
+    grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
+    opened = _section_starts(body, breaks)
+    grounding.sections = [bisect_right(opened, paragraph) for paragraph in grounding.paragraphs]
+    return grounding
+
+
 def ground(
     body: str,
     claims: Sequence[Claim],
@@ -340,19 +353,6 @@ def ground(
             position for position in pending if not newly.isdisjoint(grounding.scan(position))
         ]
     grounding.pending = pending
-    return grounding
-
-
-def laid_out(
-    body: str, claims: Sequence[Claim], index: EvidenceIndex, sentence: Sentence
-) -> Grounding:
-    """A grounding of the claims with where each stands: its paragraph and section."""
-    grounding = Grounding(body, claims, index, sentence)
-    starts = grounding.starts = [claim.mention.start for claim in claims]
-    breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
-    grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
-    opened = _section_starts(body, breaks)
-    grounding.sections = [bisect_right(opened, paragraph) for paragraph in grounding.paragraphs]
     return grounding
 
 
