@@ -160,6 +160,197 @@ def test_a_restated_figure_at_the_wrong_scale_is_fixed_to_the_named_cell() -> No
     assert "$148.5 million" in replace
 
 
+# A table whose scale no header states: the report's other figures say how it reads it.
+SEGMENTS = (
+    "| | 2022 | 2021 |\n|---|---|---|\n"
+    "| Parts revenue | 61,437 | 55,902 |\n"
+    "| Service revenue | 38,214 | 35,118 |\n"
+    "| Operating profit | 17,866 | 15,309 |\n"
+)
+SEGMENT_READING = (
+    "Parts revenue rose to $61.4 million from $55.9 million, and service revenue to $38.2 million. "
+)
+
+
+def test_a_figure_reading_its_cell_at_another_scale_than_the_rest_of_the_table_is_fixed() -> None:
+    """The report reads the table in thousands three times; "$17.9 billion" reads 17,866
+    in millions."""
+    wrong = check(
+        SEGMENT_READING + "Operating profit came to $17.9 billion.", ("segments", SEGMENTS)
+    )
+    right = check(
+        SEGMENT_READING + "Operating profit came to $17.9 million.", ("segments", SEGMENTS)
+    )
+
+    assert fixes_on(wrong, "17.9") == [("$17.9 billion", "$17.9 million")]
+    assert findings_on(right, "$17.9 million") == [] and right.fixes == []
+
+
+def test_a_figure_whose_table_is_read_two_ways_is_not_rescaled() -> None:
+    """One figure in thousands, one in millions: no scale the table is plainly read at."""
+    body = (
+        "Parts revenue rose to $61.4 million, service revenue was $38.2 billion and "
+        "operating profit came to $17.9 billion."
+    )
+    verdict = check(body, ("segments", SEGMENTS))
+
+    assert fixes_on(verdict, "billion") == []
+
+
+def test_an_unnamed_figure_at_the_wrong_scale_of_a_table_the_report_reads_is_fixed() -> None:
+    """No word of the sentence names the row, but the report reads the table in thousands
+    and 17,866 is the one cell the digits fit at another scale."""
+    body = SEGMENT_READING + "The segment's earnings then reached $17.9 billion."
+    verdict = check(body, ("segments", SEGMENTS))
+
+    assert fixes_on(verdict, "17.9") == [("$17.9 billion", "$17.9 million")]
+
+
+def test_an_unnamed_figure_two_cells_could_explain_is_not_rescaled() -> None:
+    table = SEGMENTS + "| Other income | 17,911 | 12,004 |\n"
+    body = SEGMENT_READING + "The segment's earnings then reached $17.9 billion."
+    verdict = check(body, ("segments", table))
+
+    assert fixes_on(verdict, "17.9") == []
+
+
+WARRANTY = (
+    "(in thousands)\n\n| | 2020 | 2019 |\n|---|---|---|\n"
+    "| Accrued warranty costs | 5,020 | 4,310 |\n| Customer deposits | 2,115 | 2,460 |\n"
+)
+
+
+def test_the_end_of_a_change_quoted_from_the_prior_period_is_fixed_to_the_latest() -> None:
+    """A change goes to where it ended: with no other period named, the row's 2020 cell."""
+    wrong = check("Accrued warranty costs climbed to $4,310 thousand.", ("note", WARRANTY))
+    right = check("Accrued warranty costs climbed to $5,020 thousand.", ("note", WARRANTY))
+
+    assert fixes_on(wrong, "4,310") == [("$4,310 thousand", "$5,020 thousand")]
+    assert findings_on(right, "$5,020 thousand") == [] and right.fixes == []
+
+
+def test_the_end_of_a_change_in_a_period_its_paragraph_names_is_left_alone() -> None:
+    """The paragraph speaks of 2019: the change to 4,310 is that year's."""
+    body = (
+        "## A look back at 2019\n\n"
+        "That year was busy. Accrued warranty costs climbed to $4,310 thousand."
+    )
+    verdict = check(body, ("note", WARRANTY))
+
+    assert findings_on(verdict, "$4,310 thousand") == [] and verdict.fixes == []
+
+
+def test_a_figure_compared_with_the_year_before_is_the_latest_periods() -> None:
+    """ "..., $710 thousand more than the year before": the figure is the later side."""
+    body = "Accrued warranty costs stood at ${}, $710 thousand more than the year before."
+    wrong = check(body.format("4,310 thousand"), ("note", WARRANTY))
+    right = check(body.format("5,020 thousand"), ("note", WARRANTY))
+
+    assert fixes_on(wrong, "4,310") == [("$4,310 thousand", "$5,020 thousand")]
+    assert right.fixes == []
+
+
+def test_a_figure_its_own_words_date_to_the_year_before_is_left_alone() -> None:
+    """ "posted a year earlier" dates the figure itself: it is the prior year's, rightly."""
+    body = "Accrued warranty costs were well above the $4,310 thousand posted a year earlier."
+    verdict = check(body, ("note", WARRANTY))
+
+    assert verdict.fixes == []
+
+
+# A filing's text layout: the years head right-aligned columns.
+LAYOUT = (
+    "                                  Years Ended June 30,\n"
+    "                              2021        2020        2019\n"
+    "Freight costs               $3,412      $2,877      $2,540\n"
+    "Packaging                      918         864         802\n"
+)
+
+
+def test_a_layout_columns_year_is_read_under_its_header() -> None:
+    """2,877 stands under 2020: a change that ends there, with no year named, ends in 2021."""
+    wrong = check("Freight costs kept rising, to $2,877 thousand.", ("filing", LAYOUT))
+    right = check("Freight costs kept rising, to $3,412 thousand.", ("filing", LAYOUT))
+
+    assert fixes_on(wrong, "2,877") == [("$2,877 thousand", "$3,412 thousand")]
+    assert findings_on(right, "$3,412 thousand") == []
+
+
+def test_a_layout_figure_whose_sentence_names_its_year_is_left_alone() -> None:
+    verdict = check("In 2020 freight costs rose to $2,877 thousand.", ("filing", LAYOUT))
+
+    assert findings_on(verdict, "$2,877 thousand") == [] and verdict.fixes == []
+
+
+# Columns out of line with their header: the row's values are read in the header's order.
+SKEWED = (
+    "(in thousands)        As of June 30, 2021As of June 30, 2020\n"
+    "Freight costs                 $3,412          $2,877\n"
+    "Packaging                        918.5           864.2\n"
+)
+
+
+def test_a_figure_in_a_report_tables_year_column_is_of_that_year() -> None:
+    """The report's own table heads its column "End of 2021": 2,877 there is 2020's."""
+    table = (
+        "| Item | End of 2021 | Change vs. 2020 |\n|---|---|---|\n| Freight costs | {} | +535 |\n"
+    )
+    wrong = check(table.format("2,877"), ("filing", SKEWED))
+    right = check(table.format("3,412"), ("filing", SKEWED))
+
+    assert fixes_on(wrong, "2,877") == [("2,877", "3,412")]
+    assert right.fixes == []
+
+
+def test_a_march_year_end_table_orders_its_periods_for_a_changes_end() -> None:
+    """Columns dated 31 March are named either fiscal year, but their order is sure."""
+    table = (
+        "| | 31 March 2022 | 31 March 2021 |\n|---|---|---|\n"
+        "| Goodwill, Europe | 512.4 | 548.9 |\n| Goodwill, Asia | 120.7 | 118.2 |\n"
+    )
+    body = "**Europe:** goodwill of ${} million, down 6.6% year on year."
+    wrong = check(body.format("548.9"), ("note", table))
+    right = check(body.format("512.4"), ("note", table))
+
+    assert fixes_on(wrong, "548.9") == [("$548.9 million", "$512.4 million")]
+    assert right.fixes == []
+
+
+def test_a_derived_figure_under_the_wrong_scale_word_is_fixed_to_the_right_one() -> None:
+    """(61,437 + 55,902) / 2 = 58,669.5 thousand, about $58.7 million, not billion."""
+    body = "Averaged across the two years, parts revenue came to about ${}."
+    wrong = check(body.format("58.7 billion"), ("segments", "(in thousands)\n\n" + SEGMENTS))
+    right = check(body.format("58.7 million"), ("segments", "(in thousands)\n\n" + SEGMENTS))
+
+    assert fixes_on(wrong, "58.7") == [("$58.7 billion", "$58.7 million")]
+    assert findings_on(right, "$58.7 million") == [] and right.fixes == []
+
+
+PENSION = (
+    "(in thousands)\n\n| | 2021 | 2020 | 2019 |\n|---|---|---|---|\n"
+    "| Service cost | 812 | 790 | 745 |\n"
+    "| Curtailment gain on the plan freeze | - | (1,236) | - |\n"
+    "| Net periodic pension cost | 2,837 | 1,653 | 2,185 |\n"
+)
+
+
+def test_a_swapped_cell_its_sentence_names_is_fixed_though_a_reading_is_a_candidate() -> None:
+    """Words of a sum make the figure a result; the nearest reading takes numbers from
+    another paragraph (a candidate, not the writer's). Its digits are the one cell the
+    sentence names with two swapped: a misquote, fixed to that cell."""
+    body = (
+        "Net periodic pension cost rose to $2,837 thousand in 2021 from $1,653 thousand, "
+        "after $2,185 thousand in 2019; service cost was $812 thousand.\n\n"
+        "- **Why the jump looks so big:** 2020 included a one-time ${} thousand curtailment "
+        "gain on the plan freeze. Add that back and 2020's cost would have been higher."
+    )
+    wrong = check(body.format("1,263"), ("pension_note", PENSION))
+    right = check(body.format("1,236"), ("pension_note", PENSION))
+
+    assert fixes_on(wrong, "1,263") == [("$1,263 thousand", "$1,236 thousand")]
+    assert findings_on(right, "$1,236 thousand") == [] and right.fixes == []
+
+
 # ------------------------------------------------------------------ stable verdicts
 
 
@@ -319,3 +510,46 @@ def test_a_share_shown_without_the_hundredfold_is_fixed_to_the_percentage() -> N
 
     ((_find, replace),) = fixes_on(verdict, "0.458%")
     assert "45.8%" in replace
+
+
+PROFIT = {
+    "net_income_2023_millions": 100,
+    "net_income_2024_millions": 120,
+    "effective_tax_rate_percent": 22.0,
+}
+
+
+def test_a_result_is_not_passed_by_a_cell_about_something_else() -> None:
+    """ "up 22.0%" from 100 to 120 is 20.0 %: the 22.0 in the evidence is a tax rate."""
+    wrong = "Net income rose to $120 million in 2024 from $100 million in 2023, up 22.0%."
+    right = wrong.replace("22.0%", "20.0%")
+
+    assert findings_on(check(wrong, ("filing", PROFIT)), "22.0%") == ["close_but_wrong"]
+    assert findings_on(check(right, ("filing", PROFIT)), "20.0%") == []
+    edited = judge_edit(
+        right, [EvidenceItem(source_ref="filing", content=PROFIT)], "20.0%", "22.0%", NUMBERS_ONLY
+    )
+    assert edited.status == "flagged"
+
+
+CONTRACTS = (
+    "| June 30, |  |  |\n|---|---|---|\n|  | 2021 | 2020 |\n| (In thousands) |  |  |\n"
+    "| Customer deposits | $52,310 | $47,020 |\n| Other | 2,101 | 1,877 |\n"
+    "| Total contract liabilities | 54,411 | 48,897 |\n| Unbilled receivables | 12,260 | 9,940 |\n"
+    "| Net contract liabilities | $42,151 | $38,957 |\n"
+)
+
+
+def test_a_change_taken_over_the_level_it_ended_at_is_fixed_to_the_start() -> None:
+    """(42,151 - 38,957) / 38,957 = 8.2 %; the 3.2 over the June 2021 level reads 7.6 %.
+    The change is found by the closed search only once the average after it is derived."""
+    body = (
+        "Net contract liabilities stood at $42.2 million at June year-end, up from "
+        "$39.0 million a year earlier, an increase of $3.2 million, or about {}. Averaged "
+        "across the two year-ends, the net balance comes to roughly $40.6 million."
+    )
+    wrong = check(body.format("7.6%"), ("note", CONTRACTS))
+    right = check(body.format("8.2%"), ("note", CONTRACTS))
+
+    assert fixes_on(wrong, "7.6%") == [("7.6%", "8.2%")]
+    assert findings_on(right, "8.2%") == [] and right.fixes == []

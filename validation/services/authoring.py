@@ -20,7 +20,7 @@ from validation.services._shared import (
     require_status,
 )
 from validation.services.claims import claim_for_action
-from validation.services.reverify import evidence_texts, reviewer_fix_check
+from validation.services.reverify import own_fix_check
 from validation.services.review import MAX_REPLACE_CHARS
 
 MAX_FIND_CHARS = 2_000
@@ -56,8 +56,9 @@ def fix_author(
     revision), else `span` (source offsets into revision `revision_number`, as a selection
     mapped back to the Markdown source), else the text `find`. A span is widened whole words
     at a time until it occurs once; a typed `find` must occur once as it is. The replacement
-    is re-verified (calculations recomputed, numbers looked up in the evidence; otherwise the
-    reviewer's word) and the fix recorded as the reviewer's, proposed, with an audit event.
+    is re-verified (calculations recomputed, numbers looked up in the evidence and read by the
+    engine's rule in the report it edits; otherwise the reviewer's word) and the fix recorded
+    as the reviewer's, proposed, with an audit event.
     """
     replace = (replace or "").replace("\r\n", "\n")
     find = (find or "").replace("\r\n", "\n")
@@ -113,7 +114,7 @@ def fix_author(
         offset = body.find(find)
     if replace == find:
         raise DomainError("The replacement is the same as the text it replaces.")
-    check = reviewer_fix_check(replace, evidence_texts(analysis.pk))
+    check = own_fix_check(analysis, body, find, replace)
     fix = Fix.objects.create(
         attempt=attempt,
         revision=current,

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass
 from decimal import Decimal
 
-from analyses.models import Evidence
+from analyses.models import Analysis, Evidence
 from validation.engine.calculator import CalculatorError, evaluate
 from validation.engine.checks.numeric import NumberMention, extract_values
 from validation.engine.fixes import EditJudgment, judge_edit
@@ -205,6 +205,33 @@ def _calculations(text: str) -> list[tuple[str, NumberMention, int, int]]:
         if results and calculated and any(c.isdigit() for c in expression):
             found.append((expression, results[0], start, index + 1 + results[0].end))
     return found
+
+
+def own_fix_check(analysis: Analysis, body: str, find: str, replace: str) -> ReviewerFixCheck:
+    """A reviewer's own fix, checked by the same rule as an edit of a proposed one: its
+    calculations recomputed and its numbers looked up (:func:`reviewer_fix_check`), then
+    the replacement read by the engine in the report it edits. A number the look-up finds
+    somewhere in the evidence but the engine's rule does not support there (a cell about
+    something else, or a result its own operands contradict) is not verified by it."""
+    looked = reviewer_fix_check(replace, evidence_texts(analysis.pk))
+    if looked.status == Fix.EditCheck.UNVERIFIED:
+        return looked
+    evidence = [item.as_item() for item in analysis.evidence.order_by("id")]
+    settings = Policy.for_pipeline(analysis.pipeline_id).engine_settings()
+    judged = judge_edit(body, evidence, find, replace, settings)
+    if judged.status == "flagged":
+        return ReviewerFixCheck(
+            Fix.EditCheck.UNVERIFIED,
+            f"The engine, reading the edit in the report: {judged.note}",
+            looked.excerpts,
+        )
+    if judged.status == "supported" and looked.status == Fix.EditCheck.REVIEWERS_WORD:
+        return ReviewerFixCheck(
+            Fix.EditCheck.VERIFIED,
+            f"Checked on save by the engine's rule in the edited report: {judged.note}.",
+            looked.excerpts,
+        )
+    return looked
 
 
 def _plain_expression(expression: str) -> str:

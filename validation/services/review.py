@@ -45,9 +45,8 @@ from validation.services.claims import claim_for_action
 from validation.services.reverify import (
     UNVERIFIED_CONFIDENCE,
     EditCheck,
-    evidence_texts,
     fix_edit_check,
-    reviewer_fix_check,
+    own_fix_check,
 )
 
 MAX_REPLACE_CHARS = 20_000
@@ -216,7 +215,7 @@ def fix_edit(*, fix: Fix, user: User, replace: str, analysis_id: int | None = No
     if fix.proposed_confidence is None:
         fix.proposed_confidence = fix.confidence
     if fix.by_reviewer:  # a reviewer's own fix has no proof of its own: checked afresh
-        authored = reviewer_fix_check(replace, evidence_texts(target.analysis.pk))
+        authored = own_fix_check(target.analysis, body, fix.find, replace)
         check = EditCheck(authored.status, authored.note)
         fix.verified_with, fix.evidence = authored.note, authored.excerpts
         confidence = authored.confidence

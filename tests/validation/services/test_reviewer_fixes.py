@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 
 from analyses.models import Analysis
 from redline_errors import DomainError, FindNotUnique, IllegalTransition, LoopLimitReached
-from tests.factories import FindingFactory
+from tests.factories import EvidenceFactory, FindingFactory
 from tests.support.review_data import BODY, add_fix, analysis_in_review, current_revision
 from validation import services
 from validation.models import Attempt, AuditEvent, Fix, Policy
@@ -166,3 +166,55 @@ def test_editing_a_reviewers_fix_checks_it_afresh_and_accepts_what_holds(reviewe
     fix.refresh_from_db()
     assert (fix.replace, fix.status, fix.edit_check) == ("BUY", "accepted", "reviewers_word")
     assert fix.confidence == 0.5
+
+
+# Issue 25, point 4: a reviewer's own fix is re-verified by the same rule as an edit of a
+# proposed one, never by a number that merely occurs somewhere in the evidence.
+_GROWTH_BODY = (
+    "# Earnings note\n\n"
+    "Net income rose to $120 million in 2024 from $100 million in 2023, up 25.0%.\n"
+)
+
+
+def _growth_analysis() -> Analysis:
+    analysis = analysis_in_review(body=_GROWTH_BODY)
+    EvidenceFactory.create(
+        analysis=analysis,
+        source_ref="filing",
+        content_json={
+            "net_income_2023_millions": 100,
+            "net_income_2024_millions": 120,
+            "effective_tax_rate_percent": 22.0,
+        },
+    )
+    return analysis
+
+
+def test_an_own_fix_found_only_as_an_unrelated_cell_is_not_verified(reviewer: User) -> None:
+    analysis = _growth_analysis()
+
+    fix = services.fix_author(
+        analysis_id=analysis.pk, user=reviewer, find="up 25.0%", replace="up 22.0%"
+    )
+
+    # 22.0 is the tax rate: the growth its own operands give is 20.0%.
+    assert fix.edit_check == Fix.EditCheck.UNVERIFIED
+    assert "20.0%" in fix.verified_with
+    assert fix.confidence == 0.25
+
+
+def test_an_own_fix_the_engine_derives_is_verified_and_so_is_its_edit(reviewer: User) -> None:
+    analysis = _growth_analysis()
+
+    fix = services.fix_author(
+        analysis_id=analysis.pk, user=reviewer, find="up 25.0%", replace="up 20.0%"
+    )
+
+    assert fix.edit_check == Fix.EditCheck.VERIFIED
+    assert "$120 million - $100 million" in fix.verified_with and fix.confidence == 1.0
+
+    services.fix_edit(fix=fix, user=reviewer, replace="up 22.0%")
+
+    fix.refresh_from_db()
+    assert (fix.edit_check, fix.status) == (Fix.EditCheck.UNVERIFIED, "proposed")
+    assert fix.confidence == 0.25

@@ -28,7 +28,8 @@ The work is done in private modules, in the order a number travels:
   (the values a report number may stand for);
 - derivation and support: ``_operations`` (operands and outcomes), ``_cues`` (what
   the words say), ``_search`` and ``_paired`` (the bounded search for an operation),
-  ``_support`` (grounding), ``_misses`` (what a failed search means), ``_references``
+  ``_support`` (grounding), ``_misses`` (what a failed search means, with
+  ``_second_look`` after the closed search), ``_references``
   (numbers that refer to something else), ``_derive`` with ``_derive_pool`` (the
   closed search for what the writer computed a still-unsupported number from,
   accepted by its chance of a coincidence; a result that needs another period's cell

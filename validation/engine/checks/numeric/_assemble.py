@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from validation.engine.checks.numeric._context import _sentence
+from validation.engine.checks.numeric._end_period import ColumnYears, end_period_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._findings import (
     _arithmetic_finding,
@@ -21,6 +23,7 @@ from validation.engine.checks.numeric._matching import Claim, small_integer, wro
 from validation.engine.checks.numeric._misquotes import (
     Looks,
     misquote_finding,
+    misread_scales,
     named_period_of,
     read_at_of,
     swap_fix,
@@ -55,13 +58,39 @@ def _assemble(
     orphans: list[int] = []
     suspicious: list[int] = []
     supported = 0
+    for position, misread in misread_scales(index, claims).items():
+        claims[position].hit = None  # the cell, read at the item's scale, is another figure
+        claims[position].rescaled = misread
     slipped = swapped_results(body, index, sentences)
     looks = Looks(body, index, sentences, read_at_of(index, claims))
-    for claim in claims:
-        if claim.other_period is None and (period := named_period_of(body, index, claim)):
+    columns = ColumnYears(body)
+    for position, claim in enumerate(claims):
+        if claim.other_period is None and (
+            (period := named_period_of(body, index, claim))
+            or (
+                (column := columns.year_of(claim.mention.start)) is not None
+                and (period := named_period_of(body, index, claim, column))
+            )
+        ):
             other, named, quoted = period
             claim.other_period = other
             claim.other_period_proof = f"its words name {named}; the figure is {quoted}'s"
+            claim.other_period_chance = 0.0
+        elif claim.other_period is None and (
+            ended := end_period_of(
+                body,
+                index,
+                claims,
+                position,
+                _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end),
+            )
+        ):
+            other, latest, quoted, how = ended
+            claim.other_period = other
+            claim.other_period_proof = (
+                f"its words {how}, so it is {latest}'s (no other period is named around "
+                f"it); the figure is {quoted}'s"
+            )
             claim.other_period_chance = 0.0
     for at, claim in enumerate(claims):
         mention = claim.mention
@@ -81,6 +110,17 @@ def _assemble(
         elif wrong_calculation(claim):
             suspicious.append(position)
             _arithmetic_finding(body, claim, result)
+        elif (
+            claim.miss is not None
+            and not claim.miss.stated
+            and claim.miss.scale is None
+            and (swap := looks.misquote(claim)) is not None
+        ):
+            # Its operands are not written beside it, but its digits are the one cell its
+            # sentence names with two swapped: a misquote, not a result to verify.
+            close.append(position)
+            suspicious.append(position)
+            misquote_finding(body, index, claim, swap, result)
         elif claim.miss is not None:
             close.append(position)
             suspicious.append(position)

@@ -63,6 +63,7 @@ from validation.engine.checks.numeric._context import (
     newlines_of,
 )
 from validation.engine.checks.numeric._derive import rescue
+from validation.engine.checks.numeric._derive_pool import supported
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._expressions import evaluate_all, render
 from validation.engine.checks.numeric._extract import extract
@@ -85,6 +86,7 @@ from validation.engine.checks.numeric._precision import OperandFacts
 from validation.engine.checks.numeric._readings import clear_readings
 from validation.engine.checks.numeric._references import unknown_references
 from validation.engine.checks.numeric._search import evidence_scale
+from validation.engine.checks.numeric._second_look import second_look
 from validation.engine.checks.numeric._support import ground
 from validation.engine.checks.numeric._types import (
     CheckedCalculation,
@@ -202,6 +204,14 @@ def analyze(
 
     _ground(body, claims, index, newlines)
     rescue(body, claims, index, lambda start, end: _sentence(body, newlines, start, end))
+    second_look(
+        body,
+        claims,
+        index,
+        lambda start, end: _sentence(body, newlines, start, end),
+        supported,
+        _derivable,
+    )
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)

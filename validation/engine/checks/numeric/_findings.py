@@ -222,7 +222,7 @@ def _period_finding(
         return
     if claim.other_period_chance > PERIOD_FIX_CHANCE:
         return  # support may accept a derivation at this chance; a fix needs it plainer
-    if not _same_magnitude(abs(other.value), abs(hit.number.value)):
+    if not _same_magnitude(abs(same_kind), abs(hit.number.value)):
         return  # a row's cells of another kind (units beside net additions), not a period
     words = claim.other_period_proof.startswith("its words")
     if not words and not sentence.period_fix_plain(body, claim):

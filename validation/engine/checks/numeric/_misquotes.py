@@ -13,7 +13,7 @@ two that fit make it ambiguous, and nothing is proposed.
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -23,6 +23,7 @@ from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNu
 from validation.engine.checks.numeric._findings import _cell_fix, _short_label
 from validation.engine.checks.numeric._formatting import replace_digits
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._layout_years import _EARLY_MONTHS, _YEAR, _layout_period
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
 from validation.engine.checks.numeric._readings import (
@@ -94,7 +95,8 @@ def rescaled_of(
     words = label_tokens(body[low:high])
     written = abs(mention.written)
     step = Decimal(1).scaleb(-mention.decimals)
-    found: dict[Decimal, Hit] = {}
+    named: dict[Decimal, Hit] = {}
+    unnamed: dict[Decimal, list[Hit]] = {}  # cells of items the report reads elsewhere
     for scale in sorted(_RESCALES | {Decimal(1)}):
         if scale == mention.scale:
             continue
@@ -108,16 +110,27 @@ def rescaled_of(
             number = index.number(entry)
             if abs(abs(number.full_value) - target) > half:
                 continue
-            if not _named(claim, number, words, mention.significant_digits):
+            is_named = _named(claim, number, words, mention.significant_digits)
+            if not is_named and not (
+                number.item in read_at and mention.significant_digits >= _MIN_DIGITS
+            ):
                 continue
             # A cell whose scale no header states is read at the scale the report
             # reads its item at elsewhere; never read at all, its scale is unknown.
             unit = Decimal(1) if index.has_scale(entry) else read_at.get(number.item)
-            if unit is not None and unit * scale in _RESCALES and unit * scale != mention.scale:
-                found.setdefault(unit * scale, Hit(number, "close", 0.0, 1.0, unit * scale))
-    if len(found) != 1:
-        return None
-    return next(iter(found.values()))
+            if unit is None or unit * scale not in _RESCALES or unit * scale == mention.scale:
+                continue
+            hit = Hit(number, "close", 0.0, 1.0, unit * scale)
+            if is_named:
+                named.setdefault(unit * scale, hit)
+            else:
+                unnamed.setdefault(unit * scale, []).append(hit)
+    if named:
+        return next(iter(named.values())) if len(named) == 1 else None
+    # No cell its sentence names: one cell of an item the report reads elsewhere, the
+    # only value its digits fit at any other scale (three digits or more: a narrow window).
+    hits = [hit for found in unnamed.values() for hit in found]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _named(claim: Claim, number: EvidenceNumber, words: frozenset[str], digits: int) -> bool:
@@ -147,6 +160,47 @@ def read_at_of(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, Decim
     return read
 
 
+def misread_scales(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, Hit]:
+    """Matched figures that read their cell at another scale than the report reads the
+    rest of its evidence item ("$264.9 billion" for a table's 264,871 where the report
+    writes the table's other cells in millions: the table is in thousands). One item
+    has one scale per kind of amount: when at least `_AGREEING` other figures of the
+    same currency read it at one scale, and this one at another, its scale word is
+    wrong. Keyed by position in `claims`; the hit's `factor` is the scale it should
+    carry."""
+    reads: list[tuple[int, int, str, int]] = []
+    for position, claim in enumerate(claims):
+        hit = claim.hit
+        mention = claim.mention
+        if hit is None or not mention.has_explicit_scale or mention.is_percent:
+            continue
+        if index.has_scale(hit.number.entry) or mention.significant_digits < _MIN_DIGITS:
+            continue
+        digits = abs(hit.number.value)
+        if not digits or not mention.written:
+            continue
+        # The scale the figure reads its cell's digits at, a power of ten.
+        unit = round(math.log10(float(mention.scale * abs(mention.written) / digits)))
+        reads.append((position, hit.number.item, mention.currency, unit))
+    units: dict[tuple[int, str], list[int]] = {}
+    for _, item, currency, unit in reads:
+        units.setdefault((item, currency), []).append(unit)
+    found: dict[int, Hit] = {}
+    for position, item, currency, unit in reads:
+        others = list(units[(item, currency)])
+        others.remove(unit)
+        if len(others) < _AGREEING or len(set(others)) != 1 or others[0] == unit:
+            continue
+        mention = claims[position].mention
+        right = mention.scale * Decimal(10) ** (others[0] - unit)
+        if right in _RESCALES and right != mention.scale:
+            hit = claims[position].hit
+            assert hit is not None
+            found[position] = Hit(hit.number, "close", 0.0, 1.0, right)
+    return found
+
+
+_AGREEING = 2  # other figures of an item that must agree on its scale
 _RESCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 
 
@@ -282,31 +336,30 @@ MISQUOTE_CONFIDENCE = 0.85
 
 # ------------------------------------------------------------------ a period its words name
 
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _AFTER = 40  # characters after a figure read for the period its words name
-_EARLY_MONTHS = ("jan", "feb", "mar")  # a fiscal year ending then is often named the year before
 
 
 def named_period_of(
-    body: str, index: EvidenceIndex, claim: Claim
+    body: str, index: EvidenceIndex, claim: Claim, year: int | None = None
 ) -> tuple[EvidenceNumber, int, int] | None:
     """A figure restating one period's cell while the words right after it name another
     period of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3
-    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted."""
+    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted.
+    `year`, when given, is the period named otherwise (the report table's column)."""
     hit = claim.hit
     mention = claim.mention
     if hit is None or claim.derivation is not None or claim.calculation is not None:
         return None
     if claim.operand or claim.in_expression or small_integer(mention):
         return None
-    named = _year_after(body, mention.end)
+    named = _year_after(body, mention.end) if year is None else year
     if named is None:
         return None
     quoted = _period(index, hit.number.entry)
     if quoted is None or quoted == named:
         return None
     rows = _rows(index)
-    row = rows.row_of.get(hit.number.entry)
+    row = row_of(index, hit.number.entry)
     if row is None:
         return None
     found = {
@@ -320,6 +373,27 @@ def named_period_of(
     if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
         return None
     return other, named, quoted
+
+
+def row_of(index: EvidenceIndex, entry: int) -> int | None:
+    """The table row of an evidence number; a number of a text read twice (as prose and
+    as a layout's cell) has its row through the reading that has one."""
+    rows = _rows(index)
+    row = rows.row_of.get(entry)
+    if row is not None:
+        return row
+    record = index._record[entry]
+    if record[0] != 0:
+        return None
+    twins: dict[tuple[int, int], int] | None = index.memo.get(("fix-twin-rows",))
+    if twins is None:
+        twins = {}
+        for other, found in rows.row_of.items():
+            twin = index._record[other]
+            if twin[0] == 0:
+                twins.setdefault((index.number(other).item, twin[2]), found)
+        index.remember(("fix-twin-rows",), twins)
+    return twins.get((index.number(entry).item, record[2]))
 
 
 def _year_after(body: str, end: int) -> int | None:
@@ -336,37 +410,40 @@ def _year_after(body: str, end: int) -> int | None:
     return int(years[0])
 
 
-def _period(index: EvidenceIndex, entry: int) -> int | None:
+def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | None:
     """The year of an evidence cell: its JSON key's, or its table column's (the year its
     header rows name); None when unsure (none, several, or a fiscal year ending early in
-    the calendar year, often named for the year before)."""
+    the calendar year, often named for the year before). With `ordered`, such a fiscal
+    year is read too: its order among the row's periods is sure, its name is not."""
     number = index.number(entry)
     item = index.items[number.item]
     if item.text is None:
-        return _one_year(number.label.rsplit(".", 1)[-1])
+        return _one_year(number.label.rsplit(".", 1)[-1], ordered)
     record = index._record[entry]
     if record[0] != 0:  # not a number of the item's own text
         return None
     position = record[2]
-    for table, years in _tables_of(index, number.item, item.text):
+    for table, years in _tables_of(index, number.item, item.text, ordered):
         if table.start <= position <= table.end:
             return years.get(table.locate(position)[1])
-    return None
+    return _layout_period(item.text, position, ordered)
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
 
 
-def _one_year(text: str) -> int | None:
+def _one_year(text: str, ordered: bool = False) -> int | None:
     years = set(_YEAR.findall(text))
-    if len(years) != 1 or any(month in text.lower() for month in _EARLY_MONTHS):
+    if len(years) != 1 or (not ordered and any(m in text.lower() for m in _EARLY_MONTHS)):
         return None
     return int(years.pop())
 
 
-def _tables_of(index: EvidenceIndex, item: int, text: str) -> list[tuple[_Table, dict[int, int]]]:
+def _tables_of(
+    index: EvidenceIndex, item: int, text: str, ordered: bool = False
+) -> list[tuple[_Table, dict[int, int]]]:
     """The item's tables, each with its columns' years (read once per item)."""
-    key = ("fix-tables", item)
+    key = ("fix-tables", item, ordered)
     tables: list[tuple[_Table, dict[int, int]]] | None = index.memo.get(key)
     if tables is None:
         tables = []
@@ -374,7 +451,7 @@ def _tables_of(index: EvidenceIndex, item: int, text: str) -> list[tuple[_Table,
             years: dict[int, int] = {}
             for cells in table.rows[:_HEADER_ROWS]:
                 for column, (start, end) in enumerate(cells):
-                    year = _one_year(text[start:end])
+                    year = _one_year(text[start:end], ordered)
                     if year is not None:
                         years.setdefault(column, year)
             tables.append((table, years))

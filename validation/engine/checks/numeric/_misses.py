@@ -269,9 +269,14 @@ def _weak(claim: Claim) -> bool:
     number = hit.number
     if number.written and number.decimals < claim.mention.decimals:
         return True
-    if claim.mention.significant_digits >= 3 or number.item in claim.cited:
+    if number.item in claim.cited or claim.mention.tokens & number.tokens:
         return False
-    return not claim.mention.tokens & number.tokens
+    # A figure about something else is no more this result for showing three digits
+    # ("grew 22.0%" beside a tax rate of 22.0); four or more rarely match by chance.
+    return claim.mention.significant_digits <= _CHANCE_DIGITS
+
+
+_CHANCE_DIGITS = 3
 
 
 _PERIODS = frozenset((ops.DIFF, ops.CHANGE, ops.MEAN, ops.CAGR))

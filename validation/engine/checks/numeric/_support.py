@@ -286,6 +286,19 @@ class Grounding:
         return extra
 
 
+def laid_out(
+    body: str, claims: Sequence[Claim], index: EvidenceIndex, sentence: Sentence
+) -> Grounding:
+    """A grounding of the claims with where each stands: its paragraph and section."""
+    grounding = Grounding(body, claims, index, sentence)
+    starts = grounding.starts = [claim.mention.start for claim in claims]
+    breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
+    grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
+    opened = _section_starts(body, breaks)
+    grounding.sections = [bisect_right(opened, paragraph) for paragraph in grounding.paragraphs]
+    return grounding
+
+
 def ground(
     body: str,
     claims: Sequence[Claim],
@@ -298,12 +311,7 @@ def ground(
     """Derive, as a fixpoint from the evidence, every `eligible` claim an operation
     over supported numbers gives (``claim.derivation``). `doubt` names the claims
     whose evidence match is set aside before (they are results, judged as such)."""
-    grounding = Grounding(body, claims, index, sentence)
-    starts = grounding.starts = [claim.mention.start for claim in claims]
-    breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
-    grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
-    opened = _section_starts(body, breaks)
-    grounding.sections = [bisect_right(opened, paragraph) for paragraph in grounding.paragraphs]
+    grounding = laid_out(body, claims, index, sentence)
     supported = grounding.supported = [supported_at_start(claim) for claim in claims]
     if doubt is not None:
         doubted = doubt(grounding)

@@ -1,7 +1,9 @@
 """A result in words that nothing explains, whose digits are a derivation's with two
-neighbours swapped ("up 78.9%" where the closed search gives 87.9%), or a ratio shown as
-a percentage without the x100 ("0.458%" for 45.8%): a slip of the hand, fixed to the
-derived value with the calculator's expression as proof.
+neighbours swapped ("up 78.9%" where the closed search gives 87.9%), a ratio shown as
+a percentage without the x100 ("0.458%" for 45.8%), or a derivation's digits under the
+next scale word up or down ("averaged $1.86 million" for two cells in millions averaging
+1,861.5): a slip of the hand, fixed to the derived value with the calculator's
+expression as proof.
 
 The variants of the written number are searched together, as the number itself would be
 (the closed search of :mod:`._derive`, over the operands its sentence and the evidence it
@@ -34,7 +36,7 @@ from validation.engine.checks.numeric._derive_pool import (
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._findings import _fix
-from validation.engine.checks.numeric._formatting import replace_digits
+from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._misquotes import _swaps
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
@@ -48,12 +50,12 @@ _MIN_DIGITS = 3
 
 def swapped_results(
     body: str, index: EvidenceIndex, sentences: _SentenceNumbers
-) -> dict[int, tuple[Decimal, int, Explained]]:
+) -> dict[int, tuple[Decimal, int, Decimal, Explained]]:
     """For the unsupported results of the report (by position in `sentences.claims`):
     the one variant of the written number a derivation explains, and that derivation."""
     claims = sentences.claims
     units = units_of(claims)
-    found: dict[int, tuple[Decimal, int, Explained]] = {}
+    found: dict[int, tuple[Decimal, int, Decimal, Explained]] = {}
     tried = 0
     for position, claim in enumerate(claims):
         if not _candidate(claim):
@@ -78,18 +80,28 @@ def _candidate(claim: Claim) -> bool:
     return not small_integer(mention) and bool(mention.written)
 
 
-def _variants(claim: Claim) -> list[tuple[Decimal, int]]:
-    """(value as written, decimals) of each variant of the claim's number."""
+def _variants(claim: Claim) -> list[tuple[Decimal, int, Decimal]]:
+    """(value as written, decimals, scale) of each variant of the claim's number: its
+    digits with two neighbours swapped, a ratio x100, or its digits under the next scale
+    word up or down ("$8.5 billion" for 8.5 million)."""
     mention = claim.mention
+    scale = mention.scale
     shown = f"{abs(mention.written):.{max(mention.decimals, 0)}f}"
     digits = shown.replace(".", "")
     point = len(shown) - shown.index(".") - 1 if "." in shown else 0
-    variants: list[tuple[Decimal, int]] = []
+    variants: list[tuple[Decimal, int, Decimal]] = []
     if len(digits.lstrip("0")) >= _MIN_DIGITS:
-        variants += [(value, point) for value in _swaps(digits, point)]
+        variants += [(value, point, scale) for value in _swaps(digits, point)]
     if mention.unit == "%" and abs(mention.written) < 1:
-        variants.append((abs(mention.written) * 100, max(mention.decimals - 2, 0)))
+        variants.append((abs(mention.written) * 100, max(mention.decimals - 2, 0), scale))
+    if mention.has_explicit_scale and not mention.is_percent:
+        for other in (scale * 1000, scale / 1000):
+            if other in _SCALE_WORDS:
+                variants.append((abs(mention.written), mention.decimals, other))
     return variants
+
+
+_SCALE_WORDS = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 
 
 def _explained_variant(
@@ -98,7 +110,7 @@ def _explained_variant(
     sentences: _SentenceNumbers,
     position: int,
     units: dict[int, float],
-) -> tuple[Decimal, int, Explained] | None:
+) -> tuple[Decimal, int, Decimal, Explained] | None:
     claims = sentences.claims
     claim = claims[position]
     mention = claim.mention
@@ -118,9 +130,11 @@ def _explained_variant(
     kind = ""
     readings: list[tuple[float, float]] = []
     owners: list[int] = []  # the variant each reading is of
-    for at, (value, decimals) in enumerate(variants):
+    for at, (value, decimals, scale) in enumerate(variants):
         written = sign * value
-        twin = replace(mention, written=written, value=written * mention.scale, decimals=decimals)
+        twin = replace(
+            mention, written=written, value=written * scale, decimals=decimals, scale=scale
+        )
         if _percent_target(twin) or _multiple(twin, body):
             kind = "percent" if _percent_target(twin) else "multiple"
             found_readings = [(abs(float(twin.written)), 10.0**-twin.decimals)]
@@ -142,18 +156,22 @@ def _explained_variant(
         return None
     for (target, width), at in zip(readings, owners, strict=True):
         if abs(found.value - target) <= width / 2 * 1.000001:
-            value, decimals = variants[at]
-            return value, decimals, found
+            return variants[at][0], variants[at][1], variants[at][2], found
     return None
 
 
 def swapped_finding(
-    body: str, claim: Claim, found: tuple[Decimal, int, Explained], result: _Output
+    body: str, claim: Claim, found: tuple[Decimal, int, Decimal, Explained], result: _Output
 ) -> None:
     """The finding and fix of a result whose digits slipped (module docstring)."""
     mention = claim.mention
-    value, decimals, derivation = found
-    replacement = replace_digits(replace(mention, decimals=decimals), value)
+    value, decimals, scale, derivation = found
+    if scale != mention.scale:
+        replacement = replace_scale(mention, scale)
+        slipped = "the scale word slipped"
+    else:
+        replacement = replace_digits(replace(mention, decimals=decimals), value)
+        slipped = "the digits slipped"
     proof = EvidenceExcerpt(
         source_ref="calculator", excerpt=derivation.formula, label=derivation.operation
     )
@@ -165,7 +183,7 @@ def swapped_finding(
             "severity": "major",
             "message": (
                 f'"{mention.text}" follows from no derivation; {replacement} does: '
-                f"{derivation.formula} (the digits slipped)"
+                f"{derivation.formula} ({slipped})"
             ),
             "start": mention.start,
             "end": mention.end,

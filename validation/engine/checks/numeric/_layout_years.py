@@ -1,0 +1,69 @@
+"""The year of a number in a filing's text layout (a fixed-width table, not a Markdown
+one): the year of the header line above it whose column it stands under, or, when the
+columns are out of line with their header, the year in the same place of the header's
+order as the number in its row's.
+"""
+
+from __future__ import annotations
+
+import re
+
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_EARLY_MONTHS = ("jan", "feb", "mar")  # a fiscal year ending then is often named the year before
+
+
+def _layout_period(text: str, position: int, ordered: bool = False) -> int | None:
+    """The year of a number in a filing's text layout: the year of the header line above
+    it (within `_LAYOUT_LINES` lines, naming two years or more) whose column it stands
+    under, right edges aligned within `_ALIGN` characters; None when unsure (no such
+    year, two, or a header of fiscal years ending early in the calendar year, unless
+    `ordered`: only the periods' order is wanted)."""
+    line_start = text.rfind("\n", max(0, position - _LAYOUT_REACH), position) + 1
+    if line_start == 0 and position > _LAYOUT_REACH:
+        return None
+    end = position
+    while end < len(text) and end - position < _ALIGN * 4 and text[end] in _NUMBER_CHARS:
+        end += 1
+    column = end - line_start
+    above = line_start - 1
+    for _ in range(_LAYOUT_LINES):
+        if above <= 0:
+            return None
+        start = text.rfind("\n", max(0, above - _LAYOUT_REACH), above) + 1
+        line = text[start:above]
+        above = start - 1
+        found = list(_YEAR.finditer(line))
+        if len(found) < 2:
+            continue
+        if not ordered and any(month in line.lower() for month in _EARLY_MONTHS):
+            return None  # a fiscal year ending early in the year: named either way
+        near = [
+            (abs(year.end() - column), int(year.group()))
+            for year in found
+            if abs(year.end() - column) <= _ALIGN
+        ]
+        if len(near) == 1:
+            return near[0][1]
+        # Columns out of line with their header ("At December 31, 2019At December 31,
+        # 2018"): as many values on the row as years above, read in order.
+        reach = min(len(text), position + _LAYOUT_REACH)
+        row_end = text.find("\n", position, reach)
+        values = list(_LAYOUT_VALUE.finditer(text[line_start : row_end if row_end >= 0 else reach]))
+        if len(values) != len(found):
+            return None
+        order = [at for at, value in enumerate(values) if value.start() + line_start <= position]
+        return int(found[order[-1]].group()) if order else None
+    return None
+
+
+# A value of a layout's row: digits with thousands commas or a decimal part, or four or
+# more digits, perhaps with a currency sign or parentheses (not "Level 3" or "2-5 years").
+_LAYOUT_VALUE = re.compile(
+    r"(?<![\w.,-])\(?\$? ?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?<![\w.,-])\(?\$? ?\d+\.\d+\)?"
+)
+
+
+_LAYOUT_LINES = 8  # header lines looked up for a layout's years
+_LAYOUT_REACH = 400  # characters of one layout line
+_ALIGN = 3  # a number's right edge under its year's
+_NUMBER_CHARS = frozenset("0123456789,.$%()")
