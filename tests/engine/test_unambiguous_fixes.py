@@ -553,3 +553,53 @@ def test_a_change_taken_over_the_level_it_ended_at_is_fixed_to_the_start() -> No
 
     assert fixes_on(wrong, "7.6%") == [("7.6%", "8.2%")]
     assert findings_on(right, "8.2%") == [] and right.fixes == []
+
+
+# -------------------------------------------------------------- what a near value does not prove
+
+CARRYFORWARDS = (
+    "(dollars in thousands)\n\n| | Last Year of Expiry | Amount |\n|---|---|---|\n"
+    "| Operating loss carryforwards: | | |\n| Onshore\u2013state | 2038 | $59,700 |\n"
+    "| Offshore | 2040 or never | $512,400 |\n| Credit carryforwards: | | |\n"
+    "| Onshore\u2013federal | 2031 | $41,200 |\n| Onshore\u2013state | 2028 | $3,150 |\n"
+    "| Offshore | 2029 or never | $15,900 |\n"
+)
+
+
+def test_a_figure_said_again_at_another_scale_is_not_fixed_to_a_cell_near_it() -> None:
+    # 41,200 + 3,150 + 15,900 = 60,250 thousand; "$60.3 million" says the same sum again.
+    # The state losses' 59,700 lie within 1 % of it: a neighbour, not its source.
+    verdict = check(
+        "The credit carryforwards total $60,250 thousand, or roughly $60.3 million, across "
+        "onshore-federal, onshore-state and offshore credits.",
+        ("table", CARRYFORWARDS),
+    )
+    assert fixes_on(verdict, "$60.3 million") == []
+
+
+def test_a_label_two_rows_share_names_no_cell_to_fix_to() -> None:
+    # "Onshore-state" heads a row of losses and a row of credits: $59.0 million is off from
+    # 59,700, but nothing says which row it restates.
+    verdict = check("Onshore-state amounts reached $59.0 million.", ("table", CARRYFORWARDS))
+    assert findings_on(verdict, "$59.0 million") != []
+    assert fixes_on(verdict, "$59.0 million") == []
+
+
+GRANTS = [
+    "In March 2021, we granted 120,000 performance units with certain targets.",
+    "In June 2019, we granted 150,000 performance units with financial targets.",
+    "In 2023, two further grants were made under the plan.",
+]
+
+
+def test_a_pair_another_result_stands_between_is_not_a_far_off_results_operands() -> None:
+    # 120,000 is 20.0 % smaller than 150,000: the pair is that result's. The 2023 grants'
+    # 190,500 is 29 % off their sum (270,000), no slip of it: flagged, never "fixed" to it.
+    verdict = check(
+        "The March 2021 grant (120,000 units) was about 20.0% smaller than the 150,000 units "
+        "granted in June 2019, but the two 2023 grants in May and November together came "
+        "to 190,500 units.",
+        *((f"p{number}", text) for number, text in enumerate(GRANTS, start=1)),
+    )
+    assert findings_on(verdict, "190,500") != []
+    assert fixes_on(verdict, "190,500") == []

@@ -163,3 +163,19 @@ def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
 
 def _digits_of(text: str) -> str:
     return "".join(ch for ch in text if ch.isdigit() or ch == ".").strip(".")
+
+
+def has_twin_row(index: EvidenceIndex, entry: int) -> bool:
+    """Another row of the entry's evidence item has the same label words (a
+    "Domestic - state" line under two headings): its label does not pin one cell."""
+    rows = _rows(index)
+    row = rows.row_of.get(entry)
+    if row is None or not rows.tokens[row]:
+        return False
+    words = rows.tokens[row]
+    item = index.item_of(entry)
+    for other in rows.postings.get(min(words), ()):
+        twin = other != row and rows.tokens[other] == words and bool(rows.cells[other])
+        if twin and index.item_of(rows.cells[other][0]) == item:
+            return True
+    return False

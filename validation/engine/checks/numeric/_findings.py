@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.calculator import CalculatorError, calculate
+from validation.engine.checks.numeric._derive_rows import has_twin_row
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
 from validation.engine.checks.numeric._matching import Claim, Hit
@@ -54,13 +55,15 @@ def _close_finding(
     chosen = _unambiguous(claim.close)
     if chosen is None or chosen.label < MIN_FIX_LABEL or result.fixes_full():
         return  # a fix must name the same thing as the claim, not just a nearby value
-    if index.shares_row_label(chosen.number.entry):
-        return  # the row's label fits each of its columns: it does not pin one value
+    if index.shares_row_label(chosen.number.entry) or has_twin_row(index, chosen.number.entry):
+        return  # the row's label fits each of its columns, or names two rows: no one value
     if index.written_in_text(chosen.number.entry) and _coarser(chosen, mention):
         return  # "$91,104 thousand" is not made "$90,300 thousand" by a text's "90.3 million"
     written = abs(chosen.number.value) / chosen.factor
     if sentence.writes(body, claim, written):
         return  # the sentence already states that value as another claim
+    if sentence.restates(body, claim):
+        return  # it says another number of its sentence again, at another scale
     replacement = replace_digits(mention, written)
     if replacement == mention.text:
         return

@@ -106,7 +106,7 @@ def _miss(
     if near:
         outcome = near[0][1]
         slip = True
-    elif _plain(mention, top, values, best):
+    elif _plain(mention, top, values, best, position):
         # One reading, a change or total of two numbers of the result's own sentence
         # ("from $3.3 million to $3.4 million, an increase of $0.2 million"): far off,
         # but plain.
@@ -302,13 +302,26 @@ _PLAIN_OPS = frozenset((ops.DIFF, ops.SUM, ops.CHANGE))
 _PLAIN_FACTOR = 3.0  # a plain reading is at most this far off, either way
 
 
-def _plain(mention: NumberMention, top: Sequence[Outcome], values: set[float], best: float) -> bool:
+def _plain(
+    mention: NumberMention,
+    top: Sequence[Outcome],
+    values: set[float],
+    best: float,
+    position: int,
+) -> bool:
     """The one top reading is a difference, sum or change of a pair of numbers both
-    in the result's own sentence, off by less than a factor of three."""
+    in the result's own sentence, written with it as three numbers in a row ("from $3.3
+    million to $3.4 million, an increase of $0.2 million"), off by less than a factor of
+    three. A number between them is another result of theirs ("464,888 units, 15.0%
+    smaller than the 547,000 granted before, while the later grants came to 721,453"):
+    the pair is that one's, and a far-off reading of this one is no slip."""
     if len(values) != 1 or best < _OWN_SENTENCE:
         return False
     outcome = top[0]
     if outcome.op not in _PLAIN_OPS or len(outcome.operands) != 2:
+        return False
+    places = sorted([position, *(operand.key for operand in outcome.operands)])
+    if places[-1] - places[0] != 2:
         return False
     stated = float(abs(mention.written))
     expected = abs(_in_units(mention, outcome))

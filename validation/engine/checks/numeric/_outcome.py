@@ -117,6 +117,18 @@ class _SentenceNumbers:
                 return False
         return True
 
+    def restates(self, body: str, claim: Claim) -> bool:
+        """Another number of the claim's sentence is the claim at another scale ("$58,442
+        thousand, or roughly $58.4 million"): the claim says it again, and stands or falls
+        with it, whatever evidence value lies near."""
+        mention = claim.mention
+        half = Decimal(1).scaleb(-mention.decimals) * mention.scale / 2
+        for other in self.beside(body, claim):
+            said = other.mention
+            if said.scale != mention.scale and abs(abs(said.value) - abs(mention.value)) <= half:
+                return True
+        return False
+
     def writes(self, body: str, claim: Claim, value: Decimal) -> bool:
         """Another number of the claim's sentence is written as `value` ("$10.40 to
         $10.60, with a mid-point of $10.50"): the report tells the two apart."""
