@@ -20,6 +20,7 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
+from validation.engine.checks._spans import span_finding
 from validation.engine.types import EvidenceItem, Finding
 
 _SPLIT = re.compile(r"(?<![\d:.,])(\d{1,2}):([0-5]\d):([0-5]\d)(\.\d{1,3})?(?![\d:]|\.\d)")
@@ -80,16 +81,13 @@ def check_splits(body: str, evidence: Sequence[EvidenceItem]) -> list[Finding]:
         if _seconds(match) in moved:
             continue
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="unsupported_time",
-                severity="major",
-                message=(
-                    f'the time "{match.group(0)}" is not one the evidence gives (it gives {listed})'
-                ),
-                start=match.start(),
-                end=match.end(),
-                text=match.group(0),
+            span_finding(
+                "claims_supported",
+                "unsupported_time",
+                f'the time "{match.group(0)}" is not one the evidence gives (it gives {listed})',
+                match.start(),
+                match.end(),
+                match.group(0),
             )
         )
     return findings

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from validation.engine.checks._query_words import terms
+from validation.engine.checks._spans import span_finding
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.types import EvidenceItem, Finding
 
@@ -140,17 +141,13 @@ def check_worded_durations(body: str, evidence: Sequence[EvidenceItem]) -> list[
         start, end = match.span(2)
         said = ", ".join(_written(value, unit, size) for value in sorted(set(topic))[:4])
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="unsupported_number_word",
-                severity="major",
-                message=(
-                    f'"{body[start : match.end()]}": the evidence gives this length of time '
-                    f"as {said}"
-                ),
-                start=start,
-                end=end,
-                text=body[start:end],
+            span_finding(
+                "claims_supported",
+                "unsupported_number_word",
+                f'"{body[start : match.end()]}": the evidence gives this length of time as {said}',
+                start,
+                end,
+                body[start:end],
             )
         )
     return findings

@@ -43,6 +43,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.checks._query_words import _STOP_WORDS, stem, terms
+from validation.engine.checks._spans import span_finding
 from validation.engine.checks._worded_durations import check_worded_durations
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
 from validation.engine.checks.reading import ReportReading
@@ -270,17 +271,14 @@ def check_counts(
         written = body[start:end]
         listed = ", ".join(_written(v, "a") for v in sorted(known)[:6])
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="unsupported_number_word",
-                severity="major",
-                message=(
-                    f'"{body[start : match.end()]}": the evidence counts {noun} as {listed}, '
-                    f"not {value}"
-                ),
-                start=start,
-                end=end,
-                text=written,
+            span_finding(
+                "claims_supported",
+                "unsupported_number_word",
+                f'"{body[start : match.end()]}": the evidence counts {noun} as {listed}, '
+                f"not {value}",
+                start,
+                end,
+                written,
             )
         )
         if len(known) == 1:
@@ -354,17 +352,14 @@ def _bare_counts(
             continue  # the clause is about nothing the evidence gives a value of
         start, end = match.span(2)
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="unsupported_number_word",
-                severity="major",
-                message=(
-                    f'"{body[start:end]}" is a number the evidence never states; what it '
-                    f"says of the same thing gives {', '.join(str(v) for v in others[:6])}"
-                ),
-                start=start,
-                end=end,
-                text=body[start:end],
+            span_finding(
+                "claims_supported",
+                "unsupported_number_word",
+                f'"{body[start:end]}" is a number the evidence never states; what it '
+                f"says of the same thing gives {', '.join(str(v) for v in others[:6])}",
+                start,
+                end,
+                body[start:end],
             )
         )
     return findings

@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from validation.engine.checks._spans import span_finding
 from validation.engine.checks.numeric import TENS
 from validation.engine.types import EvidenceItem, Finding
 
@@ -128,16 +129,13 @@ def check_ranks(body: str, evidence: Sequence[EvidenceItem]) -> list[Finding]:
         if _value(match) in stated:
             continue
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="unsupported_rank",
-                severity="major",
-                message=(
-                    f'the rank "{match.group()}" is not one the evidence gives (it gives {listed})'
-                ),
-                start=match.start(),
-                end=match.end(),
-                text=match.group(),
+            span_finding(
+                "claims_supported",
+                "unsupported_rank",
+                f'the rank "{match.group()}" is not one the evidence gives (it gives {listed})',
+                match.start(),
+                match.end(),
+                match.group(),
             )
         )
     return findings

@@ -32,6 +32,7 @@ from validation.engine.checks._clock import (
     evidence_minutes,
 )
 from validation.engine.checks._day_hours import day_hours, days_of_times
+from validation.engine.checks._spans import span_finding
 from validation.engine.checks._splits import check_splits
 from validation.engine.checks.reading import ReportReading
 from validation.engine.types import EvidenceItem, Finding
@@ -115,17 +116,14 @@ def check_times(
         shut = _closed_day_named(_sentence(body, time.start, time.end), closed) if closed else None
         if shut is not None:
             findings.append(
-                Finding(
-                    check="claims_supported",
-                    kind="unsupported_time",
-                    severity="major",
-                    message=(
-                        f'the time "{time.text(body)}" is given for {shut.title()}, a day '
-                        "the evidence gives as closed"
-                    ),
-                    start=time.start,
-                    end=time.end,
-                    text=time.text(body),
+                span_finding(
+                    "claims_supported",
+                    "unsupported_time",
+                    f'the time "{time.text(body)}" is given for {shut.title()}, a day '
+                    "the evidence gives as closed",
+                    time.start,
+                    time.end,
+                    time.text(body),
                 )
             )
             continue
@@ -133,33 +131,27 @@ def check_times(
             wrong = _wrong_day(time, days[index], hours, elsewhere)
             if wrong is not None:
                 findings.append(
-                    Finding(
-                        check="claims_supported",
-                        kind="unsupported_time",
-                        severity="major",
-                        message=(
-                            f'the time "{time.text(body)}" is given for {wrong.title()}, '
-                            f"whose hours in the evidence are "
-                            f"{', '.join(_clock(v) for v in sorted(hours[wrong]))}"
-                        ),
-                        start=time.start,
-                        end=time.end,
-                        text=time.text(body),
+                    span_finding(
+                        "claims_supported",
+                        "unsupported_time",
+                        f'the time "{time.text(body)}" is given for {wrong.title()}, '
+                        f"whose hours in the evidence are "
+                        f"{', '.join(_clock(v) for v in sorted(hours[wrong]))}",
+                        time.start,
+                        time.end,
+                        time.text(body),
                     )
                 )
             continue
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="unsupported_time",
-                severity="major",
-                message=(
-                    f'the time "{time.text(body)}" ({_clock(time.minutes[0])}) is not a time '
-                    f"the evidence gives (it gives {listed}{more})"
-                ),
-                start=time.start,
-                end=time.end,
-                text=time.text(body),
+            span_finding(
+                "claims_supported",
+                "unsupported_time",
+                f'the time "{time.text(body)}" ({_clock(time.minutes[0])}) is not a time '
+                f"the evidence gives (it gives {listed}{more})",
+                time.start,
+                time.end,
+                time.text(body),
             )
         )
     return findings, [(time.start, time.end) for time in stated]

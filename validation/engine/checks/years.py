@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 
+from validation.engine.checks._spans import span_finding
 from validation.engine.types import EvidenceItem, Finding
 
 # A year standing alone or after "FY": not part of a longer number, an amount, a
@@ -93,14 +94,13 @@ def _unsupported_years(
         if decided[year]:
             continue
         findings.append(
-            Finding(
-                check="no_hallucinations",
-                kind="unsupported_year",
-                severity="major",
-                message=f"the year {year} appears in no evidence item and not in the query",
-                start=start,
-                end=end,
-                text=year,
+            span_finding(
+                "no_hallucinations",
+                "unsupported_year",
+                f"the year {year} appears in no evidence item and not in the query",
+                start,
+                end,
+                year,
             )
         )
     return findings
@@ -168,17 +168,13 @@ def _unsupported_quarters(body: str, texts: Sequence[str]) -> list[Finding]:
         seen.add((quarter, year))
         year_start = body.rfind(year, start, end)
         findings.append(
-            Finding(
-                check="no_hallucinations",
-                kind="unsupported_year",
-                severity="major",
-                message=(
-                    f'the period "{body[start:end]}" appears in no evidence item and not in '
-                    "the query"
-                ),
-                start=year_start,
-                end=year_start + 4,
-                text=year,
+            span_finding(
+                "no_hallucinations",
+                "unsupported_year",
+                f'the period "{body[start:end]}" appears in no evidence item and not in the query',
+                year_start,
+                year_start + 4,
+                year,
             )
         )
     return findings
@@ -260,17 +256,14 @@ def _moved_dates(body: str, texts: Sequence[str]) -> list[Finding]:
             continue
         seen.add((month, day))
         findings.append(
-            Finding(
-                check="no_hallucinations",
-                kind="unsupported_date",
-                severity="major",
-                message=(
-                    f'the date "{body[start:end]}" appears in no evidence item and not in the '
-                    "query, which give other days of that month"
-                ),
-                start=start,
-                end=end,
-                text=body[start:end],
+            span_finding(
+                "no_hallucinations",
+                "unsupported_date",
+                f'the date "{body[start:end]}" appears in no evidence item and not in the '
+                "query, which give other days of that month",
+                start,
+                end,
+                body[start:end],
             )
         )
     return findings
