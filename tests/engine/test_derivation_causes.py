@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tests.engine.reports import NUMBERS_ONLY, flagged, status
 from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings, Verdict
+from validation.engine.types import Bundle, Verdict
 
-NUMBERS_ONLY = EngineSettings(citations="none")
 THREE_YEARS = "| | 2021 | 2020 | 2019 |\n|---|---|---|---|\n"
 
 
@@ -22,18 +22,6 @@ def check(body: str, *evidence: tuple[str, Any]) -> Verdict:
         for ref, content in evidence
     ]
     return validate(Bundle(query="How did it go?", body=body, evidence=items), NUMBERS_ONLY)
-
-
-def status(verdict: Verdict, text: str) -> str:
-    return next(match.status for match in verdict.numbers.matches if match.text == text)
-
-
-def flagged(verdict: Verdict) -> list[str]:
-    return [
-        finding.text or ""
-        for finding in verdict.findings
-        if finding.check in ("claims_supported", "no_hallucinations")
-    ]
 
 
 # ------------------------------------------------------------------ points

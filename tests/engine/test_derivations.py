@@ -5,40 +5,12 @@ these tests: the figures and the wording are ours, the situations those of the i
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
-from typing import Any
 
+from tests.engine.reports import check, fixes, flagged, status
 from validation.engine.calculator import evaluate
-from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings, Verdict
 
-NUMBERS_ONLY = EngineSettings(citations="none")
 TWO_YEARS = "| | 2019 | 2018 |\n|---|---|---|\n"
-
-
-def check(body: str, *evidence: tuple[str, Any]) -> Verdict:
-    items = [
-        {"source_ref": ref, "content": content if isinstance(content, str) else json.dumps(content)}
-        for ref, content in evidence
-    ]
-    return validate(Bundle(query="What changed?", body=body, evidence=items), NUMBERS_ONLY)
-
-
-def status(verdict: Verdict, text: str) -> str:
-    return next(match.status for match in verdict.numbers.matches if match.text == text)
-
-
-def flagged(verdict: Verdict) -> list[str]:
-    return [
-        finding.text or ""
-        for finding in verdict.findings
-        if finding.check in ("claims_supported", "no_hallucinations")
-    ]
-
-
-def fixes(verdict: Verdict) -> dict[str, str]:
-    return {fix.find: fix.replace for fix in verdict.fixes}
 
 
 # ------------------------------------------------------------------ found, whatever the words

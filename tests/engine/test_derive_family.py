@@ -4,27 +4,14 @@ is ours, with a slip beside it."""
 
 from __future__ import annotations
 
+from tests.engine.reports import NUMBERS_ONLY, flagged, status
 from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings, Verdict
-
-NUMBERS_ONLY = EngineSettings(citations="none")
+from validation.engine.types import Bundle, Verdict
 
 
 def check(body: str, evidence: str) -> Verdict:
     items = [{"source_ref": "table", "content": evidence}]
     return validate(Bundle(query="How did it go?", body=body, evidence=items), NUMBERS_ONLY)
-
-
-def flagged(verdict: Verdict) -> list[str]:
-    return [
-        finding.text or ""
-        for finding in verdict.findings
-        if finding.check in ("claims_supported", "no_hallucinations")
-    ]
-
-
-def status(verdict: Verdict, text: str) -> str:
-    return next(match.status for match in verdict.numbers.matches if match.text == text)
 
 
 ASSUMPTIONS = (

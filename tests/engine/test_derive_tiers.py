@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 
+from tests.engine.reports import NUMBERS_ONLY, flagged
 from validation.engine.checks.numeric._derive import _covered
 from validation.engine.checks.numeric._derive_candidates import _tier, candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings, Verdict
+from validation.engine.types import Bundle, Verdict
 
 
 def cell(value: float, strength: int, row: int, column: int, *, year: int = 0) -> Operand:
@@ -182,20 +183,9 @@ def test_one_value_reached_several_ways_covers_one_window() -> None:
 # ------------------------------------------------------------------ end to end
 
 
-NUMBERS_ONLY = EngineSettings(citations="none")
-
-
 def check(body: str, *evidence: tuple[str, str]) -> Verdict:
     items = [{"source_ref": ref, "content": content} for ref, content in evidence]
     return validate(Bundle(query="How did it go?", body=body, evidence=items), NUMBERS_ONLY)
-
-
-def flagged(verdict: Verdict) -> list[str]:
-    return [
-        finding.text or ""
-        for finding in verdict.findings
-        if finding.check in ("claims_supported", "no_hallucinations")
-    ]
 
 
 HEDGES = (

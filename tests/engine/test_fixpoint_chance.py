@@ -4,36 +4,10 @@ a table's total row. Figures and wording are ours."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
+from tests.engine.reports import check, flagged, status
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric._operations import Outcome, Target
 from validation.engine.checks.numeric._search import ACCEPT, chance
-from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings, Verdict
-
-NUMBERS_ONLY = EngineSettings(citations="none")
-
-
-def check(body: str, *evidence: tuple[str, Any]) -> Verdict:
-    items = [
-        {"source_ref": ref, "content": content if isinstance(content, str) else json.dumps(content)}
-        for ref, content in evidence
-    ]
-    return validate(Bundle(query="What changed?", body=body, evidence=items), NUMBERS_ONLY)
-
-
-def status(verdict: Verdict, text: str) -> str:
-    return next(match.status for match in verdict.numbers.matches if match.text == text)
-
-
-def flagged(verdict: Verdict) -> list[str]:
-    return [
-        finding.text or ""
-        for finding in verdict.findings
-        if finding.check in ("claims_supported", "no_hallucinations")
-    ]
 
 
 def share(value: float, slack: float = 0.0) -> Outcome:

@@ -8,35 +8,9 @@ never "fixed" by a calculation that merely lands near it. Every case is written 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
+from tests.engine.reports import NUMBERS_ONLY, check, findings_on, fixes_on, status
 from validation.engine.fixes import FixToApply, apply_fixes, judge_edit
-from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
-
-NUMBERS_ONLY = EngineSettings(citations="none")
-
-
-def check(body: str, *evidence: tuple[str, Any]) -> Verdict:
-    items = [
-        {"source_ref": ref, "content": content if isinstance(content, str) else json.dumps(content)}
-        for ref, content in evidence
-    ]
-    return validate(Bundle(query="What changed?", body=body, evidence=items), NUMBERS_ONLY)
-
-
-def fixes_on(verdict: Verdict, text: str) -> list[tuple[str, str]]:
-    return [(fix.find, fix.replace) for fix in verdict.fixes if text in fix.find]
-
-
-def findings_on(verdict: Verdict, text: str) -> list[str]:
-    return [finding.kind for finding in verdict.findings if finding.text == text]
-
-
-def status(verdict: Verdict, text: str) -> str:
-    return next(match.status for match in verdict.numbers.matches if match.text == text)
-
+from validation.engine.types import EvidenceItem
 
 # ------------------------------------------------------------------ the memo cases
 
