@@ -40,8 +40,26 @@ def truncate(text: str, length: int) -> str:
 
 
 def finding_class(kind: str | None) -> str:
-    slug = "".join(c if c.isalnum() else "-" for c in (kind or "").lower()).strip("-")
-    return f"finding--{slug or 'other'}"
+    """The classes of a finding's mark and swatch: its kind's, then its family's when that
+    is another (the legend colours families: a figure no evidence gives is an orphan; a
+    real value in the wrong place, at the wrong scale or in another role, is close but
+    wrong)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", (kind or "").lower()).strip("-") or "other"
+    family = _FAMILIES.get(kind or "")
+    return f"finding--{slug} finding--{family}" if family else f"finding--{slug}"
+
+
+_FAMILIES = {
+    "cannot_verify": "orphan",
+    "unsupported_year": "orphan",
+    "unsupported_date": "orphan",
+    "unsupported_time": "orphan",
+    "unsupported_rank": "orphan",
+    "unsupported_number_word": "orphan",
+    "wrong_scale": "close-but-wrong",
+    "number_elsewhere": "close-but-wrong",
+    "range_end_number": "close-but-wrong",
+}
 
 
 def confidence(value: float | None) -> str:

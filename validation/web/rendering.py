@@ -28,6 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from validation.engine.visible import INVISIBLE, mark_name, mark_text
+from validation.web.display import finding_class
 
 # ---------------------------------------------------------------- sanitizing
 
@@ -193,33 +194,6 @@ class Highlight:
     end: int
     kind: str
     message: str = ""
-
-
-def _css_kind(kind: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", kind.lower()).strip("-")
-    return slug or "other"
-
-
-def _css_classes(kind: str) -> str:
-    """The mark's classes: its kind's, then its family's when that is another (the
-    legend colours families: a figure no evidence gives is an orphan; a real value in
-    the wrong place, at the wrong scale or in another role, is close but wrong)."""
-    own = _css_kind(kind)
-    family = _FAMILIES.get(kind)
-    return f"finding--{own} finding--{family}" if family else f"finding--{own}"
-
-
-_FAMILIES = {
-    "cannot_verify": "orphan",
-    "unsupported_year": "orphan",
-    "unsupported_date": "orphan",
-    "unsupported_time": "orphan",
-    "unsupported_rank": "orphan",
-    "unsupported_number_word": "orphan",
-    "wrong_scale": "close-but-wrong",
-    "number_elsewhere": "close-but-wrong",
-    "range_end_number": "close-but-wrong",
-}
 
 
 def _adjust_span(source: str, start: int, end: int) -> tuple[int, int]:
@@ -419,6 +393,6 @@ def _wrap(
         anchor = f' id="finding-{highlights[newcomers[0]].id}"'
         first_done.update(newcomers)
     return (
-        f'<mark class="finding {_css_classes(primary)}" data-finding="{ids}"{anchor}'
+        f'<mark class="finding {finding_class(primary)}" data-finding="{ids}"{anchor}'
         f' title="{escape(titles)}">{text}</mark>'
     )
