@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._prose_rows import prose_groups
 
 MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
 
@@ -40,11 +41,13 @@ def _rows(index: EvidenceIndex) -> _Rows:
     cells: list[list[int]] = []
     tokens: list[frozenset[str]] = []
     by_item_column: dict[tuple[int, int], list[int]] = {}
-    last: tuple[int, str] | None = None
+    last: tuple[int, str] | tuple[int, int, str] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
     totals: dict[int, list[int]] = {}
     acronyms: dict[str, list[int]] = {}
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
+    groups = prose_groups(index)  # a prose sentence's one quantity over its years
+    group_rows: dict[tuple[int, int, str], int] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
@@ -55,7 +58,17 @@ def _rows(index: EvidenceIndex) -> _Rows:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
-        key = (item, label)
+        key: tuple[int, str] | tuple[int, int, str] = (item, label)
+        group = groups.get(entry)
+        if group is not None and group in group_rows:
+            row = group_rows[group]
+            row_of[entry] = row
+            column_of[entry] = len(cells[row])
+            cells[row].append(entry)
+            last = group
+            continue
+        if group is not None:
+            key = group
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
             words = label_tokens(label)
@@ -67,15 +80,20 @@ def _rows(index: EvidenceIndex) -> _Rows:
             last = key
             if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
                 totals.setdefault(item, []).append(len(cells) - 1)
+            if group is not None:
+                group_rows[group] = len(cells) - 1
         row = len(cells) - 1
         row_of[entry] = row
         column_of[entry] = len(cells[row])
         cells[row].append(entry)
         if column_key:
             json_columns.setdefault((item, column_key), []).append(entry)
-    for entries in cells:
+    prose = set(group_rows.values())
+    for row, entries in enumerate(cells):
         if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
             continue  # a lone number (prose) is no table row; JSON has its keys
+        if row in prose:
+            continue  # a prose row's places are its sentence's order, no table's columns
         item = index.item_of(entries[0])
         for column, entry in enumerate(entries):
             by_item_column.setdefault((item, column), []).append(entry)
