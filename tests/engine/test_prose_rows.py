@@ -90,3 +90,59 @@ def test_a_wrong_share_from_a_respectively_pair_is_flagged() -> None:
     )
 
     assert any("31.5" in text for text in flagged(verdict))
+
+
+TWO_QUANTITIES = (
+    "In fiscal 2018, 2019 and 2020 sales to the distributor were $52,400, $48,100 and "
+    "$9,600, respectively, and the related gross profit was $6,300, $5,900 and $1,750, "
+    "respectively."
+)
+
+
+def test_two_quantities_over_the_same_years_are_two_rows() -> None:
+    verdict = check(
+        "Sales to the distributor collapsed to $9,600 in fiscal 2020, yet the margin on "
+        "them rose to about 18.2%, from roughly 12.3% in fiscal 2019.",
+        TWO_QUANTITIES,
+    )
+
+    assert flagged(verdict) == []
+
+
+def test_a_margin_no_two_rows_give_is_flagged() -> None:
+    verdict = check(
+        "Sales to the distributor collapsed to $9,600 in fiscal 2020, yet the margin on "
+        "them rose to about 18.2%, from roughly 14.3% in fiscal 2019.",
+        TWO_QUANTITIES,
+    )
+
+    assert any("14.3" in text for text in flagged(verdict))
+
+
+STAKE = (
+    "The listed stake was valued at $8.2 million at December 31, 2020 (December 31, 2019: "
+    "$13.1 million), against a carrying value of $36.0 million (December 31, 2019: $39.4 "
+    "million)."
+)
+
+
+def test_a_share_of_this_periods_figures_passes() -> None:
+    verdict = check(
+        "At the end of 2020 the listed stake was worth $8.2 million, only about 22.8% of "
+        "its $36.0 million carrying value.",
+        STAKE,
+    )
+
+    assert flagged(verdict) == []
+
+
+def test_a_stated_figure_of_the_other_period_is_not_passed_by_its_rows_cell() -> None:
+    # The share is right for 2020's value, but the sentence states 2019's value in its
+    # place and names no earlier period: the row's other cell is not the writer's.
+    verdict = check(
+        "At the end of 2020 the listed stake was worth $13.1 million, only about 22.8% of "
+        "its $36.0 million carrying value.",
+        STAKE,
+    )
+
+    assert flagged(verdict) != []

@@ -30,6 +30,7 @@ class _Rows:
     postings: dict[str, list[int]]  # the rows whose label has a word
     totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
     acronyms: dict[str, list[int]]  # the rows whose label writes a word in capitals ("EBT")
+    sentence_rows: dict[int, list[int]]  # a prose row: the rows of its sentence (its columns)
 
 
 def _rows(index: EvidenceIndex) -> _Rows:
@@ -41,13 +42,13 @@ def _rows(index: EvidenceIndex) -> _Rows:
     cells: list[list[int]] = []
     tokens: list[frozenset[str]] = []
     by_item_column: dict[tuple[int, int], list[int]] = {}
-    last: tuple[int, str] | tuple[int, int, str] | None = None
+    last: tuple[int, str] | tuple[int, int, str, int] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
     totals: dict[int, list[int]] = {}
     acronyms: dict[str, list[int]] = {}
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     groups = prose_groups(index)  # a prose sentence's one quantity over its years
-    group_rows: dict[tuple[int, int, str], int] = {}
+    group_rows: dict[tuple[int, int, str, int], int] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
@@ -58,7 +59,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
-        key: tuple[int, str] | tuple[int, int, str] = (item, label)
+        key: tuple[int, str] | tuple[int, int, str, int] = (item, label)
         group = groups.get(entry)
         if group is not None and group in group_rows:
             row = group_rows[group]
@@ -89,6 +90,10 @@ def _rows(index: EvidenceIndex) -> _Rows:
         if column_key:
             json_columns.setdefault((item, column_key), []).append(entry)
     prose = set(group_rows.values())
+    by_sentence: dict[tuple[int, int, str], list[int]] = {}
+    for group, row in group_rows.items():
+        by_sentence.setdefault(group[:3], []).append(row)
+    sentence_rows = {row: by_sentence[group[:3]] for group, row in group_rows.items()}
     for row, entries in enumerate(cells):
         if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
             continue  # a lone number (prose) is no table row; JSON has its keys
@@ -108,7 +113,9 @@ def _rows(index: EvidenceIndex) -> _Rows:
     for row, words in enumerate(tokens):
         for word in words:
             postings.setdefault(word, []).append(row)
-    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings, totals, acronyms)
+    found = _Rows(
+        row_of, column_of, cells, tokens, by_item_column, postings, totals, acronyms, sentence_rows
+    )
     index.remember(("derive-rows",), found)
     return found
 
@@ -143,6 +150,16 @@ def _sum_lines(
                 totals.setdefault(item, []).append(row)
                 break
             above -= 1
+
+
+def column_cells(rows: _Rows, index: EvidenceIndex, row: int, column: int) -> list[int]:
+    """The cells of one column beside a row's cell (the same period's other line items):
+    a table's column, or the same place in the other rows of a prose sentence."""
+    siblings = rows.sentence_rows.get(row)
+    if siblings is not None:
+        return [rows.cells[other][column] for other in siblings if len(rows.cells[other]) > column]
+    item = index.number(rows.cells[row][0]).item
+    return rows.by_item_column.get((item, column), [])
 
 
 def _section_name(

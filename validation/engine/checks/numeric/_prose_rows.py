@@ -2,10 +2,13 @@
 gives one quantity for each of the years it names ("$41.2 million in 2020, $37.5 million
 in 2019 and $30.1 million in 2018", "... $12.4 million and $15.0 million at December 31,
 2020 and 2019, respectively") holds one line item over those periods. Its numbers of one
-unit, as many as the distinct years the sentence names (two or more), are one row.
+unit, in order, are rows of as many cells as the distinct years the sentence names (two
+or more), when they fill one to three such rows exactly ("sales were $A, $B and $C, and
+operating profit $D, $E and $F, respectively" over three years: two rows).
 
-A sentence here ends at a line break or a full stop; a line with a pipe or a wide gap
-(a table, a filing's text layout) is no prose. One pass over each text: linear.
+A sentence here ends at a full stop or a blank line (a filing's text wraps its lines);
+one with a pipe or a wide gap (a table, a filing's text layout) is no prose. One pass
+over each text: linear.
 """
 
 from __future__ import annotations
@@ -15,21 +18,22 @@ from bisect import bisect_left
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 
-_END = re.compile(r"\n|(?<![A-Z])\.(?=\s)")  # not the stop of "U.S."
+_END = re.compile(r"\n[ \t]*\n|(?<![A-Z])\.(?=\s)")  # not the stop of "U.S."
 _LAYOUT = re.compile(r"\||\S {3}")
 _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
 _DAY = re.compile(
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? $", re.IGNORECASE
 )
 _MAX_CELLS = 8  # a longer list is no row of periods
+_MAX_ROWS = 3  # quantities one sentence gives over its years
 
-GroupKey = tuple[int, int, str]  # (item, sentence start, unit)
+GroupKey = tuple[int, int, str, int]  # (item, sentence start, unit, row of the sentence)
 
 
 def prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
     """For each entry that is a cell of a prose row, the row's key."""
     bounds: dict[int, list[int]] = {}  # per text item, the sentence ends in order
-    members: dict[GroupKey, list[int]] = {}
+    members: dict[tuple[int, int, str], list[int]] = {}
     years: dict[tuple[int, int], int] = {}  # (item, sentence start) -> distinct years
     for entry in range(len(index)):
         span = index.text_span(entry)
@@ -56,10 +60,13 @@ def prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
             continue  # the day of a date ("December 31")
         members.setdefault((item, start, number.unit), []).append(entry)
     found: dict[int, GroupKey] = {}
-    for key, entries in members.items():
-        if 2 <= len(entries) <= _MAX_CELLS and len(entries) == years[key[:2]]:
-            for entry in entries:
-                found[entry] = key
+    for (item, start, unit), entries in members.items():
+        periods = years[(item, start)]
+        rows, rest = divmod(len(entries), periods)
+        if rest or not 1 <= rows <= _MAX_ROWS or periods > _MAX_CELLS:
+            continue
+        for place, entry in enumerate(entries):
+            found[entry] = (item, start, unit, place // periods)
     return found
 
 
