@@ -146,3 +146,46 @@ def test_a_stated_figure_of_the_other_period_is_not_passed_by_its_rows_cell() ->
     )
 
     assert flagged(verdict) != []
+
+
+# ------------------------------------------------------------------ a missing period
+
+
+def check_json(body: str, content: dict[str, object]) -> Verdict:
+    import json
+
+    items = [{"source_ref": "tool", "content": json.dumps(content)}]
+    return validate(Bundle(query="What changed?", body=body, evidence=items), NUMBERS_ONLY)
+
+
+ACCRUALS = {
+    "line_items": {
+        "Wages": {"2021": 820, "2020": 640},
+        "Bonuses": {"2021": 240, "2020": 250},
+        "Severance": {"2020": 90},
+        "Warranty": {"2021": 150, "2020": 130},
+        "Other": {"2021": 60, "2020": 65},
+    }
+}
+
+
+def test_a_line_item_without_this_years_value_keeps_its_years_column() -> None:
+    # Severance has no 2021 value: its 2020 value is still of the 2020 column, so the
+    # 2021 total is 820 + 240 + 150 + 60 and the 2020 one 640 + 250 + 90 + 130 + 65.
+    verdict = check_json(
+        "Accrued liabilities totalled $1,270 thousand in 2021, up $95 thousand from "
+        "$1,175 thousand, with wages at $820 thousand.",
+        ACCRUALS,
+    )
+
+    assert flagged(verdict) == []
+
+
+def test_a_total_that_mixes_the_years_is_flagged() -> None:
+    verdict = check_json(
+        "Accrued liabilities totalled $1,360 thousand in 2021, up $185 thousand from "
+        "$1,175 thousand, with wages at $820 thousand.",
+        ACCRUALS,
+    )
+
+    assert any("1,360" in text for text in flagged(verdict))

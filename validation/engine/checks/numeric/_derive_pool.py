@@ -222,7 +222,12 @@ def pool(
         add(operand)
         if operand.row >= 0:
             periods += rows.cells[operand.row][:MAX_GROUP]
-            column += column_cells(rows, index, operand.row, operand.column)
+            column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
+    if periods and _TOTAL_WORDS.search(words) is not None:
+        # "totalled ... up from ...": the totals of the stated line item's other periods too.
+        for entry in periods:
+            place = rows.row_of[entry], rows.column_of[entry]
+            column += column_cells(rows, index, *place)[:_MAX_POOL]
     for entry in periods:
         add_entry(entry, NEAR)
     own, named = _named_rows(rows, claims[position].mention.label, words)

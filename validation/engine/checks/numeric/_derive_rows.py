@@ -44,6 +44,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
     by_item_column: dict[tuple[int, int], list[int]] = {}
     last: tuple[int, str] | tuple[int, int, str, int] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
+    key_places: dict[tuple[int, str], dict[str, int]] = {}  # a JSON object's keys, in order
     totals: dict[int, list[int]] = {}
     acronyms: dict[str, list[int]] = {}
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
@@ -88,6 +89,10 @@ def _rows(index: EvidenceIndex) -> _Rows:
         column_of[entry] = len(cells[row])
         cells[row].append(entry)
         if column_key:
+            # Its key's place among its object's keys, not its place in the row: a line
+            # item without one period's value keeps its other values in their columns.
+            places = key_places.setdefault((item, label.rsplit(".", 1)[0]), {})
+            column_of[entry] = places.setdefault(column_key, len(places))
             json_columns.setdefault((item, column_key), []).append(entry)
     prose = set(group_rows.values())
     by_sentence: dict[tuple[int, int, str], list[int]] = {}
