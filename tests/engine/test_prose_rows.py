@@ -7,6 +7,9 @@ case has a slip beside it that must still be flagged."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings, Verdict
 
@@ -151,9 +154,7 @@ def test_a_stated_figure_of_the_other_period_is_not_passed_by_its_rows_cell() ->
 # ------------------------------------------------------------------ a missing period
 
 
-def check_json(body: str, content: dict[str, object]) -> Verdict:
-    import json
-
+def check_json(body: str, content: Mapping[str, object]) -> Verdict:
     items = [{"source_ref": "tool", "content": json.dumps(content)}]
     return validate(Bundle(query="What changed?", body=body, evidence=items), NUMBERS_ONLY)
 

@@ -65,8 +65,8 @@ def prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
         rows, rest = divmod(len(entries), periods)
         if rest or not 1 <= rows <= _MAX_ROWS or periods > _MAX_CELLS:
             continue
-        for place, entry in enumerate(entries):
-            found[entry] = (item, start, unit, place // periods)
+        for order, entry in enumerate(entries):
+            found[entry] = (item, start, unit, order // periods)
     return found
 
 
