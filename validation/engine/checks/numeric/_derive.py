@@ -46,6 +46,7 @@ from validation.engine.checks.numeric._derive_candidates import Candidate, candi
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
+    _rows,
     around,
     direction_of,
     periods_named,
@@ -55,6 +56,7 @@ from validation.engine.checks.numeric._derive_pool import (
     wrong_base_change,
     years_named,
 )
+from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
     Claim,
@@ -83,6 +85,9 @@ class Explained:
     conflict: tuple[Operand, Operand] | None = None
     used: frozenset[int] = frozenset()  # the claims (their index) the derivation takes
     step: bool = False  # the conflict's stated number is the sum or difference of two cells
+    # The row whose cell it takes in place of the row's other cell its sentence states
+    # (see `_displaced`), or -1.
+    displaced: int = -1
 
 
 def _percent_target(mention: NumberMention) -> bool:
@@ -251,9 +256,37 @@ def _search(
     cells = [text for text in texts if isinstance(text, Operand)]
     used = frozenset(cell.position for cell in cells)
     step = pair is not None and _computed(pair[0], cells)
+    displaced = _displaced(cells, operands) if tier >= 1 else -1
     return Explained(
-        value, f"{written} (chance {chance:.1%})", operation, chance, int(tier), pair, used, step
+        value,
+        f"{written} (chance {chance:.1%})",
+        operation,
+        chance,
+        int(tier),
+        pair,
+        used,
+        step,
+        displaced,
     )
+
+
+def _displaced(cells: Sequence[Operand], operands: Sequence[Operand]) -> int:
+    """The derivation takes a row's cell that the sentence does not state, while the
+    sentence states the row's other cell and takes no number of that row: "worth $13.1
+    million, about 22.8% of $36.0 million" explained by the row's 8.2 beside the 13.1.
+    Unless its words name another period, that is the stated figure's period mixed up.
+    The row, or -1."""
+    for cell in cells:
+        if cell.strength == STATED or cell.row < 0:
+            continue
+        if any(used.strength == STATED and used.row == cell.row for used in cells):
+            continue
+        for stated in operands:
+            if stated.strength != STATED:
+                break
+            if stated.row == cell.row and stated not in cells:
+                return cell.row
+    return -1
 
 
 def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
@@ -363,6 +396,17 @@ def _dated(operand: Operand, index: EvidenceIndex) -> Operand:
     return replace(operand, year=period_of(index, operand.entry) or 0)
 
 
+def _mixed_period(row: int, index: EvidenceIndex, words: str, years: frozenset[int]) -> bool:
+    """A derivation takes the cell of a prose row beside the one its sentence states
+    (`_displaced`), and the sentence names no other period ("a year earlier", two years).
+    A prose row only: the evidence's own sentence ties each of its values to its period
+    (in a table's row, writers take the other column's cell beside a stated one often
+    enough, "gross margin compressed from roughly 50.9% to 40.0%")."""
+    if row < 0 or row not in _rows(index).sentence_rows:
+        return False
+    return not _PRIOR.search(words) and len(years) < 2
+
+
 def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
     """Another number stands between the result and the stated number, and the result's
     derivation does not take it: the stated number belongs to another clause's result,
@@ -405,6 +449,8 @@ def _rescue(
     )
     if found is None:
         return False
+    if _mixed_period(found.displaced, index, words, years):
+        return False  # the stated figure's own period, not the cell beside it
     if found.conflict is not None:
         stated, cell = found.conflict
         at = next(

@@ -23,7 +23,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
-from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows
+from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows, column_cells
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
@@ -222,8 +222,12 @@ def pool(
         add(operand)
         if operand.row >= 0:
             periods += rows.cells[operand.row][:MAX_GROUP]
-            item = index.number(rows.cells[operand.row][0]).item
-            column += rows.by_item_column.get((item, operand.column), ())
+            column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
+    if periods and _TOTAL_WORDS.search(words) is not None:
+        # "totalled ... up from ...": the totals of the stated line item's other periods too.
+        for entry in periods:
+            place = rows.row_of[entry], rows.column_of[entry]
+            column += column_cells(rows, index, *place)[:_MAX_POOL]
     for entry in periods:
         add_entry(entry, NEAR)
     own, named = _named_rows(rows, claims[position].mention.label, words)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._prose_rows import prose_groups
 
 MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
 
@@ -29,6 +30,7 @@ class _Rows:
     postings: dict[str, list[int]]  # the rows whose label has a word
     totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
     acronyms: dict[str, list[int]]  # the rows whose label writes a word in capitals ("EBT")
+    sentence_rows: dict[int, list[int]]  # a prose row: the rows of its sentence (its columns)
 
 
 def _rows(index: EvidenceIndex) -> _Rows:
@@ -40,11 +42,14 @@ def _rows(index: EvidenceIndex) -> _Rows:
     cells: list[list[int]] = []
     tokens: list[frozenset[str]] = []
     by_item_column: dict[tuple[int, int], list[int]] = {}
-    last: tuple[int, str] | None = None
+    last: tuple[int, str] | tuple[int, int, str, int] | None = None
     json_columns: dict[tuple[int, str], list[int]] = {}
+    key_places: dict[tuple[int, str], dict[str, int]] = {}  # a JSON object's keys, in order
     totals: dict[int, list[int]] = {}
     acronyms: dict[str, list[int]] = {}
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
+    groups = prose_groups(index)  # a prose sentence's one quantity over its years
+    group_rows: dict[tuple[int, int, str, int], int] = {}
     for entry in range(len(index)):
         if index.is_mantissa(entry):
             continue
@@ -55,7 +60,17 @@ def _rows(index: EvidenceIndex) -> _Rows:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
-        key = (item, label)
+        key: tuple[int, str] | tuple[int, int, str, int] = (item, label)
+        group = groups.get(entry)
+        if group is not None and group in group_rows:
+            row = group_rows[group]
+            row_of[entry] = row
+            column_of[entry] = len(cells[row])
+            cells[row].append(entry)
+            last = group
+            continue
+        if group is not None:
+            key = group
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
             words = label_tokens(label)
@@ -67,15 +82,28 @@ def _rows(index: EvidenceIndex) -> _Rows:
             last = key
             if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
                 totals.setdefault(item, []).append(len(cells) - 1)
+            if group is not None:
+                group_rows[group] = len(cells) - 1
         row = len(cells) - 1
         row_of[entry] = row
         column_of[entry] = len(cells[row])
         cells[row].append(entry)
         if column_key:
+            # Its key's place among its object's keys, not its place in the row: a line
+            # item without one period's value keeps its other values in their columns.
+            places = key_places.setdefault((item, label.rsplit(".", 1)[0]), {})
+            column_of[entry] = places.setdefault(column_key, len(places))
             json_columns.setdefault((item, column_key), []).append(entry)
-    for entries in cells:
+    prose = set(group_rows.values())
+    by_sentence: dict[tuple[int, int, str], list[int]] = {}
+    for group, row in group_rows.items():
+        by_sentence.setdefault(group[:3], []).append(row)
+    sentence_rows = {row: by_sentence[group[:3]] for group, row in group_rows.items()}
+    for row, entries in enumerate(cells):
         if len(entries) < 2 or index.items[index.item_of(entries[0])].text is None:
             continue  # a lone number (prose) is no table row; JSON has its keys
+        if row in prose:
+            continue  # a prose row's places are its sentence's order, no table's columns
         item = index.item_of(entries[0])
         for column, entry in enumerate(entries):
             by_item_column.setdefault((item, column), []).append(entry)
@@ -90,7 +118,9 @@ def _rows(index: EvidenceIndex) -> _Rows:
     for row, words in enumerate(tokens):
         for word in words:
             postings.setdefault(word, []).append(row)
-    found = _Rows(row_of, column_of, cells, tokens, by_item_column, postings, totals, acronyms)
+    found = _Rows(
+        row_of, column_of, cells, tokens, by_item_column, postings, totals, acronyms, sentence_rows
+    )
     index.remember(("derive-rows",), found)
     return found
 
@@ -125,6 +155,16 @@ def _sum_lines(
                 totals.setdefault(item, []).append(row)
                 break
             above -= 1
+
+
+def column_cells(rows: _Rows, index: EvidenceIndex, row: int, column: int) -> list[int]:
+    """The cells of one column beside a row's cell (the same period's other line items):
+    a table's column, or the same place in the other rows of a prose sentence."""
+    siblings = rows.sentence_rows.get(row)
+    if siblings is not None:
+        return [rows.cells[other][column] for other in siblings if len(rows.cells[other]) > column]
+    item = index.number(rows.cells[row][0]).item
+    return rows.by_item_column.get((item, column), [])
 
 
 def _section_name(

@@ -155,6 +155,11 @@ class EvidenceIndex(_IndexLabels):
     def has_scale(self, entry: int) -> bool:
         return bool(self._flags(entry) & _SCALED)
 
+    def text_span(self, entry: int) -> tuple[int, int] | None:
+        """Where a number of an item's own text stands in it (None for JSON values)."""
+        record = self._record[entry]
+        return (record[2], record[3]) if record[0] == _TEXT else None
+
     def unit(self, entry: int) -> str:
         record = self._record[entry]
         kind = record[0]

@@ -1,0 +1,80 @@
+"""Rows of evidence prose (for :mod:`._derive_rows`): a sentence of running text that
+gives one quantity for each of the years it names ("$41.2 million in 2020, $37.5 million
+in 2019 and $30.1 million in 2018", "... $12.4 million and $15.0 million at December 31,
+2020 and 2019, respectively") holds one line item over those periods. Its numbers of one
+unit, in order, are rows of as many cells as the distinct years the sentence names (two
+or more), when they fill one to three such rows exactly ("sales were $A, $B and $C, and
+operating profit $D, $E and $F, respectively" over three years: two rows).
+
+A sentence here ends at a full stop or a blank line (a filing's text wraps its lines);
+one with a pipe or a wide gap (a table, a filing's text layout) is no prose. One pass
+over each text: linear.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+
+_END = re.compile(r"\n[ \t]*\n|(?<![A-Z])\.(?=\s)")  # not the stop of "U.S."
+_LAYOUT = re.compile(r"\||\S {3}")
+_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
+_DAY = re.compile(
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? $", re.IGNORECASE
+)
+_MAX_CELLS = 8  # a longer list is no row of periods
+_MAX_ROWS = 3  # quantities one sentence gives over its years
+
+GroupKey = tuple[int, int, str, int]  # (item, sentence start, unit, row of the sentence)
+
+
+def prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
+    """For each entry that is a cell of a prose row, the row's key."""
+    bounds: dict[int, list[int]] = {}  # per text item, the sentence ends in order
+    members: dict[tuple[int, int, str], list[int]] = {}
+    years: dict[tuple[int, int], int] = {}  # (item, sentence start) -> distinct years
+    for entry in range(len(index)):
+        span = index.text_span(entry)
+        if span is None or index.is_mantissa(entry):
+            continue
+        item = index.item_of(entry)
+        text = index.items[item].text or ""
+        ends = bounds.get(item)
+        if ends is None:
+            ends = bounds[item] = [found.start() for found in _END.finditer(text)]
+            ends.append(len(text))
+        start = _sentence_start(ends, span[0])
+        place = (item, start)
+        if place not in years:
+            end = ends[_after(ends, span[0])]
+            sentence = text[start:end]
+            years[place] = -1 if _LAYOUT.search(sentence) else len(set(_YEAR.findall(sentence)))
+        if years[place] < 2:
+            continue
+        number = index.number(entry)
+        if not number.unit and _YEAR.fullmatch(number.raw):
+            continue  # a year the sentence names
+        if not number.unit and _DAY.search(text, max(0, span[0] - 10), span[0]):
+            continue  # the day of a date ("December 31")
+        members.setdefault((item, start, number.unit), []).append(entry)
+    found: dict[int, GroupKey] = {}
+    for (item, start, unit), entries in members.items():
+        periods = years[(item, start)]
+        rows, rest = divmod(len(entries), periods)
+        if rest or not 1 <= rows <= _MAX_ROWS or periods > _MAX_CELLS:
+            continue
+        for order, entry in enumerate(entries):
+            found[entry] = (item, start, unit, order // periods)
+    return found
+
+
+def _after(ends: list[int], position: int) -> int:
+    """The index of the first sentence end at or after `position`."""
+    return bisect_left(ends, position)
+
+
+def _sentence_start(ends: list[int], position: int) -> int:
+    following = bisect_left(ends, position)
+    return ends[following - 1] + 1 if following else 0
