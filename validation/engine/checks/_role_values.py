@@ -1,4 +1,4 @@
-"""The evidence's values with their own words, for ``roles`` and ``_holders``: each value
+"""The evidence's values with their own words, for ``roles`` and ``holders``: each value
 of the evidence with its noun (the words after it in prose, its key in a JSON record), the
 words around it, and in a record the names beside it and the period its keys name (the
 module docstring of ``roles`` says how they are read and used).
@@ -55,7 +55,7 @@ class _Value:
     converted: bool = False
     unit: str = ""  # "$", "%", "EUR": what the value is an amount of, when written
     # In a record: the words of its own key, and of each short string of its object
-    # ("Breakfast burrito", "Latte (16 oz)"): what names its holder (``_holders``).
+    # ("Breakfast burrito", "Latte (16 oz)"): what names its holder (``holders``).
     key: frozenset[str] = frozenset()
     names: tuple[frozenset[str], ...] = ()
 
