@@ -102,6 +102,7 @@ def test_every_stage_is_timed() -> None:
         "counts",
         "ranks",
         "roles",
+        "holders",
         "ranges",
         "query",
         "fields",

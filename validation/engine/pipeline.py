@@ -44,6 +44,7 @@ from typing import TypeVar
 from validation.engine.caps import cap_findings, cap_numbers, shortened
 from validation.engine.checks.counts import check_counts
 from validation.engine.checks.format import check_format
+from validation.engine.checks.holders import check_holders
 from validation.engine.checks.numeric import EvidenceIndex, NumericResult, analyze, build_index
 from validation.engine.checks.query import check_query
 from validation.engine.checks.ranges import check_ranges
@@ -160,6 +161,13 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
         "roles",
         lambda: check_roles(body, bundle.evidence, numeric.report.matches, memo=index.memo),
     )
+    flagged = frozenset(finding.start for finding in role_findings if finding.start is not None)
+    holder_findings, holder_fixes = timed(
+        "holders",
+        lambda: check_holders(
+            body, bundle.evidence, numeric.report.matches, flagged, memo=index.memo
+        ),
+    )
     range_findings, range_fixes = timed("ranges", lambda: check_ranges(body, bundle.evidence))
     format_findings, format_fixes = timed("format", lambda: check_format(body, reading=reading))
     year_findings = timed(
@@ -217,6 +225,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             (rank_findings, []),
             (count_findings, count_fixes),
             (role_findings, role_fixes),
+            (holder_findings, holder_fixes),
             (range_findings, range_fixes),
             (query.findings, []),
             (extra, []),

@@ -43,6 +43,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.checks._query_words import _STOP_WORDS, stem, terms
+from validation.engine.checks._role_values import _Value
 from validation.engine.checks._spans import span_finding
 from validation.engine.checks._worded_durations import check_worded_durations
 from validation.engine.checks.numeric import ONES, TEENS, TENS, WORD_VALUES
@@ -50,7 +51,6 @@ from validation.engine.checks.reading import ReportReading
 from validation.engine.checks.roles import (
     _SAME_TOPIC,
     _shares,
-    _Value,
     claim_words,
     remembered_values,
 )

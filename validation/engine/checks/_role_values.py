@@ -1,0 +1,269 @@
+"""The evidence's values with their own words, for ``roles`` and ``holders``: each value
+of the evidence with its noun (the words after it in prose, its key in a JSON record), the
+words around it, and in a record the names beside it and the period its keys name (the
+module docstring of ``roles`` says how they are read and used).
+
+Linear: each evidence item is scanned once; each value's words come from a bounded window.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+from validation.engine.checks._query_words import terms
+from validation.engine.checks.numeric import durations_in_units, number_words, scan_numbers
+from validation.engine.checks.ranges import _many
+from validation.engine.errors import EngineError
+from validation.engine.types import EvidenceItem
+
+_WINDOW = 100  # characters of a number's own words on each side, at most
+_STOPS = ".;!?\n|"
+_NAME = 40  # a sibling string this short, without digits, names the record ("10K")
+_MAX_VALUES = 5000
+_MEMO_KEY = ("roles-values",)  # the evidence's values, kept in its index's memo
+_PAIR = 8  # characters between two numbers of one pair ("$45 to $85", "3 hours 43")
+_NOUN = 30  # characters after a number where its noun stands
+# A year of its own in a key or a clause ("FY2021", "2019 (11)", "2020-21" ends in 2021).
+_YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d\d)(?:[-/\u2013](\d\d)(?![\d/-]))?(?![\d%])")
+
+
+class _TooMany(EngineError):
+    """More values than a comparison of words can say anything about."""
+
+
+@dataclass(frozen=True)
+class _Value:
+    value: Decimal
+    words: frozenset[str]
+    nouns: frozenset[str]
+    source_ref: str
+    excerpt: str
+    label: str
+    # In a record, the words of whose value it is (the key above, the names beside): a
+    # claim naming them beside the number is about it.
+    whose: frozenset[str] = frozenset()
+    # In a record, the years the keys above it name: the period the value is of.
+    period: frozenset[str] = frozenset()
+    parent: int = -1  # in a record, which object holds it (its siblings share it)
+    # A duration read in another unit ("two decades" as 20 years): it can support a
+    # claim, never be the other value a claim's noun points to.
+    converted: bool = False
+    unit: str = ""  # "$", "%", "EUR": what the value is an amount of, when written
+    # In a record: the words of its own key, and of each short string of its object
+    # ("Breakfast burrito", "Latte (16 oz)"): what names its holder (``holders``).
+    key: frozenset[str] = frozenset()
+    names: tuple[frozenset[str], ...] = ()
+
+
+def _years(text: str) -> frozenset[str]:
+    """The years ``text`` names, a season "2020-21" naming both."""
+    found: set[str] = set()
+    for match in _YEAR.finditer(text):
+        found.add(match.group(1))
+        if match.group(2):
+            found.add(match.group(1)[:2] + match.group(2))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=16_384)  # a record's keys and names recur with every value under them
+def _words(text: str) -> frozenset[str]:
+    return frozenset(term for term in terms(text) if not term[:1].isdigit())
+
+
+def _around(text: str, start: int, end: int, low: int, high: int) -> tuple[str, str]:
+    """The words of a number's clause: up to the neighbouring numbers, a sentence end or
+    ``_WINDOW`` characters."""
+    left = text[max(low, start - _WINDOW) : start]
+    cut = max(left.rfind(mark) for mark in _STOPS)
+    if cut >= 0:
+        left = left[cut + 1 :]
+    right = text[end : min(high, end + _WINDOW)]
+    cuts = [found for found in (right.find(mark) for mark in _STOPS) if found >= 0]
+    if cuts:
+        right = right[: min(cuts)]
+    return left, right
+
+
+def _nouns(right: str) -> frozenset[str]:
+    """What a number counts or measures: the first two words after it ("10 rebounds",
+    "600 permanent jobs", "-day")."""
+    return frozenset(_first(right))
+
+
+def _first(right: str) -> list[str]:
+    right = right[:_NOUN]
+    cuts = [found for found in (right.find(mark) for mark in ",;:()\n|") if found >= 0]
+    stop = right.find(". ")
+    if stop >= 0:
+        cuts.append(stop)
+    if cuts:
+        right = right[: min(cuts)]  # "costs $60, and has a limit": no noun of the 60
+    found: list[str] = []
+    for term in terms(right):
+        if term[:1].isdigit():
+            break
+        found.append(term)
+        if len(found) == 2:
+            break
+    return found
+
+
+def _paired(gap: str) -> bool:
+    """Two numbers this far apart, in one clause, are one pair ("$45 to $85")."""
+    return len(gap) <= _PAIR and not any(mark in gap for mark in _STOPS)
+
+
+def _decimal(digits: str) -> Decimal | None:
+    try:
+        return Decimal(digits)
+    except InvalidOperation:
+        return None
+
+
+def _prose_values(
+    text: str,
+    extra: frozenset[str],
+    ref: str,
+    label: str,
+    whose: frozenset[str] = frozenset(),
+    holder: tuple[int, tuple[frozenset[str], ...]] = (-1, ()),
+) -> Iterator[_Value]:
+    if _many(text):
+        raise _TooMany
+    numbers = sorted(scan_numbers(text) + number_words(text, smallest=0))
+    if len(numbers) > _MAX_VALUES:
+        raise _TooMany
+    for index, (start, end, digits, _, unit) in enumerate(numbers):
+        value = _decimal(digits)
+        if value is None:
+            continue
+        following = index + 1
+        if following < len(numbers) and _paired(text[end : numbers[following][0]]):
+            following += 1  # "20 and even 25 meters": the noun of the pair is after both
+        high = numbers[following][0] if following < len(numbers) else len(text)
+        if following > index + 1:
+            end = numbers[index + 1][1]
+        left, right = _around(text, start, end, 0, len(text))
+        excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
+        nouns = _nouns(text[end:high]) | extra
+        words = _words(left + " " + right) | extra
+        yield _Value(
+            value,
+            words,
+            nouns,
+            ref,
+            excerpt,
+            label,
+            whose,
+            parent=holder[0],
+            unit=unit,
+            key=extra,
+            names=holder[1],
+        )
+    for start, end, value, unit in durations_in_units(text):  # "two decades": 20 years
+        left, right = _around(text, start, end, 0, len(text))
+        excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
+        words = _words(left + " " + right) | extra
+        nouns = _words(unit) | extra
+        yield _Value(value, words, nouns, ref, excerpt, label, whose, converted=True)
+
+
+def _key_words(key: Any) -> str:
+    return str(key).replace("_", " ") if isinstance(key, str) else ""
+
+
+def _json_values(root: Any, ref: str) -> Iterator[_Value]:
+    """Each value of a JSON record: its key says what it counts; the key above it and
+    the short names beside it ("name": "10K") say whose it is."""
+    # node, its key, whose, the period its keys name, the object holding it, its names
+    Names = tuple[frozenset[str], ...]
+    stack: list[tuple[Any, str, str, frozenset[str], int, Names]] = [
+        (root, "", "", frozenset(), -1, ())
+    ]
+    objects = 0
+    while stack:
+        node, key, whose, period, parent, held = stack.pop()
+        if isinstance(node, dict):
+            objects += 1
+            names = " ".join(
+                value
+                for value in node.values()
+                if isinstance(value, str)
+                and len(value) <= _NAME
+                and not any(character.isdigit() for character in value)
+            )
+            held = tuple(
+                _words(value)
+                for value in node.values()
+                if isinstance(value, str) and len(value) <= _NAME
+            )
+            for child_key, child in node.items():
+                years = _years(child_key) if isinstance(child_key, str) else frozenset()
+                whose = f"{key} {names}"
+                stack.append((child, _key_words(child_key), whose, years or period, objects, held))
+        elif isinstance(node, list):
+            stack.extend((child, key, whose, period, parent, held) for child in node)
+        elif isinstance(node, bool) or node is None:
+            continue
+        elif isinstance(node, (int, float)):
+            value = _decimal(str(node))
+            if value is not None:
+                own = _words(key)
+                label = key.strip()
+                excerpt = f"{label}: {node}"
+                yield _Value(
+                    value,
+                    own,
+                    own,
+                    ref,
+                    excerpt,
+                    label,
+                    _words(whose),
+                    period,
+                    parent,
+                    key=own,
+                    names=held,
+                )
+        elif isinstance(node, str) and any(character.isdigit() for character in node):
+            yield from _prose_values(
+                node, _words(key), ref, key.strip(), _words(whose), (parent, held)
+            )
+
+
+def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
+    """Every value of the evidence with its own words (tables left out: see above)."""
+    found: list[_Value] = []
+    try:
+        for item in evidence:
+            content = item.content
+            if isinstance(content, str):
+                if "\n|" in content or content.startswith("|"):
+                    continue
+                found.extend(_prose_values(content, frozenset(), item.source_ref, ""))
+            else:
+                for value in _json_values(content, item.source_ref):
+                    found.append(value)
+                    if len(found) > _MAX_VALUES:
+                        raise _TooMany
+            if len(found) > _MAX_VALUES:
+                raise _TooMany
+    except _TooMany:
+        return []  # a wall of numbers: too little said about each to compare
+    return found
+
+
+def remembered_values(
+    evidence: Sequence[EvidenceItem], memo: dict[Any, Any] | None
+) -> list[_Value]:
+    """``evidence_values``, kept in ``memo`` (the evidence index's) for the next report."""
+    values: list[_Value] | None = memo.get(_MEMO_KEY) if memo is not None else None
+    if values is None:
+        values = evidence_values(evidence)
+        if memo is not None:
+            memo[_MEMO_KEY] = values
+    return values
