@@ -70,7 +70,7 @@ def candidates(
         # Within a tier, the candidates whose operation fits how their cells lie first.
         unfit: list[Candidate] = []
         for candidate in found:
-            if _fits(candidate[3], candidate[4], years, ends):
+            if not candidate[4] or _fits(candidate[3], candidate[4], years, ends):
                 yield candidate
             else:
                 unfit.append((tier + 0.5, *candidate[1:]))
@@ -107,14 +107,19 @@ def _fits(
     figure" takes a 2019 cell). A stated change fits over a cell only when the cell is
     an end of it; any other number without a cell (a result the report derives) fits
     whatever it is paired with."""
-    cells = [operand for operand in used if isinstance(operand, Operand)]
-    if len(cells) == 2 and ends is not None:
-        change, cell = sorted(cells, key=lambda operand: operand.row)
+    if len(used) == 2 and isinstance(used[0], Operand) and isinstance(used[1], Operand):
+        first, second = used  # a pair's two cells (the common case, without a list)
+    else:
+        cells = [operand for operand in used if isinstance(operand, Operand)]
+        if len(cells) != 2:
+            return True
+        first, second = cells
+    if ends is not None:
+        change, cell = (first, second) if first.row <= second.row else (second, first)
         if change.change and change.row < 0 <= cell.row and not _is_end(change, cell, ends):
             return False  # a stated change over a level that is no end of it
-    if len(cells) != 2 or cells[0].row < 0 or cells[1].row < 0:
+    if first.row < 0 or second.row < 0:
         return True
-    first, second = cells
     if first.year and second.year and years and not {first.year, second.year} & years:
         return False
     if first.row == second.row:
@@ -147,7 +152,9 @@ def _tier(first: Operand, second: Operand) -> int:
     report states and a named cell of its row or column; 4 two cells of one row or
     column the sentence names (a line item's two periods, a line and its period's
     total); 5 one of them named by the sentence; 6 neither."""
-    weaker, stronger = sorted((first.strength, second.strength))
+    weaker, stronger = first.strength, second.strength
+    if weaker > stronger:
+        weaker, stronger = stronger, weaker
     if weaker == STATED:
         return 0
     linked = (first.row >= 0 and first.row == second.row) or (
