@@ -45,11 +45,25 @@ _WORDED = r"(?:(?:" + "|".join(TENS) + r")(?:-(?:" + "|".join(ONES) + r"))?|"
 _WORDED += "|".join([*ONES, *TEENS]) + r")"
 _UNIT = r"(" + "|".join(_SIZES) + r")s?"
 # A length: a number, one optional adjective ("straight", "more"), a unit of time.
+# (The lookaheads only skip, fast, the places no number word's first letter stands.)
+_FIRST = "".join(sorted({word[0] for word in (*ONES, *TEENS, *TENS)}))
 _REPORT = re.compile(
-    r"(?i)(?<![\w-])(?:([a-z]+)[ ]+)?(" + _WORDED + r")[ ]+(?:([a-z]+)[ ]+)??" + _UNIT + r"\b(?!-)"
+    r"(?i)(?<![\w-])(?:([a-z]+)[ ]+)?((?=["
+    + _FIRST
+    + r"])"
+    + _WORDED
+    + r")[ ]+(?:([a-z]+)[ ]+)??"
+    + _UNIT
+    + r"\b(?!-)"
 )
 _EVIDENCE = re.compile(
-    r"(?i)(?<![\w.,-])(\d{1,4}|an?|" + _WORDED + r")[ -]+(?:([a-z]+)[ ]+)??" + _UNIT + r"\b"
+    r"(?i)(?<![\w.,-])(?=[\da"
+    + _FIRST
+    + r"])(\d{1,4}|an?|"
+    + _WORDED
+    + r")[ -]+(?:([a-z]+)[ ]+)??"
+    + _UNIT
+    + r"\b"
 )
 # A word before the number that makes it a span, not a length: "the past two years".
 _SPAN = frozenset(

@@ -79,9 +79,12 @@ _EVIDENCE_COUNT = re.compile(
 # A number in words and the word after it, if any: "ten at the bar", "up to eight.".
 # A determiner before it makes it a reference back ("the sum of the two"), and "by" or
 # "into" an operand ("divided by two", "split into three"): neither is a count.
+# (The lookaheads only skip, fast, the places no alternative's first letter stands.)
+_FIRST = "".join(sorted({word[0] for word in (*ONES, *TEENS, *TENS)}))
 _BARE_COUNT = re.compile(
-    r"(?i)(?<![\w-])(?:(the|these|those|both|all|its|their|his|her|by|into|in)[ ]+)?"
-    r"(" + _NUMBER + r")\b(?!-)(?:[ ]+([a-z]+))?"
+    r"(?i)(?<![\w-])(?=[tbaih" + _FIRST + r"])"
+    r"(?:(?=[tbaih])(the|these|those|both|all|its|their|his|her|by|into|in)[ ]+)?"
+    r"((?=[" + _FIRST + r"])" + _NUMBER + r")\b(?!-)(?:[ ]+([a-z]+))?"
 )
 # The end of a pair ("three games to two", "5 or six"): a score or a range, not a count.
 _PAIR_END = re.compile(r"(?i)(?:\d|\b" + _NUMBER + r")(?:[ ]+[a-z]+)?[ ]+(?:to|and|or)[ ]+$")

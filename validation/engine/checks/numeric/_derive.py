@@ -393,7 +393,14 @@ def _dated(operand: Operand, index: EvidenceIndex) -> Operand:
     """The operand with its cell's year, where the evidence says it plainly."""
     if operand.entry < 0:
         return operand
-    return replace(operand, year=period_of(index, operand.entry) or 0)
+    years: dict[int, int] | None = index.memo.get(("derive-years",))
+    if years is None:
+        years = {}
+        index.remember(("derive-years",), years)
+    year = years.get(operand.entry)
+    if year is None:
+        year = years[operand.entry] = period_of(index, operand.entry) or 0
+    return operand if year == operand.year else replace(operand, year=year)
 
 
 def _mixed_period(row: int, index: EvidenceIndex, words: str, years: frozenset[int]) -> bool:

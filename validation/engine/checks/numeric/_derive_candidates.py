@@ -69,8 +69,27 @@ def candidates(
             found = (candidate for candidate in found if candidate[3] in only)
         # Within a tier, the candidates whose operation fits how their cells lie first.
         unfit: list[Candidate] = []
+        # A pair's candidates come one after another: how its cells lie is read once.
+        held: tuple[Operand | str | None, Operand | str | None] = (None, None)
+        lie = _ANY
         for candidate in found:
-            if _fits(candidate[3], candidate[4], years, ends):
+            used = candidate[4]
+            if not used:
+                yield candidate
+                continue
+            first, second = held
+            size = len(used)
+            if not (
+                1 < size <= 3
+                and (
+                    (used[0] is first and used[1] is second)
+                    or (used[0] is second and used[1] is first)
+                )
+                and (size == 2 or not isinstance(used[2], Operand))
+            ):
+                lie = _lie(used, years, ends)
+                held = (used[0], used[1]) if _two_cells(used) else (None, None)
+            if lie == _ANY or (lie == _NOT_OVER_TIME and candidate[3] not in _OVER_TIME):
                 yield candidate
             else:
                 unfit.append((tier + 0.5, *candidate[1:]))
@@ -107,20 +126,50 @@ def _fits(
     figure" takes a 2019 cell). A stated change fits over a cell only when the cell is
     an end of it; any other number without a cell (a result the report derives) fits
     whatever it is paired with."""
-    cells = [operand for operand in used if isinstance(operand, Operand)]
-    if len(cells) == 2 and ends is not None:
-        change, cell = sorted(cells, key=lambda operand: operand.row)
+    lie = _lie(used, years, ends)
+    return lie == _ANY or (lie == _NOT_OVER_TIME and operation not in _OVER_TIME)
+
+
+_NONE, _ANY, _NOT_OVER_TIME = 0, 1, 2  # the operations two cells' places fit (`_lie`)
+
+
+def _two_cells(used: Sequence[Operand | str]) -> bool:
+    """Two cells first and nothing but words after them (a pair, a compound rate's)."""
+    return (
+        1 < len(used) <= 3
+        and isinstance(used[0], Operand)
+        and isinstance(used[1], Operand)
+        and (len(used) == 2 or not isinstance(used[2], Operand))
+    )
+
+
+def _lie(
+    used: Sequence[Operand | str],
+    years: frozenset[int],
+    ends: dict[int, list[float]] | None,
+) -> int:
+    """Which operations the places of the two cells fit (`_fits`): any, none, or all
+    but those over time. The same whichever cell comes first."""
+    first = used[0] if len(used) == 2 else None
+    second = used[1] if len(used) == 2 else None
+    if not (isinstance(first, Operand) and isinstance(second, Operand)):
+        # Not simply a pair's two cells (the common case, read without a list).
+        cells = [operand for operand in used if isinstance(operand, Operand)]
+        if len(cells) != 2:
+            return _ANY
+        first, second = cells
+    if ends is not None:
+        change, cell = (first, second) if first.row <= second.row else (second, first)
         if change.change and change.row < 0 <= cell.row and not _is_end(change, cell, ends):
-            return False  # a stated change over a level that is no end of it
-    if len(cells) != 2 or cells[0].row < 0 or cells[1].row < 0:
-        return True
-    first, second = cells
+            return _NONE  # a stated change over a level that is no end of it
+    if first.row < 0 or second.row < 0:
+        return _ANY
     if first.year and second.year and years and not {first.year, second.year} & years:
-        return False
+        return _NONE
     if first.row == second.row:
-        return True
+        return _ANY
     same_column = first.column >= 0 and first.item == second.item and first.column == second.column
-    return same_column and operation not in _OVER_TIME
+    return _NOT_OVER_TIME if same_column else _NONE
 
 
 # What two line items of one period do not make: a change over time, and an average (an
@@ -147,7 +196,9 @@ def _tier(first: Operand, second: Operand) -> int:
     report states and a named cell of its row or column; 4 two cells of one row or
     column the sentence names (a line item's two periods, a line and its period's
     total); 5 one of them named by the sentence; 6 neither."""
-    weaker, stronger = sorted((first.strength, second.strength))
+    weaker, stronger = first.strength, second.strength
+    if weaker > stronger:
+        weaker, stronger = stronger, weaker
     if weaker == STATED:
         return 0
     linked = (first.row >= 0 and first.row == second.row) or (

@@ -28,8 +28,12 @@ _WORDS: dict[str, int] = {"a": 1, "an": 1, "one": 1, **ONES, **TEENS, **TENS}
 _AMOUNT = r"(\d{1,5}(?:\.\d{1,2})?|" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")"
 _HALF = r"(?:[ -]and[ -]a[ -]half)"
 _UNIT = r"(" + "|".join(_UNITS) + r")s?"
+# (The lookahead only skips, fast, the places no amount's first character stands.)
+_FIRST = "".join(sorted({word[0] for word in _WORDS} | {"h"}))
 _DURATION = re.compile(
-    r"(?i)(?<![\w.,])(?:"
+    r"(?i)(?<![\w.,])(?=[\d"
+    + _FIRST
+    + r"])(?:"
     + _AMOUNT
     + r"("
     + _HALF

@@ -447,7 +447,11 @@ def _tables_of(
     tables: list[tuple[_Table, dict[int, int]]] | None = index.memo.get(key)
     if tables is None:
         tables = []
-        for table in _find_tables(text):
+        found: list[_Table] | None = index.memo.get(("fix-table-spans", item))
+        if found is None:
+            found = _find_tables(text)  # read once for both kinds of years
+            index.remember(("fix-table-spans", item), found)
+        for table in found:
             years: dict[int, int] = {}
             for cells in table.rows[:_HEADER_ROWS]:
                 for column, (start, end) in enumerate(cells):
