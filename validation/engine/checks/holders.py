@@ -39,9 +39,9 @@ from validation.engine.checks._role_values import (
     remembered_values,
 )
 from validation.engine.checks.numeric import scan_numbers
-from validation.engine.checks.roles import _rounds_to, _shares
+from validation.engine.checks.roles import _rounds_to, _shares, elsewhere_finding
 from validation.engine.spans import occurs_once
-from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
+from validation.engine.types import EvidenceItem, Finding, FixProposal, NumberMatch
 
 _BEFORE = 60  # characters before a number where its "X for" stands
 _LINKS = ("for", "of")  # "X for $N", "X of N": X is what N is of
@@ -191,24 +191,12 @@ def check_holders(
 
 
 def _finding(match: NumberMatch, others: dict[Decimal, _Value]) -> Finding:
-    shown = next(iter(others.values()))
     listed = ", ".join(f'"{value.excerpt}"' for value in list(others.values())[:4])
-    return Finding(
-        check="claims_supported",
-        kind="number_elsewhere",
-        severity="major" if len(others) == 1 else "minor",
-        message=(
-            f'"{match.text}": its own words name what the evidence gives as {listed}, '
-            f"not {match.text}"
-        ),
-        start=match.start,
-        end=match.end,
-        text=match.text,
-        evidence=[
-            EvidenceExcerpt(
-                source_ref=shown.source_ref, excerpt=shown.excerpt[:2000], label=shown.label
-            )
-        ],
+    return elsewhere_finding(
+        match,
+        f'"{match.text}": its own words name what the evidence gives as {listed}, not {match.text}',
+        next(iter(others.values())),
+        sure=len(others) == 1,
     )
 
 

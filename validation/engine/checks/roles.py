@@ -172,24 +172,12 @@ def check_roles(
         where = f'"{shown.excerpt}"' + (f" ({shown.label})" if shown.label else "")
         other = ", ".join(str(value) for value in sorted(pointed)[:4])
         findings.append(
-            Finding(
-                check="claims_supported",
-                kind="number_elsewhere",
-                severity="major" if len(pointed) == 1 else "minor",
-                message=(
-                    f'"{match.text}": the evidence gives {match.text} only about something '
-                    f"else, in {where}; what the claim counts, it gives as {other}"
-                ),
-                start=match.start,
-                end=match.end,
-                text=match.text,
-                evidence=[
-                    EvidenceExcerpt(
-                        source_ref=shown.source_ref,
-                        excerpt=shown.excerpt[:2000],
-                        label=shown.label,
-                    )
-                ],
+            elsewhere_finding(
+                match,
+                f'"{match.text}": the evidence gives {match.text} only about something '
+                f"else, in {where}; what the claim counts, it gives as {other}",
+                shown,
+                sure=len(pointed) == 1,
             )
         )
         if len(pointed) == 1:
@@ -221,22 +209,12 @@ def _period_finding(
     given = "/".join(sorted(shown.period))
     # The fix: the one value beside it (same object) under the claimed year.
     beside = by_place.get((shown.source_ref, shown.parent, year), set())
-    finding = Finding(
-        check="claims_supported",
-        kind="number_elsewhere",
-        severity="major" if len(beside) == 1 else "minor",
-        message=(
-            f'"{match.text}": the evidence gives {match.text} for {given} ("{shown.excerpt}"), '
-            f"not for {year}"
-        ),
-        start=match.start,
-        end=match.end,
-        text=match.text,
-        evidence=[
-            EvidenceExcerpt(
-                source_ref=shown.source_ref, excerpt=shown.excerpt[:2000], label=shown.label
-            )
-        ],
+    finding = elsewhere_finding(
+        match,
+        f'"{match.text}": the evidence gives {match.text} for {given} ("{shown.excerpt}"), '
+        f"not for {year}",
+        shown,
+        sure=len(beside) == 1,
     )
     fix = None
     if len(beside) == 1:
@@ -276,4 +254,23 @@ def _fix(body: str, match: NumberMatch, right: Decimal, proof: _Value) -> FixPro
         offset=match.start,
         confidence=0.6,
         verified_with=f'evidence ({proof.source_ref}): "{proof.excerpt}"',
+    )
+
+
+def elsewhere_finding(match: NumberMatch, message: str, shown: _Value, *, sure: bool) -> Finding:
+    """A `number_elsewhere` finding on the claim, the evidence value `shown` as its proof:
+    major when the claim's words point to one other value, minor when to several."""
+    return Finding(
+        check="claims_supported",
+        kind="number_elsewhere",
+        severity="major" if sure else "minor",
+        message=message,
+        start=match.start,
+        end=match.end,
+        text=match.text,
+        evidence=[
+            EvidenceExcerpt(
+                source_ref=shown.source_ref, excerpt=shown.excerpt[:2000], label=shown.label
+            )
+        ],
     )
