@@ -26,6 +26,7 @@ from validation.engine.checks.numeric._derive import (
     _readings,
     _search,
 )
+from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
 from validation.engine.checks.numeric._derive_pool import (
     direction_of,
@@ -147,6 +148,8 @@ def _explained_variant(
                 owners.append(at)
     if not readings or not operands:
         return None
+    if not may_hit(operands, kind, readings, periods):
+        return None  # no candidate lands on any variant (`_derive_bound`): no hit
     # One search over every variant's readings: each variant is a try, and the chance
     # of a coincidence counts the candidates near any of them.
     found = _search(candidates(operands, kind, periods, direction, named), readings, operands)
