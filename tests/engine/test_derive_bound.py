@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from validation.engine.checks.numeric._derive_bound import may_hit
+from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
 from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 
@@ -81,3 +81,33 @@ def test_an_extreme_value_leaves_the_answer_to_the_search() -> None:
         Operand(1e-300, "b", False, 1.0, STATED, -1, -1),
     ]
     assert may_hit(operands, "percent", [(5e9, 1.0)], [90])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_every_change_of_rows_the_second_look_adds_is_within_its_bound(seed: int) -> None:
+    # The second look (compound) adds the changes of whole rows to the first look's
+    # candidates; `explain` skips it when neither bound says maybe.
+    rng = random.Random(seed)
+    operands = _pool(rng, rng.randint(2, 14))
+    for kind in ("percent", "multiple"):
+        first_values = {found[1:4] for found in candidates(operands, kind, [], 0)}
+        for candidate in candidates(operands, kind, [], 0, compound=True):
+            value = candidate[1]
+            if not value or candidate[1:4] in first_values:
+                continue
+            width = abs(value) * 1e-9
+            for target in (value, value - width / 2, value + width / 2):
+                assert changes_may_hit(operands, kind, [(target, width)]), (kind, candidate)
+
+
+def test_with_no_change_of_rows_near_the_second_look_is_skipped() -> None:
+    # Two rows of one item over two periods: sales 200 -> 260 (a step of 60) and costs
+    # 150 -> 180 (a step of 30). Their steps' ratios are 2 and 0.5: 200% and 50%.
+    def cell(value: float, row: int, column: int) -> Operand:
+        return Operand(value, f"{value:g}", False, 1.0, NAMED, row, column, item=0)
+
+    operands = [cell(260, 0, 0), cell(200, 0, 1), cell(180, 1, 0), cell(150, 1, 1)]
+    assert changes_may_hit(operands, "percent", [(200.0, 0.1)])
+    assert changes_may_hit(operands, "percent", [(50.0, 0.1)])
+    assert not changes_may_hit(operands, "percent", [(37.0, 0.1)])
+    assert changes_may_hit(operands, "multiple", [(2.0, 0.1)])

@@ -64,7 +64,7 @@ from validation.engine.checks.numeric._context import (
 )
 from validation.engine.checks.numeric._derive import rescue
 from validation.engine.checks.numeric._derive_pool import supported
-from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._expressions import evaluate_all, render
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.checks.numeric._labels import label_tokens
@@ -73,6 +73,7 @@ from validation.engine.checks.numeric._links import constant_roles
 from validation.engine.checks.numeric._matching import (
     Claim,
     Derivation,
+    Hit,
     calculated,
     match_claim,
     small_integer,
@@ -203,15 +204,6 @@ def analyze(
     claims = kept
 
     _ground(body, claims, index, newlines)
-    rescue(body, claims, index, lambda start, end: _sentence(body, newlines, start, end))
-    second_look(
-        body,
-        claims,
-        index,
-        lambda start, end: _sentence(body, newlines, start, end),
-        supported,
-        _derivable,
-    )
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
@@ -226,44 +218,58 @@ def analyze(
 
 
 def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: list[int]) -> None:
-    """Support as a fixpoint from the evidence, then the results that miss
-    (`_support`, `_misses`). What it decides for the claims depends on the
-    body and on what matching and the written calculations found; the same report
-    judged again against the same evidence takes the decisions remembered on the index."""
+    """Support as a fixpoint from the evidence, the results that miss, the closed search
+    and its second look (`_support`, `_misses`, `_derive`, `_second_look`). What it decides
+    depends on the body and on what matching and the written calculations found; the same
+    report judged again against the same evidence takes the decisions remembered on the index."""
     key = ("grounding", body, tuple(_state(claim) for claim in claims))
     remembered: tuple[_Grounded, ...] | None = index.memo.get(key)
     if remembered is None:
+        sentence = lambda start, end: _sentence(body, newlines, start, end)  # noqa: E731
         grounding = ground(
             body,
             claims,
             index,
-            lambda start, end: _sentence(body, newlines, start, end),
+            sentence,
             eligible=_derivable,
             supported_at_start=_supported_at_start,
             doubt=doubt_matches,
         )
         judge_misses(grounding)
+        rescue(body, claims, index, sentence)
+        second_look(body, claims, index, sentence, supported, _derivable)
         remembered = tuple(
-            (claim.hit is None, claim.derivation, claim.miss, claim.depends) for claim in claims
+            (
+                claim.hit is None,
+                (claim.derivation, claim.miss, claim.depends, claim.rescaled, tuple(claim.close)),
+                (claim.other_period, claim.other_period_proof, claim.other_period_chance),
+            )
+            for claim in claims
         )
         index.remember(key, remembered)
         return
-    for claim, (doubted, derivation, miss, depends) in zip(claims, remembered, strict=True):
+    for claim, (doubted, decided, other) in zip(claims, remembered, strict=True):
         if doubted:
             claim.hit = None
-        claim.derivation, claim.miss, claim.depends = derivation, miss, depends
+        claim.derivation, claim.miss, claim.depends, claim.rescaled, close = decided
+        claim.close = list(close)
+        claim.other_period, claim.other_period_proof, claim.other_period_chance = other
 
 
-_Grounded = tuple[bool, "Derivation | None", "Miss | None", tuple[str, ...]]
+_Decided = tuple[Derivation | None, Miss | None, tuple[str, ...], Hit | None, tuple[Hit, ...]]
+_Grounded = tuple[bool, _Decided, tuple[EvidenceNumber | None, str, float]]
 
 
 def _state(claim: Claim) -> tuple[object, ...]:
-    """What grounding reads of a claim besides the body: its match and calculation."""
+    """What grounding reads of a claim besides the body: its match (its near misses too)
+    and calculation."""
     hit = claim.hit
     return (
         claim.index,
         hit.number.entry if hit is not None else -1,
         hit.status if hit is not None else "",
+        tuple((near.number.entry, near.status) for near in claim.close),
+        claim.rescaled.number.entry if claim.rescaled is not None else -1,
         claim.calculation is not None and claim.calculation.correct,
         claim.operand,
         claim.computed,

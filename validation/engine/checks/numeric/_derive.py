@@ -41,7 +41,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
 )
-from validation.engine.checks.numeric._derive_bound import may_hit
+from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
 from validation.engine.checks.numeric._derive_candidates import Candidate, candidates
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
@@ -154,7 +154,8 @@ def explain(
     if not readings:
         return None
     found = None
-    if may_hit(operands, kind, readings, periods):  # else no first-look hit (`_derive_bound`)
+    bound = may_hit(operands, kind, readings, periods)
+    if bound:  # else no first-look hit (`_derive_bound`)
         if named:
             found = _search(
                 candidates(operands, kind, periods, direction, named, years=years),
@@ -168,6 +169,8 @@ def explain(
     elif named and only_named:
         return None
     if found is None and kind in ("percent", "multiple"):
+        if not (bound or changes_may_hit(operands, kind, readings)):
+            return None  # no candidate of either look lands on the claim: no hit
         # A second look with the changes of whole rows: their candidates join the
         # neighbourhood, so a hit among many is not taken.
         every = candidates(operands, kind, periods, direction, compound=True, years=years)

@@ -10,8 +10,9 @@ condition only: it over-approximates every family of the first look of
 orders of a pair, every tier, whatever operations the words name, whatever direction, a
 pair with itself, windows widened by more than a rounding error), so when it says no,
 the search would have found no hit and returns None; when it says maybe, the search runs
-as before (the second look's changes of whole rows are not bounded: ``explain`` takes
-that look whatever the bound says). A new operation in ``candidates`` needs its family here
+as before. The second look's own candidates, the changes of whole rows, are few:
+:func:`changes_may_hit` enumerates them, and ``explain`` skips that look when neither
+says maybe. A new operation in ``candidates`` needs its family here
 (tests/engine/test_derive_bound.py enumerates the candidates and checks each one is
 within the bound).
 """
@@ -22,7 +23,12 @@ import math
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from validation.engine.checks.numeric._derive_candidates import is_count, is_price, like_cells
+from validation.engine.checks.numeric._derive_candidates import (
+    is_count,
+    is_price,
+    like_cells,
+    row_changes,
+)
 from validation.engine.checks.numeric._derive_pool import NAMED, STATED, Operand
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
@@ -69,6 +75,20 @@ def may_hit(
     except (OverflowError, ZeroDivisionError, ValueError):
         return True  # an extreme value: let the search itself decide
     return False
+
+
+def changes_may_hit(
+    operands: Sequence[Operand], kind: str, readings: Sequence[tuple[float, float]]
+) -> bool:
+    """Does any change of one row over another's (the second look's own candidates,
+    ``row_changes``) land within half a rounding window of a reading? Enumerated: a few
+    dozen values. With ``may_hit`` False, False here means the second look finds no hit."""
+    values = [found[1] for found in row_changes([o for o in operands if not o.percent], kind)]
+    return any(
+        abs(value - target) <= width / 2 * 1.000001 * (1 + _SLACK)
+        for target, width in readings
+        for value in values
+    )
 
 
 def _within(values: Sequence[float], low: float, high: float) -> bool:

@@ -55,6 +55,7 @@ def candidates(
     chosen = _by_tier(amounts if kind != "points" else operands)
     points = _by_tier(percents) if kind == "percent" else None
     ends = _ends(amounts)
+    changes = row_changes(amounts, kind) if compound and kind in ("percent", "multiple") else []
     for tier in range(TIERS):
         found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
         if points is not None:
@@ -63,8 +64,8 @@ def candidates(
             found = chain(found, _groups(amounts, tier))
         elif kind in ("percent", "points"):
             found = chain(found, _groups(percents, tier, averages=True))
-        if compound and kind in ("percent", "multiple"):
-            found = chain(found, _changes(amounts, tier, kind))
+        if changes:
+            found = chain(found, (change for change in changes if change[0] == tier))
         if only:
             found = (candidate for candidate in found if candidate[3] in only)
         # Within a tier, the candidates whose operation fits how their cells lie first.
@@ -394,12 +395,14 @@ def _is_change(cell: Operand, before: Operand, after: Operand) -> bool:
     return bool(difference) and abs(abs(cell.value) - difference) <= 1e-6 * difference
 
 
-def _changes(operands: Sequence[Operand], tier: int, kind: str) -> Iterator[Candidate]:
+def row_changes(operands: Sequence[Operand], kind: str) -> list[Candidate]:
     """A change of one row over the same periods' change of another: "accounts for 84% of
     the increase" ((a1 - a2) / (b1 - b2), or over a change the report states), "grew 4.1
     times as much". The rows are taken
     whole (two cells of each, in the same columns of one evidence item); the pair's tier is
-    that of their strongest cells, and never the sentence's own (tier 0)."""
+    that of their strongest cells, and never the sentence's own (tier 0). Every tier's, in
+    one list (worked out once per search; `candidates` takes each tier's in turn)."""
+    found: list[Candidate] = []
     rows: dict[tuple[int, int], list[Operand]] = {}
     for operand in operands:
         if operand.row >= 0 and operand.column >= 0:
@@ -421,21 +424,22 @@ def _changes(operands: Sequence[Operand], tier: int, kind: str) -> Iterator[Cand
     for members in steps.values():
         for step, a1, a2, best in members:
             for change in stated:
-                if max(1, _tier(best, change)) == tier and change.value:
+                if change.value:
                     formula = f"({a1.text} - {a2.text}) / {change.text}"
                     if scale != 1.0:
                         formula += " * 100"
                     value = abs(step / change.value * scale)
-                    yield tier, value, formula, "share of a change", ()
+                    tier = max(1, _tier(best, change))
+                    found.append((tier, value, formula, "share of a change", ()))
         for first, second in ((a, b) for a in members for b in members if a is not b):
             part, a1, a2, a_best = first
             whole, b1, b2, b_best = second
-            if max(1, _tier(a_best, b_best)) != tier:
-                continue
+            tier = max(1, _tier(a_best, b_best))
             formula = f"({a1.text} - {a2.text}) / ({b1.text} - {b2.text})"
             if scale != 1.0:
                 formula += " * 100"
-            yield tier, abs(part / whole * scale), formula, "share of a change", ()
+            found.append((tier, abs(part / whole * scale), formula, "share of a change", ()))
+    return found
 
 
 _STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two columns

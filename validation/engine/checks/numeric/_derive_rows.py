@@ -50,13 +50,16 @@ def _rows(index: EvidenceIndex) -> _Rows:
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     groups = prose_groups(index)  # a prose sentence's one quantity over its years
     group_rows: dict[tuple[int, int, str, int], int] = {}
+    # Every entry of the index passes here once: its lookups bound once, not per entry.
+    is_mantissa, item_of, label_of = index.is_mantissa, index.item_of, index.label_of
+    json_items = [item.text is None for item in index.items]
     for entry in range(len(index)):
-        if index.is_mantissa(entry):
+        if is_mantissa(entry):
             continue
-        item = index.item_of(entry)
-        label = index.label_of(entry)  # the record itself is built only for an operand
+        item = item_of(entry)
+        label = label_of(entry)  # the record itself is built only for an operand
         column_key = ""
-        if index.items[item].text is None and "." in label:
+        if json_items[item] and "." in label:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)

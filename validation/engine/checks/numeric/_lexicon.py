@@ -338,12 +338,12 @@ def _mark_ranges(text: str, raws: list[_Raw]) -> None:
 
 def prose_label(text: str, start: int, end: int, prev_end: int, next_start: int) -> str:
     """The label words of a number in running text (used for evidence text too)."""
-    before, after = _prose_label(text, start, end, prev_end, next_start)
+    before, after = _prose_label(text, start, end, prev_end, next_start, before_only=True)
     return before if before else after
 
 
 def _prose_label(
-    text: str, start: int, end: int, prev_end: int, next_start: int
+    text: str, start: int, end: int, prev_end: int, next_start: int, before_only: bool = False
 ) -> tuple[str, str]:
     """(words before, words after) the number, within its clause. Before-words stop
     at the previous number when there are words in between ("OCF $15.5B - CapEx
@@ -368,6 +368,8 @@ def _prose_label(
         # the previous number.
         words = _last_label_words(_WORDS.findall(text, max(prev_end, clause - 160), clause))
     before = " ".join(words).strip(" -/")
+    if before and before_only:
+        return before, ""  # `prose_label` reads the words after only when none stand before
     high = min(len(text), end + 60, max(next_start, end))
     tail = text[end:high]
     for boundary in _CLAUSE_BOUNDARIES:

@@ -26,6 +26,7 @@ from validation.engine.checks.numeric._derive import (
     _readings,
     _search,
 )
+from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
 from validation.engine.checks.numeric._derive_pool import (
     direction_of,
@@ -54,6 +55,11 @@ def swapped_results(
     """For the unsupported results of the report (by position in `sentences.claims`):
     the one variant of the written number a derivation explains, and that derivation."""
     claims = sentences.claims
+    # The same report judged again against the same evidence: the answer remembered.
+    key = ("swapped", body, tuple(_state(claim) for claim in claims))
+    remembered: dict[int, tuple[Decimal, int, Decimal, Explained]] | None = index.memo.get(key)
+    if remembered is not None:
+        return dict(remembered)
     units = units_of(claims)
     found: dict[int, tuple[Decimal, int, Decimal, Explained]] = {}
     tried = 0
@@ -66,7 +72,28 @@ def swapped_results(
         hit = _explained_variant(body, index, sentences, position, units)
         if hit is not None:
             found[position] = hit
-    return found
+    index.remember(key, found)
+    return dict(found)
+
+
+def _state(claim: Claim) -> tuple[object, ...]:
+    """Everything of a claim besides its words (the body's) the search above reads: its
+    match, near misses and rescaled reading, calculation, derivation and the rest."""
+    hit, calculation, derivation = claim.hit, claim.calculation, claim.derivation
+    return (
+        claim.index,
+        (hit.number.entry, hit.status, hit.factor) if hit is not None else None,
+        tuple(near.number.entry for near in claim.close),
+        claim.rescaled.number.entry if claim.rescaled is not None else -1,
+        (calculation.correct, calculation.calculation.strict) if calculation else None,
+        (derivation.formula, derivation.value) if derivation is not None else None,
+        claim.miss is not None,
+        claim.depends,
+        claim.operand,
+        claim.in_expression,
+        claim.computed,
+        claim.other_period.entry if claim.other_period is not None else -1,
+    )
 
 
 def _candidate(claim: Claim) -> bool:
@@ -147,6 +174,8 @@ def _explained_variant(
                 owners.append(at)
     if not readings or not operands:
         return None
+    if not may_hit(operands, kind, readings, periods):
+        return None  # no candidate lands on any variant (`_derive_bound`): no hit
     # One search over every variant's readings: each variant is a try, and the chance
     # of a coincidence counts the candidates near any of them.
     found = _search(candidates(operands, kind, periods, direction, named), readings, operands)
