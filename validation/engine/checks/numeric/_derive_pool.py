@@ -54,6 +54,9 @@ class Operand:
     unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
     year: int = 0  # the period of its cell, when its sentence names years and it is known
     repeat: bool = False  # a value its row already gave: a member of the row's groups only
+    # For a result the report derives from evidence cells: those cells' entries.
+    sources: tuple[int, ...] = ()
+    mean: bool = False  # that result is their average: a pair of it and one of them is none
 
 
 _TOTAL_WORDS = re.compile(
@@ -156,6 +159,15 @@ def _report_operand(
         reported=True,
         unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
+        sources=() if claim.derivation is None else cells_of(index, claim.derivation.entries),
+        mean=claim.derivation is not None and bool(MEAN.fullmatch(bare(how))),
+    )
+
+
+def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
+    """The entries of a derivation's cells as the pool keeps them (a scaled twin's digits)."""
+    return tuple(
+        entry - 1 if index.number(entry).mantissa and entry > 0 else entry for entry in entries
     )
 
 
@@ -165,6 +177,7 @@ def bare(formula: str) -> str:
 
 
 DIFFERENCE = re.compile(r"[^-+*/()]+ - [^-+*/()]+")
+MEAN = re.compile(r"\([^()]+\) / [2-9]")  # "(a + b) / 2"
 
 
 def _digits(full: Decimal, written: Decimal) -> float:
@@ -217,12 +230,17 @@ def pool(
         (near if low <= other.mention.start < high else others).append(other)
     periods: list[int] = []  # the same line item's other periods
     column: list[int] = []  # the same period's other line items (its total)
+    sources: list[int] = []  # the cells of the results the sentence derives
     for other in near:
         operand = _report_operand(other, index, rows, units, STATED)
         add(operand)
         if operand.row >= 0:
             periods += rows.cells[operand.row][:MAX_GROUP]
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
+        elif other.derivation is not None:
+            # A result the sentence states from evidence cells: those cells are the
+            # writer's operands too (the two values an average takes, and their change).
+            sources += operand.sources[:MAX_GROUP]
     if periods and _TOTAL_WORDS.search(words) is not None:
         # "totalled ... up from ...": the totals of the stated line item's other periods too.
         for entry in periods:
@@ -238,6 +256,8 @@ def pool(
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NAMED)
     for entry in column:
+        add_entry(entry, NAMED)
+    for entry in sources:
         add_entry(entry, NAMED)
     later: list[int] = []
     for other in others:
