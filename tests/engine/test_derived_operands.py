@@ -53,3 +53,34 @@ def test_a_change_over_one_of_its_own_ends_is_still_a_percentage_change() -> Non
 
     assert status(verdict, "4.3%") == "derived"
     assert flagged(verdict) == []
+
+
+# ------------------------------------------------------------------ rows named most plainly
+
+FLEET = (
+    "table",
+    "| ($ thousands, except days) | 2021 | 2020 |\n|---|---|---|\n"
+    "| Revenues | 512,800 | 468,900 |\n"
+    "| Coastal tug fleet (1) | 210,400 | 190,300 |\n"
+    "| Equity income - coastal tug fleet | 12,300 | 11,900 |\n"
+    "| Impairment - coastal tug fleet | 4,100 | 2,600 |\n"
+    "| Write-down - coastal tug fleet | 1,750 | 3,020 |\n"
+    "| Operating days (2) | | |\n"
+    "| Coastal tug fleet | 8,420 | 7,310 |\n"
+    "| Barges | 2,960 | 3,480 |",
+)
+
+
+def test_a_row_its_words_name_whole_comes_before_rows_that_add_words() -> None:
+    # Five rows hold every word of "coastal tug fleet"; three add words of their own. The
+    # days row is named as plainly as the revenue row, so it is among the rows searched.
+    verdict = check("Operating days of the coastal tug fleet rose about 15.2%.", FLEET)
+
+    assert status(verdict, "15.2%") == "derived"
+    assert flagged(verdict) == []
+
+
+def test_a_rise_no_named_row_gives_is_flagged() -> None:
+    verdict = check("Operating days of the coastal tug fleet rose about 17.2%.", FLEET)
+
+    assert any("17.2" in text for text in flagged(verdict))

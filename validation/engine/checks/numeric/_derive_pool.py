@@ -4,7 +4,8 @@ would compute a claim from, strongest first.
 - **stated**: the supported numbers of the claim's own sentence;
 - **near**: the other cells of their rows (other periods of the same line item), and the
   cells of the row the claim's own label names;
-- **named**: the rows its sentence names, and the cells of a stated number's column;
+- **named**: the rows its sentence names (the most plainly named first), the cells of a
+  stated number's column, and the cells the sentence's derived results take;
 - **beside**: every other supported number of the report, and the cells of its row.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
@@ -144,6 +145,9 @@ def _report_operand(
         how = claim.derivation.formula
     elif claim.calculation is not None and claim.calculation.correct:
         how = claim.calculation.calculation.expression
+    # The cells of a result of the claim's own sentence (`pool`), not of one elsewhere.
+    mine = claim.derivation if strength == STATED else None
+    sources = cells_of(index, mine.entries) if mine is not None else ()
     if claim.derivation is not None and not mention.is_percent:
         value = float(claim.derivation.value)
     else:
@@ -159,15 +163,15 @@ def _report_operand(
         reported=True,
         unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
-        sources=() if claim.derivation is None else cells_of(index, claim.derivation.entries),
-        mean=claim.derivation is not None and bool(MEAN.fullmatch(bare(how))),
+        sources=sources,
+        mean=bool(sources) and MEAN.fullmatch(bare(how)) is not None,
     )
 
 
 def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
     """The entries of a derivation's cells as the pool keeps them (a scaled twin's digits)."""
     return tuple(
-        entry - 1 if index.number(entry).mantissa and entry > 0 else entry for entry in entries
+        entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
     )
 
 
@@ -309,8 +313,10 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
             posting = rows.postings.get(token, ())
             if len(posting) <= _COMMON:
                 candidates.update(posting)
+        # More shared words first; of as many, the rows whose label adds fewest words
+        # the text does not write (named the most plainly).
         scored = sorted(
-            (-len(wanted & rows.tokens[row]), row)
+            (-len(wanted & rows.tokens[row]), len(rows.tokens[row] - wanted), row)
             for row in candidates
             if _names(len(wanted & rows.tokens[row]), len(rows.tokens[row]))
         )
@@ -323,7 +329,7 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
                     found += [row for row in posting if row not in own and row not in found]
                 if len(found) >= _MAX_NAMED:
                     break
-        found += [row for _, row in scored[:_MAX_NAMED] if row not in own and row not in found]
+        found += [row for *_, row in scored[:_MAX_NAMED] if row not in own and row not in found]
     return own, named
 
 
