@@ -88,6 +88,7 @@ class Explained:
     # The row whose cell it takes in place of the row's other cell its sentence states
     # (see `_displaced`), or -1.
     displaced: int = -1
+    entries: tuple[int, ...] = ()  # the evidence cells it takes
 
 
 def _percent_target(mention: NumberMention) -> bool:
@@ -270,6 +271,7 @@ def _search(
         used,
         step,
         displaced,
+        tuple(cell.entry for cell in cells if cell.entry >= 0),
     )
 
 
@@ -489,6 +491,7 @@ def _rescue(
         formula=found.formula,
         source_ref="calculator",
         label=found.operation,
+        entries=found.entries,
     )
     claim.miss = None
     claim.rescaled = None

@@ -52,8 +52,10 @@ def candidates(
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
     # Points are a difference of rates, whether or not the evidence writes a % sign.
-    chosen = _by_tier(amounts if kind != "points" else operands)
-    points = _by_tier(percents) if kind == "percent" else None
+    # An amount from an average and one of its values gives back a value the evidence
+    # holds (which a figure may restate); a rate or a multiple of the two is no reading.
+    chosen = _by_tier(amounts if kind != "points" else operands, undo=kind != "amount")
+    points = _by_tier(percents, undo=True) if kind == "percent" else None
     ends = _ends(amounts)
     changes = row_changes(amounts, kind) if compound and kind in ("percent", "multiple") else []
     for tier in range(TIERS):
@@ -178,14 +180,28 @@ def _lie(
 _OVER_TIME = frozenset(("percent change", "CAGR", "average"))
 
 
-def _by_tier(operands: Sequence[Operand]) -> list[list[tuple[Operand, Operand]]]:
-    """Every pair of operands, by its tier (each pair's tier worked out once)."""
+def _by_tier(
+    operands: Sequence[Operand], undo: bool = False
+) -> list[list[tuple[Operand, Operand]]]:
+    """Every pair of operands, by its tier (each pair's tier worked out once); with `undo`,
+    none of a derived result and one of its own cells (`_undoes`)."""
     tiers: list[list[tuple[Operand, Operand]]] = [[] for _ in range(TIERS)]
     operands = [operand for operand in operands if not operand.repeat]  # its twin pairs
     for i, first in enumerate(operands):
         for second in operands[i + 1 :]:
+            if undo and _undoes(first, second):
+                continue
             tiers[_tier(first, second)].append((first, second))
     return tiers
+
+
+def _undoes(first: Operand, second: Operand) -> bool:
+    """An average the report derives paired with one of its own values: their ratio or
+    change is half the values' own, no reading an analyst makes (a stated change over one
+    of its ends is one: a percentage change)."""
+    return (first.entry >= 0 and second.mean and first.entry in second.sources) or (
+        second.entry >= 0 and first.mean and second.entry in first.sources
+    )
 
 
 def _tier(first: Operand, second: Operand) -> int:

@@ -4,7 +4,8 @@ would compute a claim from, strongest first.
 - **stated**: the supported numbers of the claim's own sentence;
 - **near**: the other cells of their rows (other periods of the same line item), and the
   cells of the row the claim's own label names;
-- **named**: the rows its sentence names, and the cells of a stated number's column;
+- **named**: the rows its sentence names (the most plainly named first), the cells of a
+  stated number's column, and the cells the sentence's derived results take;
 - **beside**: every other supported number of the report, and the cells of its row.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
@@ -54,6 +55,9 @@ class Operand:
     unit: str = ""  # "%", a currency, "x"... as written (evidence) or read (report)
     year: int = 0  # the period of its cell, when its sentence names years and it is known
     repeat: bool = False  # a value its row already gave: a member of the row's groups only
+    # For a result the report derives from evidence cells: those cells' entries.
+    sources: tuple[int, ...] = ()
+    mean: bool = False  # that result is their average: a pair of it and one of them is none
 
 
 _TOTAL_WORDS = re.compile(
@@ -141,6 +145,9 @@ def _report_operand(
         how = claim.derivation.formula
     elif claim.calculation is not None and claim.calculation.correct:
         how = claim.calculation.calculation.expression
+    # The cells of a result of the claim's own sentence (`pool`), not of one elsewhere.
+    mine = claim.derivation if strength == STATED else None
+    sources = cells_of(index, mine.entries) if mine is not None else ()
     if claim.derivation is not None and not mention.is_percent:
         value = float(claim.derivation.value)
     else:
@@ -156,6 +163,15 @@ def _report_operand(
         reported=True,
         unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
+        sources=sources,
+        mean=bool(sources) and MEAN.fullmatch(bare(how)) is not None,
+    )
+
+
+def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
+    """The entries of a derivation's cells as the pool keeps them (a scaled twin's digits)."""
+    return tuple(
+        entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
     )
 
 
@@ -165,6 +181,7 @@ def bare(formula: str) -> str:
 
 
 DIFFERENCE = re.compile(r"[^-+*/()]+ - [^-+*/()]+")
+MEAN = re.compile(r"\([^()]+\) / [2-9]")  # "(a + b) / 2"
 
 
 def _digits(full: Decimal, written: Decimal) -> float:
@@ -217,12 +234,17 @@ def pool(
         (near if low <= other.mention.start < high else others).append(other)
     periods: list[int] = []  # the same line item's other periods
     column: list[int] = []  # the same period's other line items (its total)
+    sources: list[int] = []  # the cells of the results the sentence derives
     for other in near:
         operand = _report_operand(other, index, rows, units, STATED)
         add(operand)
         if operand.row >= 0:
             periods += rows.cells[operand.row][:MAX_GROUP]
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
+        elif other.derivation is not None:
+            # A result the sentence states from evidence cells: those cells are the
+            # writer's operands too (the two values an average takes, and their change).
+            sources += operand.sources[:MAX_GROUP]
     if periods and _TOTAL_WORDS.search(words) is not None:
         # "totalled ... up from ...": the totals of the stated line item's other periods too.
         for entry in periods:
@@ -238,6 +260,8 @@ def pool(
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NAMED)
     for entry in column:
+        add_entry(entry, NAMED)
+    for entry in sources:
         add_entry(entry, NAMED)
     later: list[int] = []
     for other in others:
@@ -289,8 +313,10 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
             posting = rows.postings.get(token, ())
             if len(posting) <= _COMMON:
                 candidates.update(posting)
+        # More shared words first; of as many, the rows whose label adds fewest words
+        # the text does not write (named the most plainly).
         scored = sorted(
-            (-len(wanted & rows.tokens[row]), row)
+            (-len(wanted & rows.tokens[row]), len(rows.tokens[row] - wanted), row)
             for row in candidates
             if _names(len(wanted & rows.tokens[row]), len(rows.tokens[row]))
         )
@@ -303,7 +329,7 @@ def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[in
                     found += [row for row in posting if row not in own and row not in found]
                 if len(found) >= _MAX_NAMED:
                     break
-        found += [row for _, row in scored[:_MAX_NAMED] if row not in own and row not in found]
+        found += [row for *_, row in scored[:_MAX_NAMED] if row not in own and row not in found]
     return own, named
 
 

@@ -52,6 +52,9 @@ class Derivation:
     formula: str
     source_ref: str
     label: str
+    # The evidence cells it takes (its operands' entries): the writer's operands of a
+    # result stated from it ("it averaged X ... and grew Y%" takes X's two cells).
+    entries: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)

@@ -484,6 +484,7 @@ def derivation(outcome: Outcome, index: EvidenceIndex) -> Derivation:
         formula=described,
         source_ref=" + ".join(refs),
         label=described,
+        entries=tuple(operand.entry for operand in outcome.operands if operand.entry >= 0),
     )
 
 
