@@ -113,7 +113,10 @@ def main() -> None:
             if match is not None and match.status == "derived":
                 explained += 1
                 if args.show:
-                    print(f"explained {match.text!r}: {match.formula}  [{label['variant']}]")
+                    print(
+                        f"explained {match.text!r}: {match.formula}  "
+                        f"[{label['variant']}, {raw['id']}]"
+                    )
             if not any(low < end and start < high for low, high in flagged):
                 unflagged += 1
     print(f"{'derived numbers of correct reports':<36}{'found':>7}{'of':>6}{'rate':>8}")
