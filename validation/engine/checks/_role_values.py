@@ -28,6 +28,11 @@ _MAX_VALUES = 5000
 _MEMO_KEY = ("roles-values",)  # the evidence's values, kept in its index's memo
 _PAIR = 8  # characters between two numbers of one pair ("$45 to $85", "3 hours 43")
 _NOUN = 30  # characters after a number where its noun stands
+# A currency code in a record's key ("fare_from_usd") is the unit of its value, written as
+# a report writes it.
+_CODES = {"usd": "$", "eur": "€", "gbp": "£"}
+_SENTENCE = 300  # characters of a value's sentence read for its names, each side
+_CLAUSE = _STOPS + ",:()"  # marks that end the words said before a value
 # A year of its own in a key or a clause ("FY2021", "2019 (11)", "2020-21" ends in 2021).
 _YEAR = re.compile(r"(?<![\d.,$])((?:19|20)\d\d)(?:[-/\u2013](\d\d)(?![\d/-]))?(?![\d%])")
 
@@ -58,6 +63,14 @@ class _Value:
     # ("Breakfast burrito", "Latte (16 oz)"): what names its holder (``holders``).
     key: frozenset[str] = frozenset()
     names: tuple[frozenset[str], ...] = ()
+    # In prose, the words of its clause before it, back to the previous number or a
+    # comma ("a prize fund of €40,000"): a noun said there is the value's own.
+    before: frozenset[str] = frozenset()
+    # In prose, the names said before it in its sentence, back to the previous number
+    # ("Kamryn Ellis, who finished with 20 points"): whom the value is said of.
+    named: frozenset[str] = frozenset()
+    told: frozenset[str] = frozenset()  # every name of its sentence (``_SENTENCE`` each side)
+    sentence: tuple[str, str, int, int] = ("", "", -1, -1)  # in prose: which sentence holds it
 
 
 def _years(text: str) -> frozenset[str]:
@@ -87,6 +100,36 @@ def _around(text: str, start: int, end: int, low: int, high: int) -> tuple[str, 
     if cuts:
         right = right[: min(cuts)]
     return left, right
+
+
+_CAPITAL = re.compile(r"[A-Z][a-z]+")
+# Capitalised words that name a time, not whom a number is said of.
+_CALENDAR = frozenset(
+    terms(
+        "January February March April May June July August September October November "
+        "December Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
+    )
+)
+
+
+def names_in(text: str) -> frozenset[str]:
+    """The names ``text`` says: the words of its capitalised words, months, days and
+    words that name nothing ("The", "It") left out."""
+    return (
+        frozenset(term for match in _CAPITAL.finditer(text) for term in _words(match.group(0)))
+        - _CALENDAR
+    )
+
+
+def _sentence(text: str, start: int, end: int) -> tuple[int, str]:
+    """Where the sentence around ``text[start:end]`` starts, and its text, at most
+    ``_SENTENCE`` characters each side."""
+    low = max(0, start - _SENTENCE)
+    left = text[low:start]
+    right = text[end : end + _SENTENCE]
+    cuts = [found for found in (right.find(mark) for mark in _STOPS) if found >= 0]
+    cut = max(left.rfind(mark) for mark in _STOPS) + 1
+    return low + cut, left[cut:] + " " + right[: min(cuts, default=len(right))]
 
 
 def _nouns(right: str) -> frozenset[str]:
@@ -151,6 +194,12 @@ def _prose_values(
         left, right = _around(text, start, end, 0, len(text))
         excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
         nouns = _nouns(text[end:high]) | extra
+        lead = text[max(numbers[index - 1][1] if index else 0, start - _WINDOW) : start]
+        lead = lead[max(lead.rfind(mark) for mark in _STOPS) + 1 :]
+        said = names_in(lead)  # whom it is said of: named before it in its sentence
+        sentence, said_there = _sentence(text, start, end)
+        told = names_in(said_there)
+        lead = lead[max(lead.rfind(mark) for mark in _CLAUSE) + 1 :]
         words = _words(left + " " + right) | extra
         yield _Value(
             value,
@@ -164,6 +213,10 @@ def _prose_values(
             unit=unit,
             key=extra,
             names=holder[1],
+            before=_words(lead),
+            named=said,
+            told=told,
+            sentence=(ref, label, holder[0], sentence),
         )
     for start, end, value, unit in durations_in_units(text):  # "two decades": 20 years
         left, right = _around(text, start, end, 0, len(text))
@@ -214,6 +267,9 @@ def _json_values(root: Any, ref: str) -> Iterator[_Value]:
             value = _decimal(str(node))
             if value is not None:
                 own = _words(key)
+                coded = own & _CODES.keys()  # "fare_from_usd": an amount in dollars
+                unit = _CODES[min(coded)] if len(coded) == 1 else ""
+                own = own - coded if unit else own
                 label = key.strip()
                 excerpt = f"{label}: {node}"
                 yield _Value(
@@ -226,6 +282,7 @@ def _json_values(root: Any, ref: str) -> Iterator[_Value]:
                     _words(whose),
                     period,
                     parent,
+                    unit=unit,
                     key=own,
                     names=held,
                 )

@@ -72,6 +72,13 @@ def bound_words(body: str, start: int, end: int, low: int, high: int) -> frozens
     return frozenset(found)
 
 
+def _subject(body: str, start: int, low: int) -> frozenset[str]:
+    """The first words of the clause before a number ("Fares start at $189")."""
+    left = body[max(low, start - _BEFORE) : start]
+    left = left[max(left.rfind(mark) for mark in _CLAUSE) + 1 :]
+    return _words(" ".join(left.split()[:_MAX_X]))
+
+
 def _covers(bound: frozenset[str], words: frozenset[str]) -> bool:
     """Every word of ``words`` is one of ``bound`` or shares its stem ("runs", "run")."""
     return all(
@@ -107,6 +114,15 @@ def _unit(text: str) -> tuple[str, Decimal]:
     found = scan_numbers(text)
     written = _decimal(found[0][2]) if found else None
     return (found[0][4], written) if found and written is not None else ("", Decimal(-1))
+
+
+_MONEY = {"USD": "$", "US$": "$", "EUR": "€", "GBP": "£"}
+_SIGNS = frozenset(_MONEY.values())
+
+
+def _money(unit: str) -> str:
+    """A currency as one sign ("USD" and "$" alike)."""
+    return _MONEY.get(unit, unit)
 
 
 def check_holders(
@@ -161,15 +177,17 @@ def check_holders(
         low = ends[previous - 1] if previous else 0
         high = starts[after] if after < len(starts) else len(body)
         bound = bound_words(body, match.start, match.end, low, high)
+        unit, written = _unit(match.text)
+        if not bound and _money(unit) in _SIGNS:
+            bound = _subject(body, match.start, low)  # an amount's holder said before it
         if not bound:
             continue
         if bound not in holders:
             near = sorted({place for word in bound for place in by_start.get(word[:_STEM], [])})
             holders[bound] = [values[place] for place in near if _named(values[place], bound)]
         named = holders[bound]
-        unit, written = _unit(match.text)
         claimed = {abs(match.evidence_value or Decimal(0)), written}
-        others = {value.value: value for value in named if value.unit == unit}
+        others = {value.value: value for value in named if _money(value.unit) == _money(unit)}
         if (
             not others
             or any(value.value in claimed for value in named)

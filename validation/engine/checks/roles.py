@@ -11,7 +11,11 @@ The number is ``number_elsewhere`` (``claims_supported``) when no place the evid
 gives the value counts what the claim counts (no noun in common), the claim's own words
 name nothing the value is said of (its noun, the record's names beside it) and share
 fewer than ``_SAME_TOPIC`` words with the words around it, and the claim's noun is the
-noun of another evidence value. The finding quotes where the value does appear; it is
+noun of another evidence value. One topic is no support when the claim's whole noun is one
+other value's own (``_owner``: "12,000 runners finished" beside "11,237 runners finished
+..., out of roughly 12,000 who started") and that value's words are at least as near the
+claim's; a noun said just before a value ("a prize fund of €40,000") is its own. The
+finding quotes where the value does appear; it is
 major when the noun points to exactly one other value -- then the fix writes that value,
 with its excerpt as proof -- and minor, without a fix, when to several.
 
@@ -25,8 +29,14 @@ when every place the evidence gives it is under a key naming other years: the fi
 names the key's period; fixed only when the key above holds exactly one value under
 the claimed year.
 
-Not judged: numbers the numeric check derives or flags itself; a number without a noun,
-the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"); a value whose
+A number said of someone else ("Okafor led with 20 points" where the 20 is Ellis's) is
+read by ``_role_names``. A number with no noun after it is judged only when its subject
+names the noun of the one value beside its own in one evidence sentence (``_sibling``:
+"Adult admission will be $12" beside "$18 for adults and $12 for seniors").
+
+Not judged: numbers the numeric check derives or flags itself; any other number without a
+noun, the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"; "18 of
+those workers" names its noun and is judged); a value whose
 noun is nowhere said; a noun whose other value is this one rounded ("more than 14,000
 children" beside "14,382 participants"); and evidence read as a table (a cell's words are
 its row's and column's, read by the numeric check's labels instead).
@@ -38,14 +48,17 @@ bounded window; each claim is compared with the evidence values in one pass.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
+from itertools import islice
 from typing import Any
 
 from validation.engine.checks._query_words import terms
+from validation.engine.checks._role_names import names_index, said_of_another, subject
 from validation.engine.checks._role_values import (
     _PAIR,
     _around,
+    _first,
     _nouns,
     _paired,
     _Value,
@@ -54,7 +67,7 @@ from validation.engine.checks._role_values import (
     evidence_values,
     remembered_values,
 )
-from validation.engine.checks.numeric import WORD_VALUES
+from validation.engine.checks.numeric import WORD_VALUES, scan_numbers
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
 
 __all__ = ["check_roles", "claim_words", "evidence_values", "remembered_values"]
@@ -63,6 +76,8 @@ __all__ = ["check_roles", "claim_words", "evidence_values", "remembered_values"]
 # around a value that make them one topic (the same name, place or event): then the
 # value is not judged moved.
 _SAME_TOPIC = 2
+
+_LOOK = 64  # values sharing a noun that one claim looks through, at most
 
 _NUMBER_TERMS = frozenset(terms(" ".join([*WORD_VALUES, "hundred", "thousand", "dozen"])))
 
@@ -122,6 +137,10 @@ def check_roles(
             by_place.setdefault((value.source_ref, value.parent, year), set()).add(value.value)
         for noun in () if value.converted else value.nouns:
             by_noun.setdefault(noun, {}).setdefault(value.value, value)
+    by_name = names_index(values)
+    # the values the report states: none is what another claim's words point to instead
+    stated = {abs(match.value) for match in matches}
+    read: dict[tuple[str, frozenset[str], str, Decimal], dict[Decimal, _Value]] = {}
     findings: list[Finding] = []
     fixes: list[FixProposal] = []
     for match in exact:
@@ -146,46 +165,118 @@ def check_roles(
             if period[1] is not None:
                 fixes.append(period[1].model_copy(update={"finding_index": len(findings) - 1}))
             continue
-        if not nouns or match.evidence_value is None or body.startswith(" of ", match.end):
-            continue  # nothing names what the number counts, or it is a part of another
-            # number's ("18 points, 10 of them before halftime")
+        if match.evidence_value is None or _part(body, match.end):
+            continue  # a part of another number's ("18 points, 10 of them before halftime")
         same = by_value.get(abs(match.evidence_value), [])
+        said = subject(_around(body, match.start, match.end, low, high)[0])
+        # one reading per claim of the same words and value: a wall repeats them
+        key = (said, nouns, match.text, abs(match.evidence_value))
+        if key not in read:
+            read[key] = said_of_another(match.text, said, nouns, same, by_name, _shares) or (
+                {} if nouns else _sibling(said, same, by_noun, stated, match.text)
+            )
+        if read[key]:  # said of someone else, or of the value beside it
+            _flag_elsewhere(body, match, same[0], read[key], findings, fixes)
+            continue
+        if not nouns:
+            continue  # nothing names what the number counts
+        owner = _owner(nouns, _first(body[match.end : high]), abs(match.evidence_value), by_noun)
+        # how near the claim's words the owner's own place is: a value no nearer the
+        # claim than the owner is one topic with the claim only as the owner is
+        places = by_value.get(owner, []) if owner is not None else []
+        owned = max((len(near & value.words) for value in places), default=-1)
         if not same or any(
             not value.nouns
-            or _shares(nouns, value.nouns)
+            or _shares(nouns, value.nouns | value.before)
             or near & (value.nouns | value.whose)
-            or len(near & value.words) >= _SAME_TOPIC
+            or (len(near & value.words) >= max(_SAME_TOPIC, owned + 1))
             for value in same
         ):
             continue  # the value counts what the claim counts, the claim's clause names
-            # what the value counts or shares its topic (or nothing says what it counts)
+            # what the value counts or shares its topic (or nothing says what it counts);
+            # one topic is no support when the claim's noun is another value's own
         pointed = {
             number: value
             for noun in nouns
             for number, value in by_noun.get(noun, {}).items()
             if number != abs(match.evidence_value)
         }
-        if not pointed or any(_rounds_to(abs(match.evidence_value), other) for other in pointed):
-            continue  # the claim's noun counts nothing else in the evidence, or gives
-            # this value rounded ("more than 14,000 children" beside "14,382 participants")
-        shown = same[0]
-        where = f'"{shown.excerpt}"' + (f" ({shown.label})" if shown.label else "")
-        other = ", ".join(str(value) for value in sorted(pointed)[:4])
-        findings.append(
-            elsewhere_finding(
-                match,
-                f'"{match.text}": the evidence gives {match.text} only about something '
-                f"else, in {where}; what the claim counts, it gives as {other}",
-                shown,
-                sure=len(pointed) == 1,
-            )
-        )
-        if len(pointed) == 1:
-            ((right, proof),) = pointed.items()
-            fix = _fix(body, match, right, proof)
-            if fix is not None:
-                fixes.append(fix.model_copy(update={"finding_index": len(findings) - 1}))
+        _flag_elsewhere(body, match, same[0], pointed, findings, fixes)
     return findings, fixes
+
+
+def _unit_of(text: str) -> str:
+    found = scan_numbers(text)
+    return found[0][4] if found else ""
+
+
+def _sibling(
+    said: str,
+    same: Sequence[_Value],
+    by_noun: dict[str, dict[Decimal, _Value]],
+    stated: set[Decimal],
+    text: str,
+) -> dict[Decimal, _Value]:
+    """For a claim (``text``) with no noun after it: the one value its subject (``said``, its words
+    back to a comma) names as its noun, when that value stands in one sentence with a
+    place of the claim's value, each place of which has a noun of its own the subject
+    does not say ("Adult admission will be $12" beside "$18 for adults and $12 for
+    seniors"); the value is in the claim's unit and not stated by the report. Else empty."""
+    words = _words(said)
+    if not words or not same or len(same) > _LOOK:
+        return {}  # a value given in that many places is said of many things
+    sentences = set()
+    for value in same:
+        if value.converted:
+            continue  # "a year" read as 12 months: no place of its own
+        if not value.nouns or _shares(words, value.nouns):
+            return {}
+        sentences.add(value.sentence)
+    number = same[0].value
+    pointed = {
+        other: value
+        for word in words
+        for other, value in islice(by_noun.get(word, {}).items(), _LOOK)
+        if other != number and other not in stated
+        if value.sentence in sentences and value.sentence[3] >= 0
+    }
+    if not pointed:
+        return {}
+    unit = _unit_of(text)
+    pointed = {other: value for other, value in pointed.items() if value.unit == unit}
+    return pointed if len(pointed) == 1 else {}
+
+
+def _flag_elsewhere(
+    body: str,
+    match: NumberMatch,
+    shown: _Value,
+    pointed: dict[Decimal, _Value],
+    findings: list[Finding],
+    fixes: list[FixProposal],
+) -> None:
+    """The finding (and, when ``pointed`` is one value, the fix) for a claim supported only
+    by ``shown``, said of something else; none when the claim's words point to no other
+    value, or to this one rounded ("more than 14,000 children" beside "14,382 ...")."""
+    claimed = abs(match.evidence_value or Decimal(0))
+    if not pointed or any(_rounds_to(claimed, other) for other in pointed):
+        return
+    where = f'"{shown.excerpt}"' + (f" ({shown.label})" if shown.label else "")
+    other = ", ".join(str(value) for value in sorted(pointed)[:4])
+    findings.append(
+        elsewhere_finding(
+            match,
+            f'"{match.text}": the evidence gives {match.text} only about something '
+            f"else, in {where}; what the claim counts, it gives as {other}",
+            shown,
+            sure=len(pointed) == 1,
+        )
+    )
+    if len(pointed) == 1:
+        ((right, proof),) = pointed.items()
+        fix = _fix(body, match, right, proof)
+        if fix is not None:
+            fixes.append(fix.model_copy(update={"finding_index": len(findings) - 1}))
 
 
 def _period_finding(
@@ -222,6 +313,55 @@ def _period_finding(
         proof = next(v for v in by_value[right_value] if v.parent == shown.parent)
         fix = _fix(body, match, right_value, proof)
     return finding, fix
+
+
+# Words after "N of" that name no thing: the number is a part of one named before it.
+_PART_OF = frozenset({"them", "which", "whom", "it", "its", "these", "this", "that", "us"})
+
+
+def _part(body: str, end: int) -> bool:
+    """``body[:end]`` ends a part of another number ("10 of them", "41 of which"); "18 of
+    those workers" names its own noun and is no part."""
+    if not body.startswith(" of ", end):
+        return False
+    following = body[end + 4 : end + 24].split(maxsplit=1)
+    return (
+        not following
+        or following[0].strip(",.;:").lower() in _PART_OF
+        or (following[0].lower() in ("the", "those") and len(following) == 1)
+    )
+
+
+def _owner(
+    nouns: frozenset[str],
+    ordered: Sequence[str],
+    value: Decimal,
+    by_noun: dict[str, dict[Decimal, _Value]],
+) -> Decimal | None:
+    """The one other evidence value whose noun is the claim's ("12,000 runners finished"
+    beside "11,237 runners finished ... 12,000 who started"): every word of its noun, or
+    else its first word ("converted 160 lounges" beside "210 lounge spaces"); None when
+    none or several."""
+    held = [by_noun.get(noun, {}) for noun in nouns]
+    found = _few(min(held, key=len), value, lambda number: all(number in h for h in held))
+    if not found and ordered:
+        found = _few(by_noun.get(ordered[0], {}), value, lambda number: True)
+    return found[0] if len(found) == 1 else None
+
+
+def _few(
+    numbers: dict[Decimal, _Value], value: Decimal, keep: Callable[[Decimal], bool]
+) -> list[Decimal]:
+    """Up to two of ``numbers`` other than ``value`` that ``keep`` keeps, looking at no
+    more than ``_LOOK`` of them: one claim costs the same however many values share a
+    noun (more than that many is "several")."""
+    found: list[Decimal] = []
+    for number in islice(numbers, _LOOK):
+        if number != value and keep(number):
+            found.append(number)
+            if len(found) == 2:
+                break
+    return found
 
 
 def _rounds_to(value: Decimal, other: Decimal) -> bool:
