@@ -359,6 +359,8 @@ def _fill(index: EvidenceIndex, evidence: Sequence[EvidenceItem]) -> None:
             if parsed is not None:
                 content = parsed
         record = _Item(item.source_ref, item.url, content if isinstance(content, str) else None)
+        if isinstance(content, dict | list):
+            record.content = content
         index.items.append(record)
         index.refs[item.source_ref] = position
         record.first = len(index)

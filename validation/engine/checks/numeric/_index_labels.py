@@ -243,9 +243,28 @@ class _IndexLabels(_IndexBuilding):
         scan and the evidence-wide union share it)."""
         scales = self._item_scales.get(item)
         if scales is None:
-            text = self.items[item].text
+            record = self.items[item]
+            text = record.text if record.content is None else _json_strings(record.content)
             scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
         return scales
+
+
+def _json_strings(content: Any) -> str:
+    """A JSON item's keys and string values, one per line: where a tool's table says
+    its scale (`"title": "($ in millions)"`, `"Revenue (in thousands)": {...}`)."""
+    strings: list[str] = []
+    stack = [content]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                strings.append(str(key))
+                stack.append(value)
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+        elif isinstance(node, str):
+            strings.append(node)
+    return "\n".join(strings)
 
 
 _SAME_ROW = re.compile(r"[\s$€£¥()%|-]{0,12}")

@@ -85,6 +85,7 @@ class _Item:
     source_ref: str
     url: str | None
     text: str | None  # text items; JSON items keep None
+    content: Any = None  # JSON items: the parsed content (its titles may declare a scale)
     first: int = 0  # entry ids of this item are first..last-1, in document order
     last: int = 0
     starts: list[int] = field(default_factory=list)  # text numbers' positions, in order

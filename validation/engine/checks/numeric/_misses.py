@@ -210,7 +210,8 @@ def _readings(
     for score, op, operands in sorted(ranked, key=lambda entry: -entry[0]):
         if top and score < best - 1e-9:
             break
-        found = search.outcomes(op, operands, mention.has_explicit_scale, cue.years)
+        scale = float(mention.scale) if mention.has_explicit_scale else 0.0
+        found = search.outcomes(op, operands, scale, cue.years)
         if found:
             best = best if top else score
             top.append(_reading(found, target))

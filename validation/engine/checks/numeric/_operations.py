@@ -66,6 +66,7 @@ class Operand:
     precise: float | None = None
     position: int = -1  # where the report writes it (-1: evidence only)
     explicit_scale: bool = False  # "$1.9 billion", not a bare 1,918 or "(in millions)"
+    declared: float = 0.0  # bare evidence digits: the scale their document declares (0: none)
     item: int = -1  # the evidence item behind it, if one
     entry: int = -1  # the evidence number behind it, if one (neighbours: the same row)
     source: str = ""  # that item's source_ref
@@ -85,6 +86,27 @@ class Operand:
     @property
     def scale(self) -> float:
         return self.value / self.written if self.written else 1.0
+
+    @property
+    def known_scale(self) -> float:
+        """The scale its digits are known to stand in: written ("$1.9 billion") or
+        declared by its document ("(in millions)"); 0 when nothing says."""
+        return self.scale if self.explicit_scale else self.declared
+
+
+def misread(operands: Sequence[Operand], target_scale: float) -> bool:
+    """Whether computing on the digits as written would read a scale wrongly: a
+    result written at a scale ("$9.0 billion") from digits known to stand at
+    another ("157.6" of a table in millions), or from digits whose scales are
+    all known (no reading without them)."""
+    if not target_scale:
+        return False
+    if all(operand.explicit_scale for operand in operands):
+        return True
+    return any(
+        operand.known_scale and not operand.percent and operand.known_scale != target_scale
+        for operand in operands
+    )
 
 
 @dataclass(frozen=True, slots=True)

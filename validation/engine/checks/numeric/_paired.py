@@ -130,7 +130,7 @@ class _Paired:
     def __init__(
         self,
         pool: Sequence[Operand],
-        scaled_target: bool,
+        target_scale: float,
         with_any: Sequence[Operand] = (),
         named: bool = True,
     ) -> None:
@@ -161,8 +161,13 @@ class _Paired:
         self.keys = [operand.key for operand in pool]
         self.sources = [operand.sources for operand in pool]
         self.derived = any(self.sources)
-        self.scaled_target = scaled_target
+        self.target_scale = target_scale
         self._sorts: dict[bool, _Sorted] = {}
+
+    def _misread(self, i: int, j: int) -> bool:
+        return bool(self.target_scale) and ops.misread(
+            (self.pool[i], self.pool[j]), self.target_scale
+        )
 
     def first(
         self, op: str, target: Target, percent_target: bool, coarse: bool, zero: bool
@@ -204,8 +209,8 @@ class _Paired:
                         self.keys[j] in self.sources[i] or self.keys[i] in self.sources[j]
                     ):
                         continue  # (a - b) + b is a again: no support a has not given
-                if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
-                    continue  # every scale is known: no reading without them
+                if written and self._misread(i, j):
+                    continue  # every scale is known, or one disagrees with the result's
                 if not self._allowed(
                     op, i, j, percent_target, coarse, zero, beside, dated, same_units
                 ):
@@ -265,7 +270,7 @@ class _Paired:
                     continue
                 if self.tier(i, j, tiers) > tier:
                     continue
-                if written and self.scaled_target and self.explicit[i] and self.explicit[j]:
+                if written and self._misread(i, j):
                     continue
                 if not self._allowed(
                     op, i, j, percent_target, coarse, zero, beside, op == ops.CHANGE, same_units

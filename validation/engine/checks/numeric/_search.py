@@ -167,18 +167,16 @@ def evidence_operand(index: EvidenceIndex, entry: int, cited: bool = False) -> O
     magnitude, written, unit, item, mantissa = index.operand(entry)
     if mantissa:
         return None
-    source = index.items[item].source_ref
+    percent = unit in ("%", "pp")
+    bare = magnitude == written and not percent  # digits whose scale their document may say
     return Operand(
-        magnitude,
-        written,
-        unit in ("%", "pp"),
-        0.0,
-        -1 - entry,
+        *(magnitude, written, percent, 0.0, -1 - entry),
         item=item,
         entry=entry,
-        source=source,
+        source=index.items[item].source_ref,
         cited=cited,
         explicit_scale=magnitude != written,  # its document says its scale
+        declared=float(index.declared_scale(item) or 0) if bare else 0.0,
     )
 
 
@@ -236,11 +234,11 @@ def fits_units(op: str, operands: Sequence[Operand], percent_target: bool) -> bo
 
 
 def outcomes(
-    op: str, operands: Sequence[Operand], target_scaled: bool, years: int
+    op: str, operands: Sequence[Operand], target_scale: float, years: int
 ) -> list[Outcome]:
     """`op` over `operands`, in every reading `readings` allows."""
     found: list[Outcome] = []
-    for written, precise in readings(operands, target_scaled):
+    for written, precise in readings(operands, target_scale):
         if op == ops.CAGR:
             outcome = ops.evaluate_cagr(operands[0], operands[1], years) if years else None
         else:
@@ -252,12 +250,12 @@ def outcomes(
     return found
 
 
-def readings(operands: Sequence[Operand], target_scaled: bool) -> list[tuple[bool, bool]]:
+def readings(operands: Sequence[Operand], target_scale: float) -> list[tuple[bool, bool]]:
     """(as written, at the evidence's values) pairs an operation is computed in: in full
     units, and as written too when scales do not say otherwise (a bare 1,918 in a table
     "in millions" and "$652 million"); at the evidence values the report rounds, too."""
     spaces = [False]
-    if not (target_scaled and all(operand.explicit_scale for operand in operands)):
+    if not ops.misread(operands, target_scale):
         spaces.append(True)  # a bare number leaves its scale to the reader
     exact = any(operand.precise is not None for operand in operands)
     return [(written, precise) for written in spaces for precise in (False, True)[: 1 + exact]]
@@ -366,7 +364,7 @@ def _look(
     tiers = [_tier(operand, paragraph, sentence) for operand in pool]
     percent_target = percent_like(mention, cue)
     coarse = mention.significant_digits < 3
-    scaled = mention.has_explicit_scale
+    scaled = float(mention.scale) if mention.has_explicit_scale else 0.0
     paired = _Paired(pool, scaled, with_any, named)
     zero = not mention.written
     tried: list[str] = []
