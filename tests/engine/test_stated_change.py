@@ -120,3 +120,25 @@ def test_a_swapped_change_of_the_rows_own_figures_is_fixed_in_a_small_table() ->
 
     ((_find, replace),) = fixes_on(verdict, "+12.5%")
     assert "15.2%" in replace
+
+
+def test_a_level_that_restates_a_cell_is_not_another_rows_change() -> None:
+    """In "Service revenue reached $9,310 thousand, up about 90.0% since 2015" the 9,310
+    is the row's 2024 level. Another row's two periods differ by the same amount (19,310 and
+    10,000: 93.1 %) and the sentence does not name that row: no change, so no fix."""
+    evidence = SEGMENTS + "| Leasing | 19,310 | 10,000 |\n"
+    body = "Service revenue reached $9,310 thousand in 2024, up about 90.0% since 2015."
+    verdict = check(body, ("segments", evidence))
+
+    assert fixes_on(verdict, "90.0%") == []
+
+
+def test_a_change_that_matches_another_rows_level_is_still_its_named_rows() -> None:
+    """The $5,510 thousand rise of industrial pumps equals, by chance, a cell of a row the
+    sentence does not name; the row it names moved by that much: 5,510 / 36,250 = 15.2 %."""
+    evidence = SEGMENTS + "| Other income | 5,510 | 4,020 |\n"
+    body = "Industrial pumps grew by $5,510 thousand, or about 17.2%."
+    verdict = check(body, ("segments", evidence))
+
+    ((_find, replace),) = fixes_on(verdict, "17.2%")
+    assert "15.2%" in replace

@@ -7,7 +7,9 @@ sentence, before it, with nothing between them but the change's own ends ("fell 
 million to $63.3 million, a decline of about 9.8%"), and it is the difference of two
 levels of one line item — two amounts the sentence states, or two cells of one evidence
 row. The words' direction (a rise, a fall) says which of the two it started from: the
-smaller for a rise, the larger for a fall. The percentage is fixed only when
+smaller for a rise, the larger for a fall. A change that restates a table cell may be a
+level, not a change: then only its own row's periods, or a row its sentence names, are
+its ends. The percentage is fixed only when
 
 - every pair of levels the change is the difference of gives the same percentage at the
   precision written (no other candidate: two line items that moved by the same amount
@@ -31,6 +33,7 @@ from validation.engine.checks.numeric._derive_rows import _rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._findings import _fix
 from validation.engine.checks.numeric._formatting import replace_digits
+from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._misses import MISS_REACH
 from validation.engine.checks.numeric._outcome import _Output
@@ -74,7 +77,8 @@ def stated_change_of(
     direction = direction_of(body, claims, position, low, high)
     if not direction:
         return None
-    found = _change_before(index, claims, position, low, direction)
+    words = label_tokens(body[low:high])
+    found = _change_before(index, claims, position, low, direction, words)
     if found is None:
         return None
     change, starts = found
@@ -104,7 +108,12 @@ def stated_change_of(
 
 
 def _change_before(
-    index: EvidenceIndex, claims: Sequence[Claim], position: int, low: int, direction: int
+    index: EvidenceIndex,
+    claims: Sequence[Claim],
+    position: int,
+    low: int,
+    direction: int,
+    words: frozenset[str],
 ) -> tuple[NumberMention, list[tuple[Decimal, Decimal]]] | None:
     """The change the percentage is stated with, and the starts it may be over: the
     nearest supported amount before it in its sentence that is the difference of two
@@ -119,7 +128,7 @@ def _change_before(
         if not mention.value:
             continue
         levels = _levels(claims, at, position, low)
-        starts = _starts(index, mention, direction, levels, other.hit)
+        starts = _starts(index, mention, direction, levels, other.hit, words)
         if not starts:
             continue
         between = [abs(claims[near].mention.value) for near in range(at + 1, position)]
@@ -165,6 +174,7 @@ def _starts(
     direction: int,
     levels: Sequence[Decimal],
     own: Hit | None,
+    words: frozenset[str],
 ) -> list[tuple[Decimal, Decimal]]:
     """(start, exact change), at the change's own scale, of every pair of levels of one
     line item the change is the difference of: two amounts its sentence states, or two
@@ -177,7 +187,12 @@ def _starts(
         if abs(abs(first - second) - size) <= half:
             found.append((_start(first, second, direction), abs(first - second)))
     differences, pairs = _row_differences(index)
-    own_row = -1 if own is None else _rows(index).row_of.get(own.number.entry, -1)
+    # A change that restates a table cell is that row's own change (a column of changes:
+    # its periods differ by it), or a level: another row's difference only when the
+    # sentence names that row; one that restates a sentence of prose ("increased $67.2
+    # million") may be any row's.
+    rows = _rows(index)
+    own_row = None if own is None else rows.row_of.get(own.number.entry)
     target, power = _mantissa(float(size))
     reach = float(half) / 1000.0**power
     at = bisect_left(differences, target - reach)
@@ -185,7 +200,9 @@ def _starts(
         row, first, second = pairs[at]
         at += 1
         scale = Decimal(1000) ** power / Decimal(1000) ** _mantissa(float(abs(first - second)))[1]
-        if row == own_row or abs(abs(first - second) * scale - size) > half:
+        if abs(abs(first - second) * scale - size) > half:
+            continue
+        if own_row is not None and row != own_row and not rows.tokens[row] & words:
             continue
         if abs(first * scale - size) <= half or abs(second * scale - size) <= half:
             continue  # a cell that restates the change is a level, not its end
