@@ -577,3 +577,19 @@ def test_a_pair_another_result_stands_between_is_not_a_far_off_results_operands(
     )
     assert findings_on(verdict, "190,500") != []
     assert fixes_on(verdict, "190,500") == []
+
+
+def test_a_swapped_figure_beside_its_rows_other_period_is_fixed_to_that_row() -> None:
+    """No word of the sentence names the row, but it restates the row's 2019 cell: the
+    figure with two digits swapped is that row's other cell (5,020 written 5,002)."""
+    body = "It climbed to $5,002 thousand from $4,310 thousand."
+    verdict = check(body, ("notes", WARRANTY))
+
+    assert fixes_on(verdict, "5,002") == [("$5,002 thousand", "$5,020 thousand")]
+
+
+def test_a_swapped_figure_beside_a_figure_of_another_row_is_not_fixed() -> None:
+    body = "It climbed to $5,002 thousand from $2,460 thousand."
+    verdict = check(body, ("notes", WARRANTY))
+
+    assert fixes_on(verdict, "5,002") == []

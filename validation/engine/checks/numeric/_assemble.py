@@ -35,6 +35,7 @@ from validation.engine.checks.numeric._outcome import (
     _SentenceNumbers,
 )
 from validation.engine.checks.numeric._references import UnknownReference
+from validation.engine.checks.numeric._stated_change import stated_change_finding
 from validation.engine.checks.numeric._swapped import swapped_finding, swapped_results
 from validation.engine.checks.numeric._types import NumberMention
 from validation.engine.types import Finding, FixProposal, NumberMatch, NumbersReport, ToolCallRecord
@@ -121,6 +122,16 @@ def _assemble(
             close.append(position)
             suspicious.append(position)
             misquote_finding(body, index, claim, swap, result)
+        elif (
+            (claim.miss is None or not claim.miss.stated)
+            and at not in slipped
+            and (changed := looks.stated_change(claims, at)) is not None
+        ):
+            # A percentage stated with its change, which that change over its start
+            # does not give: recomputed from the change (_stated_change.py).
+            close.append(position)
+            suspicious.append(position)
+            stated_change_finding(body, claim, changed, result)
         elif claim.miss is not None:
             close.append(position)
             suspicious.append(position)

@@ -426,3 +426,11 @@ def _bound(before: list[str]) -> tuple[str, bool, int]:
     if before[-2:] == ["close", "to"]:
         return "", True, 2
     return "", False, 0
+
+
+def header_kinds(label: str) -> frozenset[str]:
+    """The kinds of result a table cell's label (its row's and column's words: "% change",
+    "Share of total") names: a computed column's header speaks for each of its cells."""
+    kinds: set[str] = set()
+    _read(_WORD.findall(label.lower()), kinds)
+    return frozenset(kinds)

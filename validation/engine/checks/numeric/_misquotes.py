@@ -32,6 +32,7 @@ from validation.engine.checks.numeric._readings import (
     _units_fit,
     readings_of,
 )
+from validation.engine.checks.numeric._stated_change import StatedChange, stated_change_of
 from validation.engine.checks.numeric._tables import _find_tables, _Table
 
 
@@ -61,6 +62,14 @@ class Looks:
             return None
         return rescaled_of(self.body, self.index, claim, self.sentences, self.read_at)
 
+    def stated_change(self, claims: Sequence[Claim], position: int) -> StatedChange | None:
+        self.left -= 1
+        if self.left < 0:
+            return None
+        mention = claims[position].mention
+        sentence = _sentence(self.body, self.sentences.newlines, mention.start, mention.end)
+        return stated_change_of(self.body, self.index, claims, position, sentence)
+
 
 _MAX_LOOKS = 400
 
@@ -72,7 +81,14 @@ def misquote_of(
     if claim.depends or claim.operand or claim.in_expression or claim.calculation is not None:
         return None
     low, high = _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end)
-    return swapped_cell(claim, index, body[low:high])
+    # A row whose other period the sentence restates is named by it ("rose to $58,417
+    # from $54,330": the line item of the 54,330).
+    rows = {
+        row
+        for other in sentences.beside(body, claim)
+        if other.hit is not None and (row := row_of(index, other.hit.number.entry)) is not None
+    }
+    return swapped_cell(claim, index, body[low:high], frozenset(rows))
 
 
 def rescaled_of(
@@ -213,9 +229,10 @@ _NAMED_WORDS = 2  # evidence numbers looked at per candidate value
 
 
 def swapped_cell(
-    claim: Claim, index: EvidenceIndex, sentence: str
+    claim: Claim, index: EvidenceIndex, sentence: str, rows: frozenset[int] = frozenset()
 ) -> tuple[EvidenceNumber, Decimal] | None:
-    """The one evidence number, about what `sentence` names, whose digits are the
+    """The one evidence number, about what `sentence` names (its words, or a row of
+    `rows`: one whose other period the sentence restates), whose digits are the
     claim's with two swapped, and its value as the claim would write it; None when
     there is none or more than one value."""
     mention = claim.mention
@@ -244,7 +261,9 @@ def swapped_cell(
                     continue
                 if not _units_fit(probe.units, index.unit(entry)):
                     continue
-                if not _named(claim, number, words, len(digits)):
+                if not _named(claim, number, words, len(digits)) and not (
+                    rows and row_of(index, entry) in rows
+                ):
                     continue
                 found.setdefault(variant, number)
         if found:

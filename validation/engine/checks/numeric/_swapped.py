@@ -17,7 +17,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from validation.engine.checks.numeric._context import _sentence
-from validation.engine.checks.numeric._cues import cue_of
+from validation.engine.checks.numeric._cues import cue_of, header_kinds
 from validation.engine.checks.numeric._derive import (
     _OPERATIONS,
     Explained,
@@ -43,7 +43,7 @@ from validation.engine.checks.numeric._misquotes import _swaps
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
 from validation.engine.types import EvidenceExcerpt, ToolCallRecord
 
-_CHANCE = 0.01  # each variant's derivation must be this unlikely a coincidence
+_CHANCE = 0.02  # each variant's derivation must be this unlikely a coincidence
 _TIER = WRITERS  # its operands stated in the sentence, or one stated and the other in its row
 _MAX_TRIED = 40  # numbers of one report looked at (a wall costs the same as a memo)
 _MIN_DIGITS = 3
@@ -147,7 +147,10 @@ def _explained_variant(
     low, high = _sentence(body, sentences.newlines, mention.start, mention.end)
     words = body[low:high]
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
-    named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    kinds = cue.kinds
+    if not kinds and _in_table_row(body, mention.start):
+        kinds = header_kinds(mention.label)  # a computed column: its header names the operation
+    named = frozenset(operation for kind in kinds for operation in _OPERATIONS.get(kind, ()))
     if not named:
         return None  # no words of a result: a figure, not a slip of a calculation
     operands = pool(position, claims, index, (low, high), words, units)
@@ -187,6 +190,12 @@ def _explained_variant(
         if abs(found.value - target) <= width / 2 * 1.000001:
             return variants[at][0], variants[at][1], variants[at][2], found
     return None
+
+
+def _in_table_row(body: str, start: int) -> bool:
+    """The number stands in a markdown table's row of the report."""
+    line = body.rfind("\n", 0, start) + 1
+    return body.startswith("|", line) or body.startswith(" |", line)
 
 
 def swapped_finding(
