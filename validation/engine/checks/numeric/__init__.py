@@ -39,7 +39,9 @@ The work is done in private modules, in the order a number travels:
   ``_precision`` (checking it);
 - the check itself: ``_check`` (``analyze``), ``_context`` (citations, lines and
   sentences, ``newlines_of``), ``_outcome`` (``NumericResult`` and what the steps
-  share), ``_assemble`` (one outcome per number) and ``_findings`` (findings and fixes).
+  share), ``_assemble`` (one outcome per number), ``_findings`` (findings and fixes)
+  and ``_other_item`` (a figure set beside another line item's figure of another
+  period, restating a cell of its own period's other line: that line's cell misplaced).
 
 ``_types`` holds what both halves share (``NumberMention``, the expression tree,
 ``WrittenCalculation``, ``CheckedCalculation``), so no two modules import each other.

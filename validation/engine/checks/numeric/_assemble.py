@@ -17,6 +17,7 @@ from validation.engine.checks.numeric._findings import (
     _close_finding,
     _period_finding,
     _scale_finding,
+    _short_label,
     _worded_finding,
 )
 from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
@@ -28,6 +29,7 @@ from validation.engine.checks.numeric._misquotes import (
     read_at_of,
     swap_fix,
 )
+from validation.engine.checks.numeric._other_item import computed_from, other_item_of
 from validation.engine.checks.numeric._outcome import (
     NumericResult,
     _nearest,
@@ -93,6 +95,32 @@ def _assemble(
                 f"it); the figure is {quoted}'s"
             )
             claim.other_period_chance = 0.0
+    items = {
+        position: item
+        for position, claim in enumerate(claims)
+        if claim.other_period is None
+        and (
+            item := other_item_of(
+                body,
+                index,
+                claims,
+                position,
+                _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end),
+            )
+        )
+    }
+    # A figure the report computes a result from as written is the writer's own.
+    items = {at: item for at, item in items.items() if not computed_from(body, claims, at)}
+    for position, (other, partner) in items.items():
+        if partner in items:
+            continue  # its neighbour is itself another line's figure: no sure pair
+        claim = claims[position]
+        claim.other_period = other
+        claim.other_period_proof = (
+            f"it is set beside {claims[partner].mention.text}, a figure of "
+            f"{_short_label(other.label)} in another period"
+        )
+        claim.other_period_chance = 0.0
     for at, claim in enumerate(claims):
         mention = claim.mention
         match = _number_match(claim)

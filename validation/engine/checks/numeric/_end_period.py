@@ -73,17 +73,29 @@ def end_period_of(
     latest = max(periods.values(), default=quoted)
     if quoted >= latest or _other_year_named(body, low, high, latest):
         return None
-    found = {
-        index.number(entry).value: index.number(entry)
-        for entry, period in periods.items()
-        if period == latest
-    }
-    if len(found) != 1:
+    other = _same_place(index, periods, hit.number.entry, quoted, latest)
+    if other is None:
         return None
-    other = next(iter(found.values()))
     if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
         return None
     return other, latest, quoted, how
+
+
+def _same_place(
+    index: EvidenceIndex, periods: dict[int, int], entry: int, quoted: int, latest: int
+) -> EvidenceNumber | None:
+    """The row's one cell of the latest period; where each period has several (a
+    two-level header: "2019" over "Number | $M"), the one in the quoted cell's place
+    among its period's cells, when every period has as many."""
+    latest_cells = [at for at, period in periods.items() if period == latest]
+    found = {index.number(at).value: index.number(at) for at in latest_cells}
+    if len(found) == 1:
+        return next(iter(found.values()))
+    quoted_cells = [at for at, period in periods.items() if period == quoted]
+    counts = {sum(1 for p in periods.values() if p == period) for period in periods.values()}
+    if len(counts) != 1 or len(latest_cells) < 2 or entry not in quoted_cells:
+        return None
+    return index.number(latest_cells[quoted_cells.index(entry)])
 
 
 def _compared_after(body: str, end: int, high: int) -> int | None:

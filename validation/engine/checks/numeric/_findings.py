@@ -205,13 +205,7 @@ def _period_finding(
             "message": (
                 f'"{mention.text}" is {_short_label(hit.number.label)} {hit.number.raw} in '
                 f"{hit.number.source_ref}, but "
-                + (
-                    f"{claim.other_period_proof}: the same line's is {other.raw}"
-                    if claim.other_period_proof.startswith("its words")
-                    else f"the result stated from it needs the same line's {other.raw} "
-                    f"({claim.other_period_proof})"
-                )
-                + ": another period's figure"
+                + _period_reason(claim.other_period_proof, other.raw)
             ),
             "start": mention.start,
             "end": mention.end,
@@ -227,7 +221,7 @@ def _period_finding(
         return  # support may accept a derivation at this chance; a fix needs it plainer
     if not _same_magnitude(abs(same_kind), abs(hit.number.value)):
         return  # a row's cells of another kind (units beside net additions), not a period
-    words = claim.other_period_proof.startswith("its words")
+    words = claim.other_period_proof.startswith(("its words", "it is set beside"))
     if not words and not sentence.period_fix_plain(body, claim):
         return
     found, call = _evidence_search(claim, other, result)
@@ -243,6 +237,18 @@ def _period_finding(
             tool_calls=[call],
             evidence=[excerpt],
         )
+    )
+
+
+def _period_reason(proof: str, raw: str) -> str:
+    """Why the figure is another cell's: its words, the line item it is set beside, or
+    the result stated from it."""
+    if proof.startswith("it is set beside"):
+        return f"{proof}, whose figure of this period is {raw}: another line item's figure"
+    if proof.startswith("its words"):
+        return f"{proof}: the same line's is {raw}: another period's figure"
+    return (
+        f"the result stated from it needs the same line's {raw} ({proof}): another period's figure"
     )
 
 

@@ -9,6 +9,24 @@ from __future__ import annotations
 import re
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+# A fiscal year named by the two calendar years it spans ("2017/2018", "2017/18").
+_FISCAL_PAIR = re.compile(r"(?<!\d)((?:19|20)\d\d)/((?:19|20)?\d\d)(?!\d)")
+
+
+def fiscal_years(text: str) -> str:
+    """`text` with each fiscal year written as the two calendar years it spans, one after
+    the other ("2017/2018", "2017/18"), written as its end year alone: one period."""
+    if "/" not in text:
+        return text
+    return _FISCAL_PAIR.sub(_fiscal_end, text)
+
+
+def _fiscal_end(pair: re.Match[str]) -> str:
+    start, end = pair.group(1), pair.group(2)
+    ended = int(start[:2] + end) if len(end) == 2 else int(end)
+    return str(ended) if ended == int(start) + 1 else pair.group(0)
+
+
 _EARLY_MONTHS = ("jan", "feb", "mar")  # a fiscal year ending then is often named the year before
 
 
@@ -26,6 +44,7 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
         end += 1
     column = end - line_start
     above = line_start - 1
+    passed: list[str] = []  # the lines between the number and its header, nearest first
     for _ in range(_LAYOUT_LINES):
         if above <= 0:
             return None
@@ -34,6 +53,7 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
         above = start - 1
         found = list(_YEAR.finditer(line))
         if len(found) < 2:
+            passed.append(line)
             continue
         if not ordered and any(month in line.lower() for month in _EARLY_MONTHS):
             return None  # a fiscal year ending early in the year: named either way
@@ -44,6 +64,9 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
         ]
         if len(near) == 1:
             return near[0][1]
+        grouped = _grouped_year(passed, [(year.end(), int(year.group())) for year in found], column)
+        if grouped is not None:
+            return grouped
         # Columns out of line with their header ("At December 31, 2019At December 31,
         # 2018"): as many values on the row as years above, read in order.
         reach = min(len(text), position + _LAYOUT_REACH)
@@ -63,7 +86,43 @@ _LAYOUT_VALUE = re.compile(
 )
 
 
-_LAYOUT_LINES = 8  # header lines looked up for a layout's years
+_LAYOUT_LINES = 40  # lines looked up for a layout's years (a long table's last rows)
 _LAYOUT_REACH = 400  # characters of one layout line
 _ALIGN = 3  # a number's right edge under its year's
 _NUMBER_CHARS = frozenset("0123456789,.$%()")
+
+
+def _grouped_year(lines: list[str], years: list[tuple[int, int]], column: int) -> int | None:
+    """A two-level header: each year over a group of as many sub-columns ("2019" over
+    "M  $M", "2018" over "M  $M"), named by a line between the years and the number (no
+    digits). Each year stands over its group's first (or last) sub-column; a number
+    under a sub-column is of its group's year. None when no line reads so."""
+    for line in reversed(lines):  # the line right under the years first
+        if any(c.isdigit() for c in line):
+            continue
+        ends = [word.end() for word in _WORD.finditer(line)]
+        edges = [_aligned(ends, edge) for edge, _ in years]
+        at = _aligned(ends, column)
+        if at is None or any(edge is None for edge in edges):
+            continue
+        first = edges[0]
+        assert first is not None
+        subs = len(ends) - first
+        if subs % len(years) or subs == len(years):
+            continue
+        size = subs // len(years)
+        left = [first + size * k for k in range(len(years))]
+        right = [first + size - 1 + size * k for k in range(len(years))]
+        if edges == left and at >= first:
+            return years[(at - first) // size][1]
+        if edges == right and at >= first - size + 1:
+            return years[(at - first + size - 1) // size][1]
+    return None
+
+
+def _aligned(ends: list[int], edge: int) -> int | None:
+    near = [at for at, end in enumerate(ends) if abs(end - edge) <= _ALIGN]
+    return near[0] if len(near) == 1 else None
+
+
+_WORD = re.compile(r"\S+")

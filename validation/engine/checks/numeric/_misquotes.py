@@ -23,7 +23,12 @@ from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNu
 from validation.engine.checks.numeric._findings import _cell_fix, _short_label
 from validation.engine.checks.numeric._formatting import replace_digits
 from validation.engine.checks.numeric._labels import label_tokens
-from validation.engine.checks.numeric._layout_years import _EARLY_MONTHS, _YEAR, _layout_period
+from validation.engine.checks.numeric._layout_years import (
+    _EARLY_MONTHS,
+    _YEAR,
+    _layout_period,
+    fiscal_years,
+)
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
 from validation.engine.checks.numeric._readings import (
@@ -452,7 +457,7 @@ _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
 
 
 def _one_year(text: str, ordered: bool = False) -> int | None:
-    years = set(_YEAR.findall(text))
+    years = set(_YEAR.findall(fiscal_years(text)))
     if len(years) != 1 or (not ordered and any(m in text.lower() for m in _EARLY_MONTHS)):
         return None
     return int(years.pop())

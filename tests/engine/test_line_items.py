@@ -1,0 +1,133 @@
+"""Issue 25: a figure compared with a line item's figure of another period, restating
+another line item of its own period, is that line's cell misplaced; a two-level header
+(a year over several sub-columns) dates each sub-column. Every case is written anew."""
+
+from __future__ import annotations
+
+from tests.engine.reports import check, findings_on, fixes_on
+from validation.engine.checks.numeric._layout_years import _layout_period, fiscal_years
+
+RESULTS = (
+    "| $ million | 2022/2023 | 2023/2024 |\n|---|---|---|\n"
+    "| Operating profit | 540 | 610 |\n"
+    "| Finance costs | -75 | -68 |\n"
+    "| Profit before tax | 465 | 542 |\n"
+    "| Tax | -120 | -150 |\n"
+)
+
+
+def test_a_figure_from_the_line_below_in_the_earlier_period_is_flagged_and_fixed() -> None:
+    """Operating profit went from 540 to 610; 465 is the earlier profit before tax."""
+    body = "Operating profit climbed from $465 million in 2022/2023 to $610 million in 2023/2024."
+    verdict = check(body, ("accounts", RESULTS))
+
+    assert findings_on(verdict, "$465 million")
+    assert fixes_on(verdict, "465") == [("$465 million", "$540 million")]
+    assert not findings_on(verdict, "$610 million")
+
+
+def test_the_same_line_over_two_periods_is_approved() -> None:
+    body = "Operating profit climbed from $540 million in 2022/2023 to $610 million in 2023/2024."
+    verdict = check(body, ("accounts", RESULTS))
+
+    assert verdict.decision == "APPROVE"
+
+
+def test_two_line_items_each_named_by_its_own_words_are_not_mixed_up() -> None:
+    """A figure whose own words name its line item is that line's, whatever stands
+    beside it."""
+    body = (
+        "Operating profit reached $610 million in 2023/2024, while profit before tax "
+        "had been $465 million in 2022/2023."
+    )
+    verdict = check(body, ("accounts", RESULTS))
+
+    assert not findings_on(verdict, "$465 million")
+
+
+def test_a_figure_of_a_total_line_beside_one_segment_is_flagged() -> None:
+    segments = (
+        "| $ thousand | 2021 | 2020 | 2019 |\n|---|---|---|---|\n"
+        "| Retail | 8,840 | 7,320 | 2,150 |\n"
+        "| Wholesale | (310) | (95) | (40) |\n"
+        "| Total | 8,530 | 7,225 | 2,110 |\n"
+    )
+    body = (
+        "Retail: revenue grew from $2,150 thousand in 2019 to $7,225 thousand in 2020 "
+        "and reached $8,840 thousand in 2021."
+    )
+    verdict = check(body, ("segments", segments))
+
+    assert findings_on(verdict, "$7,225 thousand")
+    assert fixes_on(verdict, "7,225") == [("$7,225 thousand", "$7,320 thousand")]
+
+
+LAYOUT = (
+    "                                      2024              2023\n"
+    "                                     Units      $k     Units      $k\n"
+    "Opening balance                      410.5   8,120     398.0   7,805\n"
+    "Issued under the savings plan          6.2     140      12.5     305\n"
+)
+
+
+def test_a_two_level_header_dates_each_sub_column() -> None:
+    years = {}
+    for value in ("410.5", "8,120", "398.0", "7,805", "6.2", "140", "12.5", "305"):
+        years[value] = _layout_period(LAYOUT, LAYOUT.index(value))
+    assert years == {
+        "410.5": 2024,
+        "8,120": 2024,
+        "398.0": 2023,
+        "7,805": 2023,
+        "6.2": 2024,
+        "140": 2024,
+        "12.5": 2023,
+        "305": 2023,
+    }
+
+
+def test_an_earlier_periods_sub_column_compared_with_that_period_is_fixed() -> None:
+    """The plan issued $140 thousand this year; $305 thousand was the year before, so a
+    figure "smaller than in 2023" cannot be 2023's."""
+    body = (
+        "The savings plan issued shares worth $305 thousand during the year, a smaller "
+        "amount than in 2023."
+    )
+    verdict = check(body, ("register", LAYOUT))
+
+    assert findings_on(verdict, "$305 thousand")
+    assert fixes_on(verdict, "305") == [("$305 thousand", "$140 thousand")]
+
+
+def test_a_fiscal_year_written_as_two_calendar_years_is_one_period() -> None:
+    assert fiscal_years("FY 2020/2021") == "FY 2021"
+    assert fiscal_years("2020/21") == "2021"
+    # not one fiscal year: two years apart, or in the wrong order, or a month and a year
+    assert fiscal_years("2019/2021") == "2019/2021"
+    assert fiscal_years("2021/2020") == "2021/2020"
+    assert fiscal_years("06/2021") == "06/2021"
+
+
+def test_two_columns_of_one_period_are_not_two_periods() -> None:
+    """ "Cost | Fair value" under one year: a figure of one line's fair value beside
+    another line's cost is no comparison over time."""
+    table = (
+        "| | 2021 | | 2020 | |\n|---|---|---|---|---|\n"
+        "| (in millions) | Cost | Fair value | Cost | Fair value |\n"
+        "| Bonds due 2026 | 310.5 | 322.8 | 309.9 | 318.0 |\n"
+        "| Notes due 2028 | 205.0 | 219.6 | 204.1 | 211.3 |\n"
+    )
+    body = "The inputs are 310.5 million and 219.6 million, which add up to $530.1 million."
+    verdict = check(body, ("debt", table))
+
+    assert not findings_on(verdict, "219.6 million")
+
+
+def test_the_figure_a_stated_change_is_computed_from_stands_and_its_neighbour_is_flagged() -> None:
+    """ "up $70 million" is 610 - 540: the writer took 610 as written, so 610 is the
+    right line's figure and 465 (the earlier profit before tax) the misplaced one."""
+    body = "It went from $465 million in 2022/2023 to $610 million in 2023/2024, up $70 million."
+    verdict = check(body, ("accounts", RESULTS))
+
+    assert not findings_on(verdict, "$610 million")
+    assert fixes_on(verdict, "465") == [("$465 million", "$540 million")]
