@@ -31,7 +31,6 @@ from validation.engine.checks.numeric._cues import MEAN, MULTIPLE, POINTS, SHARE
 from validation.engine.checks.numeric._derive_pool import direction_of, supported
 from validation.engine.checks.numeric._derive_rows import _rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._findings import _fix
 from validation.engine.checks.numeric._formatting import replace_digits
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
@@ -39,6 +38,7 @@ from validation.engine.checks.numeric._misses import MISS_REACH
 from validation.engine.checks.numeric._outcome import _Output
 from validation.engine.checks.numeric._readings import PERCENT_UNITS
 from validation.engine.checks.numeric._types import NumberMention
+from validation.engine.checks.numeric._worded_fix import worded_result_fix
 from validation.engine.types import EvidenceExcerpt, ToolCallRecord
 
 _OTHER_RESULTS = frozenset((SHARE, MULTIPLE, MEAN, SUM, POINTS))
@@ -271,40 +271,21 @@ def stated_change_finding(body: str, claim: Claim, found: StatedChange, result: 
     mention = claim.mention
     replacement = replace_digits(mention, found.value)
     proof = EvidenceExcerpt(source_ref="calculator", excerpt=found.formula, label="percent change")
-    finding_index = len(result.finding_dicts)
-    result.finding_dicts.append(
-        {
-            "check": "claims_supported",
-            "kind": "close_but_wrong",
-            "severity": "major",
-            "message": (
-                f'"{mention.text}" does not follow from the change it is stated with: '
-                f"{found.formula}, which is {replacement}"
-            ),
-            "start": mention.start,
-            "end": mention.end,
-            "text": mention.text,
-            "evidence": [proof],
-        }
-    )
-    if replacement == mention.text or result.fixes_full():
-        return
-    call = ToolCallRecord(
-        tool="calculator",
-        input={"expression": found.formula.split(" = ")[0]},
-        output=found.formula.split(" = ")[-1],
-    )
-    result.tool_calls.append(call)
-    result.fix_dicts.append(
-        _fix(
-            body,
-            mention,
-            replacement,
-            verified_with=f"calculator: {found.formula}",
-            confidence=CONFIDENCE,
-            kind="worded_result",
-            finding_index=finding_index,
-            tool_calls=[call],
-            evidence=[proof],
-        )
+    worded_result_fix(
+        body,
+        mention,
+        result,
+        message=(
+            f'"{mention.text}" does not follow from the change it is stated with: '
+            f"{found.formula}, which is {replacement}"
+        ),
+        replacement=replacement,
+        proof=proof,
+        call=ToolCallRecord(
+            tool="calculator",
+            input={"expression": found.formula.split(" = ")[0]},
+            output=found.formula.split(" = ")[-1],
+        ),
+        verified_with=f"calculator: {found.formula}",
+        confidence=CONFIDENCE,
     )

@@ -36,11 +36,11 @@ from validation.engine.checks.numeric._derive_pool import (
     units_of,
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._findings import _fix
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._misquotes import _swaps
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
+from validation.engine.checks.numeric._worded_fix import worded_result_fix
 from validation.engine.types import EvidenceExcerpt, ToolCallRecord
 
 _CHANCE = 0.02  # each variant's derivation must be this unlikely a coincidence
@@ -213,42 +213,23 @@ def swapped_finding(
     proof = EvidenceExcerpt(
         source_ref="calculator", excerpt=derivation.formula, label=derivation.operation
     )
-    finding_index = len(result.finding_dicts)
-    result.finding_dicts.append(
-        {
-            "check": "claims_supported",
-            "kind": "close_but_wrong",
-            "severity": "major",
-            "message": (
-                f'"{mention.text}" follows from no derivation; {replacement} does: '
-                f"{derivation.formula} ({slipped})"
-            ),
-            "start": mention.start,
-            "end": mention.end,
-            "text": mention.text,
-            "evidence": [proof],
-        }
-    )
-    if replacement == mention.text or result.fixes_full():
-        return
-    call = ToolCallRecord(
-        tool="derivation_search",
-        input={"value": replacement, "operation": derivation.operation},
-        output=derivation.formula,
-    )
-    result.tool_calls.append(call)
-    result.fix_dicts.append(
-        _fix(
-            body,
-            mention,
-            replacement,
-            verified_with=f"derivation: {derivation.formula}",
-            confidence=SWAP_CONFIDENCE,
-            kind="worded_result",
-            finding_index=finding_index,
-            tool_calls=[call],
-            evidence=[proof],
-        )
+    worded_result_fix(
+        body,
+        mention,
+        result,
+        message=(
+            f'"{mention.text}" follows from no derivation; {replacement} does: '
+            f"{derivation.formula} ({slipped})"
+        ),
+        replacement=replacement,
+        proof=proof,
+        call=ToolCallRecord(
+            tool="derivation_search",
+            input={"value": replacement, "operation": derivation.operation},
+            output=derivation.formula,
+        ),
+        verified_with=f"derivation: {derivation.formula}",
+        confidence=SWAP_CONFIDENCE,
     )
 
 
