@@ -227,10 +227,16 @@ class _IndexLabels(_IndexBuilding):
             return self.memo[key]  # type: ignore[no-any-return]
         own = self._declared_in(item)
         if not own:
+            # Text declares for the whole evidence; a tool's JSON only for its own digits
+            # (and scanning every record's strings would cost every report its time).
             everywhere = self.memo.get(("declared", -1))
             if everywhere is None:
                 everywhere = frozenset().union(
-                    *(self._declared_in(other) for other in range(len(self.items)))
+                    *(
+                        self._declared_in(other)
+                        for other in range(len(self.items))
+                        if self.items[other].content is None
+                    )
                 )
                 self.remember(("declared", -1), everywhere)
             own = everywhere
