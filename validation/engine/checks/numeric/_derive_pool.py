@@ -252,7 +252,9 @@ def pool(
             column += column_cells(rows, index, *place)[:_MAX_POOL]
     for entry in periods:
         add_entry(entry, NEAR)
-    own, named = _named_rows(rows, claims[position].mention.label, words)
+    mention = claims[position].mention
+    clause = _own_words(claims, position, sentence, words) if not mention.in_table else ()
+    own, named = _named_rows(rows, mention.label, words, clause)
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
@@ -299,12 +301,46 @@ def _total_rows(
     return []
 
 
-def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[int]]:
+def _own_words(
+    claims: Sequence[Claim], position: int, sentence: tuple[int, int], words: str
+) -> tuple[str, str]:
+    """The words of the claim's own clause: before it, back to the clause's start or the
+    previous number, and the noun phrase right after it, up to the clause's end or the next
+    number ("a $12.1 million decline in accrued compensation and benefits" names its line
+    item after the number; "a new $16.7 million liability for derivative financial
+    instruments, partly offset by ..." ends at the comma)."""
+    low, high = sentence
+    mention = claims[position].mention
+    start = low
+    if position and claims[position - 1].mention.end > low:
+        start = min(mention.start, claims[position - 1].mention.end)
+    before = words[start - low : mention.start - low]
+    cut = max(before.rfind(mark) for mark in _CLAUSE_MARKS)
+    if cut >= 0:
+        before = before[cut + 1 :]
+    end = mention.end
+    if position + 1 < len(claims):
+        high = min(high, max(end, claims[position + 1].mention.start))
+    found = _CLAUSE_END.search(words, end - low, high - low)
+    return before, words[end - low : found.start() if found else high - low]
+
+
+_CLAUSE_MARKS = (",", ";", ":", "(", ")", "\n", "|")
+_CLAUSE_END = re.compile(r"[,;:()\n|]|\. ")
+
+
+def _named_rows(
+    rows: _Rows, label: str, words: str, clause: Sequence[str] = ()
+) -> tuple[list[int], list[int]]:
     """The evidence rows the claim's words name: most of a row's label words stand in
-    the claim's own label, or in its sentence; more shared words first."""
+    the claim's own clause (the words before it and the phrase after it; else its label,
+    back to the clause's start), or in its sentence; more shared words first."""
     own: list[int] = []
     named: list[int] = []
-    for found, text in ((own, label), (named, words)):
+    texts = [(own, text) for text in clause] + [(own, label), (named, words)]
+    for position, (found, text) in enumerate(texts):
+        if found is own and position == len(clause) and own:
+            continue  # its own clause named its row: the label's words reach past it
         wanted = label_tokens(text)
         if not wanted:
             continue
