@@ -72,3 +72,34 @@ def test_a_figure_dated_to_the_latest_period_but_of_an_earlier_one_is_fixed() ->
 
     assert any("158.9" in text for text in flagged(verdict))
     assert [replace for _, replace in fixes_on(verdict, "$158.9 million")] == ["$171.2 million"]
+
+
+# ------------------------------------------------------------------ a change to a level
+
+SHARES = (
+    "per share",
+    "(in thousands)\n\n| | 2021 | 2020 | 2019 |\n|---|---|---|---|\n"
+    "| Net income | $41,870 | $47,215 | $38,904 |\n"
+    "| Earnings allocated to unvested awards | (612) | (705) | (569) |\n"
+    "| Earnings to common holders | 41,258 | 46,510 | 38,335 |\n"
+    "| Weighted average shares, basic | 18,337 | 18,841 | 18,806 |\n"
+    "| Weighted average shares, diluted | 18,337 | 18,841 | 18,806 |\n"
+    "| Earnings per share, basic | $2.25 | $2.47 | $2.04 |",
+)
+EPS = (
+    "Per share the decline was milder. Basic EPS came in at $2.25 versus $2.47, down about "
+    "8.9%, because the weighted average share count fell approximately {} to 18,337 thousand."
+)
+
+
+def test_a_change_to_a_stated_level_is_sought_from_that_level() -> None:
+    verdict = check(EPS.format("2.7%"), SHARES)
+
+    assert status(verdict, "2.7%") == "derived"
+    assert flagged(verdict) == []
+
+
+def test_a_wrong_change_to_a_stated_level_is_still_flagged() -> None:
+    verdict = check(EPS.format("3.2%"), SHARES)
+
+    assert any("3.2%" in text for text in flagged(verdict))

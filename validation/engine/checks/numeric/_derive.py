@@ -12,15 +12,12 @@ change, change in points, average (of two, or of a row's first periods), CAGR ov
 periods, a ratio per unit; conversions of scale are free (operands in full units, the
 claim read at its own scale or at the scale of the operands' digits, or in cents).
 
-*Acceptance is by evidence, not by closeness.* The candidates are generated in tiers
-of how strongly a pair is the writer's (see ``_tier``), within a tier those whose
-operation fits how their cells lie first (``_fits``). A hit in tier t is weighed against
-every candidate of tiers 0..t: the chance that one of them lands in the claim's rounding
-window by coincidence is estimated from the windows the candidate values within a factor
-``_SPREAD`` of the claim cover (one value reached several ways covers one), relative to
-that range. A derivation is accepted only when that chance is below ``ACCEPT``; its
-formula carries the chance, so the proof shows how strong it is. docs/derivations.md
-tells the whole of it.
+*Acceptance is by evidence, not by closeness.* Candidates come in tiers of how strongly a
+pair is the writer's, those whose operation fits how their cells lie first. A hit in tier
+t is weighed against every candidate of tiers 0..t: its chance of a coincidence is the
+share of the range within a factor ``_SPREAD`` of the claim that the candidates' rounding
+windows cover. Accepted only below ``ACCEPT``; the formula carries the chance.
+docs/derivations.md tells the whole of it.
 """
 
 from __future__ import annotations
@@ -42,7 +39,7 @@ from validation.engine.checks.numeric._cues import (
     cue_of,
 )
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
-from validation.engine.checks.numeric._derive_candidates import Candidate, candidates
+from validation.engine.checks.numeric._derive_candidates import Candidate, candidates, ending_at
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -50,7 +47,9 @@ from validation.engine.checks.numeric._derive_pool import (
     around,
     direction_of,
     periods_named,
+    points_of,
     pool,
+    stated_end,
     supported,
     units_of,
     wrong_base_change,
@@ -132,10 +131,12 @@ def explain(
     only_named: bool = False,
     points: bool = False,
     years: frozenset[int] = frozenset(),
+    end: Operand | None = None,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
-    below `ACCEPT`, or None. The operations its words name are searched first, alone
-    (their candidates alone make the neighbourhood); then every operation."""
+    below `ACCEPT`, or None. A change to a stated level (`end`) is searched first among the
+    changes ending there alone; then the operations its words name, alone (their candidates
+    alone make the neighbourhood); then every operation."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -157,6 +158,10 @@ def explain(
     found = None
     bound = may_hit(operands, kind, readings, periods)
     if bound:  # else no first-look hit (`_derive_bound`)
+        if end is not None and kind != "multiple":
+            ended = ending_at(candidates(operands, kind, periods, direction, years=years), end)
+            if (found := _search(ended, readings, operands)) is not None:
+                return found
         if named:
             found = _search(
                 candidates(operands, kind, periods, direction, named, years=years),
@@ -359,21 +364,6 @@ _MAX_RESCUES = 300  # numbers of one report given the search (a wall stops there
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
 
 
-def _points(body: str, mention: NumberMention) -> bool:
-    """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
-    (basis points are hundredths of one, and not read here)."""
-    after = body[mention.end : mention.end + 24].lower().split()
-    if not after:
-        return False
-    word = after[0].strip(".,;:)")
-    if word == "percentage" and len(after) > 1:
-        word = after[1].strip(".,;:)")
-    return word in _POINT_WORDS
-
-
-_POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts"))
-
-
 def _eligible(claim: Claim) -> bool:
     mention = claim.mention
     return not (
@@ -456,8 +446,9 @@ def _rescue(
         direction,
         named,
         claim.close != [],
-        _points(body, mention),
+        points_of(body, mention),
         years,
+        stated_end(body, claims, position, operands),
     )
     if found is None:
         return False

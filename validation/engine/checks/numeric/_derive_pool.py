@@ -29,6 +29,7 @@ from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_mi
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
+from validation.engine.checks.numeric._types import NumberMention
 
 STATED, NEAR, NAMED, BESIDE = 4, 3, 2, 1  # operand strengths
 _MAX_POOL = 24  # operands offered to one claim
@@ -452,3 +453,44 @@ def direction_of(body: str, claims: Sequence[Claim], position: int, low: int, hi
     after = claims[position + 1].mention.start if position + 1 < len(claims) else high
     cue = cue_of(body, mention.start, mention.end, (low, high), before, after)
     return cue.direction or _direction(_WORD.findall(body[low : mention.start].lower()))
+
+
+# "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
+_TO_END = re.compile(r"[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
+
+
+def stated_end(
+    body: str, claims: Sequence[Claim], position: int, operands: Sequence[Operand]
+) -> Operand | None:
+    """The level a change ends at, when the change is followed by "to" and a stated number
+    ("fell approximately 2.7% to 21,829 thousand"): the one operand the change is of. The
+    words fix its operation and one operand before any value is looked at, so its other
+    operand is sought among those candidates alone."""
+    if position + 1 >= len(claims):
+        return None
+    mention, following = claims[position].mention, claims[position + 1].mention
+    if not _TO_END.fullmatch(body, mention.end, following.start) or following.is_percent:
+        return None
+    return next(
+        (
+            operand
+            for operand in operands
+            if operand.strength == STATED and operand.reported and operand.text == following.text
+        ),
+        None,
+    )
+
+
+def points_of(body: str, mention: NumberMention) -> bool:
+    """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
+    (basis points are hundredths of one, and not read here)."""
+    after = body[mention.end : mention.end + 24].lower().split()
+    if not after:
+        return False
+    word = after[0].strip(".,;:)")
+    if word == "percentage" and len(after) > 1:
+        word = after[1].strip(".,;:)")
+    return word in _POINT_WORDS
+
+
+_POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts"))
