@@ -103,3 +103,28 @@ def test_a_wrong_change_to_a_stated_level_is_still_flagged() -> None:
     verdict = check(EPS.format("3.2%"), SHARES)
 
     assert any("3.2%" in text for text in flagged(verdict))
+
+
+# ------------------------------------------------------------------ words that judge a change
+
+SUBSCRIBERS = (
+    "subscribers",
+    "| | 2021 | 2020 |\n|---|---|---|\n| Video net losses | (3,912) | (5,152) |\n"
+    "| Internet net additions | 61,840 | 55,210 |\n| Phone net additions | 1,204 | 2,377 |",
+)
+NARROWING = (
+    "Video net losses of 3,912 were 1,240 smaller than a year earlier, an improvement of about {}."
+)
+
+
+def test_an_improvement_of_losses_that_shrank_is_a_fall() -> None:
+    verdict = check(NARROWING.format("24.1%"), SUBSCRIBERS)
+
+    assert status(verdict, "24.1%") == "derived"
+    assert flagged(verdict) == []
+
+
+def test_an_improvement_taken_over_the_level_it_ended_at_is_still_flagged() -> None:
+    verdict = check(NARROWING.format("31.7%"), SUBSCRIBERS)
+
+    assert any("31.7%" in text for text in flagged(verdict))
