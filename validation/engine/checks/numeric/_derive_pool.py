@@ -306,10 +306,10 @@ def _own_words(
     claims: Sequence[Claim], position: int, sentence: tuple[int, int], words: str
 ) -> tuple[str, str]:
     """The words of the claim's own clause: before it, back to the clause's start or the
-    previous number, and the noun phrase right after it, up to the clause's end or the next
-    number ("a $12.1 million decline in accrued compensation and benefits" names its line
-    item after the number; "a new $16.7 million liability for derivative financial
-    instruments, partly offset by ..." ends at the comma)."""
+    previous number (no further than its label), and the noun phrase right after it, up to
+    the clause's end or the next number ("a $12.1 million decline in accrued compensation
+    and benefits" names its line item after the number; "a new $16.7 million liability for
+    derivative financial instruments, partly offset by ..." ends at the comma)."""
     low, high = sentence
     mention = claims[position].mention
     start = low
@@ -319,6 +319,8 @@ def _own_words(
     cut = max(before.rfind(mark) for mark in _CLAUSE_MARKS)
     if cut >= 0:
         before = before[cut + 1 :]
+    # No further back than its label reaches (a label keeps its nearest words only).
+    before = " ".join(before.split()[-len(mention.label.split()) :]) if mention.label else ""
     end = mention.end
     if position + 1 < len(claims):
         high = min(high, max(end, claims[position + 1].mention.start))
