@@ -128,3 +128,26 @@ def test_an_improvement_taken_over_the_level_it_ended_at_is_still_flagged() -> N
     verdict = check(NARROWING.format("31.7%"), SUBSCRIBERS)
 
     assert any("31.7%" in text for text in flagged(verdict))
+
+
+# ------------------------------------------------------------------ an average over a span
+
+PLAN_RATES = (
+    "assumptions",
+    "| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n| Discount rate | 2.5% | 2.4% | 3.2% |\n"
+    "| Expected return on plan assets | 3.3% | 3.3% | 4.3% |\n"
+    "| Rate of compensation increase | 2.3% | 2.3% | 2.2% |",
+)
+SPAN = "The discount rate averaged {} over fiscal 2017-2019, against a 4.3% return a year in."
+
+
+def test_an_average_over_a_span_of_years_is_of_all_of_them() -> None:
+    verdict = check(SPAN.format("2.7%"), PLAN_RATES)
+
+    assert status(verdict, "2.7%") == "derived"
+
+
+def test_an_average_of_two_of_the_spans_years_is_no_reading_of_it() -> None:
+    verdict = check(SPAN.format("2.8%"), PLAN_RATES)  # (3.2 + 2.4) / 2: two of three years
+
+    assert any("2.8%" in text for text in flagged(verdict))

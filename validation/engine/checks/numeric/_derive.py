@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import partial
 from itertools import combinations
 
 from validation.engine.checks.numeric._cues import (
@@ -39,7 +40,12 @@ from validation.engine.checks.numeric._cues import (
     cue_of,
 )
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
-from validation.engine.checks.numeric._derive_candidates import Candidate, candidates, ending_at
+from validation.engine.checks.numeric._derive_candidates import (
+    Candidate,
+    candidates,
+    ending_at,
+    spans_years,
+)
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -132,6 +138,7 @@ def explain(
     points: bool = False,
     years: frozenset[int] = frozenset(),
     end: Operand | None = None,
+    span: bool = False,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None. A change to a stated level (`end`) is searched first among the
@@ -157,21 +164,16 @@ def explain(
         return None
     found = None
     bound = may_hit(operands, kind, readings, periods)
+    look = partial(candidates, operands, kind, periods, direction, years=years, span=span)
     if bound:  # else no first-look hit (`_derive_bound`)
-        if end is not None and kind != "multiple":
-            ended = ending_at(candidates(operands, kind, periods, direction, years=years), end)
-            if (found := _search(ended, readings, operands)) is not None:
-                return found
+        ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
+        if ended is not None and (found := _search(ended, readings, operands)) is not None:
+            return found
         if named:
-            found = _search(
-                candidates(operands, kind, periods, direction, named, years=years),
-                readings,
-                operands,
-            )
+            found = _search(look(named), readings, operands)
             if found is not None or only_named:
                 return found
-        every = candidates(operands, kind, periods, direction, years=years)
-        found = _search(every, readings, operands)
+        found = _search(look(), readings, operands)
     elif named and only_named:
         return None
     if found is None and kind in ("percent", "multiple"):
@@ -179,7 +181,7 @@ def explain(
             return None  # no candidate of either look lands on the claim: no hit
         # A second look with the changes of whole rows: their candidates join the
         # neighbourhood, so a hit among many is not taken.
-        every = candidates(operands, kind, periods, direction, compound=True, years=years)
+        every = look(compound=True)
         found = _search(every, readings, operands)
     return found
 
@@ -449,6 +451,7 @@ def _rescue(
         points_of(body, mention),
         years,
         stated_end(body, claims, position, operands),
+        spans_years(words),
     )
     if found is None:
         return False
