@@ -243,7 +243,9 @@ _COMPARED_WORDS = wordset(
 
 
 def _direction(words: list[str]) -> int:
-    """1 when the nearest word of direction says a rise, -1 a fall, 0 when none does."""
+    """1 when the nearest word of direction says a rise, -1 a fall, 0 when none does.
+    Words that judge a change ("improved", "deteriorated") say no direction: losses that
+    improve fall, a margin that improves rises; the words before them may still say one."""
     for word in reversed(words):
         if word in _RISE:
             return 1
@@ -255,14 +257,14 @@ def _direction(words: list[str]) -> int:
 _RISE = wordset(
     """increase increases increased increasing rise rises rose risen rising grew grow grows
     growing growth gain gains gained up higher more above exceed exceeds exceeded climb
-    climbed climbs jump jumped jumps improve improved improvement widened expanded
-    expansion surged surge soared soar advanced"""
+    climbed climbs jump jumped jumps widened expanded expansion surged surge soared soar
+    advanced larger bigger greater wider"""
 )
 _FALL = wordset(
     """decrease decreases decreased decreasing decline declines declined declining fell fall
     falls fallen falling drop drops dropped dropping dip dipped reduction reduced reduce
     lower down less fewer below shortfall shrank shrink shrunk contracted contraction
-    plunged plunge slipped slid sank retreated deteriorated deterioration narrowed"""
+    plunged plunge slipped slid sank retreated narrowed smaller narrower"""
 )
 
 

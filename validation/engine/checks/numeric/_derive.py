@@ -12,15 +12,12 @@ change, change in points, average (of two, or of a row's first periods), CAGR ov
 periods, a ratio per unit; conversions of scale are free (operands in full units, the
 claim read at its own scale or at the scale of the operands' digits, or in cents).
 
-*Acceptance is by evidence, not by closeness.* The candidates are generated in tiers
-of how strongly a pair is the writer's (see ``_tier``), within a tier those whose
-operation fits how their cells lie first (``_fits``). A hit in tier t is weighed against
-every candidate of tiers 0..t: the chance that one of them lands in the claim's rounding
-window by coincidence is estimated from the windows the candidate values within a factor
-``_SPREAD`` of the claim cover (one value reached several ways covers one), relative to
-that range. A derivation is accepted only when that chance is below ``ACCEPT``; its
-formula carries the chance, so the proof shows how strong it is. docs/derivations.md
-tells the whole of it.
+*Acceptance is by evidence, not by closeness.* Candidates come in tiers of how strongly a
+pair is the writer's, those whose operation fits how their cells lie first. A hit in tier
+t is weighed against every candidate of tiers 0..t: its chance of a coincidence is the
+share of the range within a factor ``_SPREAD`` of the claim that the candidates' rounding
+windows cover. Accepted only below ``ACCEPT``; the formula carries the chance.
+docs/derivations.md tells the whole of it.
 """
 
 from __future__ import annotations
@@ -29,6 +26,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import partial
 from itertools import combinations
 
 from validation.engine.checks.numeric._cues import (
@@ -42,7 +40,12 @@ from validation.engine.checks.numeric._cues import (
     cue_of,
 )
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
-from validation.engine.checks.numeric._derive_candidates import Candidate, candidates
+from validation.engine.checks.numeric._derive_candidates import (
+    Candidate,
+    candidates,
+    ending_at,
+    spans_years,
+)
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -50,7 +53,9 @@ from validation.engine.checks.numeric._derive_pool import (
     around,
     direction_of,
     periods_named,
+    points_of,
     pool,
+    stated_end,
     supported,
     units_of,
     wrong_base_change,
@@ -132,10 +137,13 @@ def explain(
     only_named: bool = False,
     points: bool = False,
     years: frozenset[int] = frozenset(),
+    end: Operand | None = None,
+    span: bool = False,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
-    below `ACCEPT`, or None. The operations its words name are searched first, alone
-    (their candidates alone make the neighbourhood); then every operation."""
+    below `ACCEPT`, or None. A change to a stated level (`end`) is searched first among the
+    changes ending there alone; then the operations its words name, alone (their candidates
+    alone make the neighbourhood); then every operation."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -156,17 +164,16 @@ def explain(
         return None
     found = None
     bound = may_hit(operands, kind, readings, periods)
+    look = partial(candidates, operands, kind, periods, direction, years=years, span=span)
     if bound:  # else no first-look hit (`_derive_bound`)
+        ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
+        if ended is not None and (found := _search(ended, readings, operands)) is not None:
+            return found
         if named:
-            found = _search(
-                candidates(operands, kind, periods, direction, named, years=years),
-                readings,
-                operands,
-            )
+            found = _search(look(named), readings, operands)
             if found is not None or only_named:
                 return found
-        every = candidates(operands, kind, periods, direction, years=years)
-        found = _search(every, readings, operands)
+        found = _search(look(), readings, operands)
     elif named and only_named:
         return None
     if found is None and kind in ("percent", "multiple"):
@@ -174,7 +181,7 @@ def explain(
             return None  # no candidate of either look lands on the claim: no hit
         # A second look with the changes of whole rows: their candidates join the
         # neighbourhood, so a hit among many is not taken.
-        every = candidates(operands, kind, periods, direction, compound=True, years=years)
+        every = look(compound=True)
         found = _search(every, readings, operands)
     return found
 
@@ -359,21 +366,6 @@ _MAX_RESCUES = 300  # numbers of one report given the search (a wall stops there
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
 
 
-def _points(body: str, mention: NumberMention) -> bool:
-    """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
-    (basis points are hundredths of one, and not read here)."""
-    after = body[mention.end : mention.end + 24].lower().split()
-    if not after:
-        return False
-    word = after[0].strip(".,;:)")
-    if word == "percentage" and len(after) > 1:
-        word = after[1].strip(".,;:)")
-    return word in _POINT_WORDS
-
-
-_POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts"))
-
-
 def _eligible(claim: Claim) -> bool:
     mention = claim.mention
     return not (
@@ -456,8 +448,10 @@ def _rescue(
         direction,
         named,
         claim.close != [],
-        _points(body, mention),
+        points_of(body, mention),
         years,
+        stated_end(body, claims, position, operands),
+        spans_years(words),
     )
     if found is None:
         return False

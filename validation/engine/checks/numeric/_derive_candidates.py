@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import chain
 
 from validation.engine.checks.numeric._derive_pool import (
@@ -44,11 +45,14 @@ def candidates(
     only: frozenset[str] = frozenset(),
     compound: bool = False,
     years: frozenset[int] = frozenset(),
+    span: bool = False,
 ) -> Iterator[Candidate]:
     """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
     whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only.
     `compound`: a row's change over another's too (more candidates: a second look).
-    `years`: the years the sentence names (a pair of cells of none of them fits less)."""
+    `years`: the years the sentence names (a pair of cells of none of them fits less).
+    `span`: the sentence names a span of three periods or more ("over fiscal 2017-2019"):
+    an average there is of every period of it, never of two values."""
     amounts = [operand for operand in operands if not operand.percent]
     percents = [operand for operand in operands if operand.percent]
     # Points are a difference of rates, whether or not the evidence writes a % sign.
@@ -70,6 +74,8 @@ def candidates(
             found = chain(found, (change for change in changes if change[0] == tier))
         if only:
             found = (candidate for candidate in found if candidate[3] in only)
+        if span:
+            found = (c for c in found if c[3] != "average" or len(c[4]) != 2)
         # Within a tier, the candidates whose operation fits how their cells lie first.
         unfit: list[Candidate] = []
         # A pair's candidates come one after another: how its cells lie is read once.
@@ -459,3 +465,30 @@ def row_changes(operands: Sequence[Operand], kind: str) -> list[Candidate]:
 
 
 _STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two columns
+
+
+def ending_at(found: Iterator[Candidate], end: Operand) -> Iterator[Candidate]:
+    """The candidates that are a change ending at `end`: a difference with it, or a
+    percentage change from another level to it."""
+    for candidate in found:
+        operation, used = candidate[3], candidate[4]
+        # A difference in either order; a percentage change over the other level.
+        if (operation == "difference" and end in used) or (
+            operation == "percent change" and used[:1] == (end,)
+        ):
+            yield candidate
+
+
+# "2017-2019", "from 2017 to 2019", "fiscal 2017 through fiscal 2019": a span of years.
+_SPAN = re.compile(
+    r"\b((?:19|20)\d\d)[ \t]*(?:-|\u2013|\u2014|to|through|thru)[ \t]*(?:fiscal[ \t]+|FY[ \t]*)?"
+    r"((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=16)
+def spans_years(words: str) -> bool:
+    """The sentence names a span of three periods or more ("averaged 2.7% over fiscal
+    2017-2019"): an average it states is of all of them."""
+    return any(int(b) - int(a) >= 2 for a, b in _SPAN.findall(words))

@@ -29,6 +29,7 @@ from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_mi
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
+from validation.engine.checks.numeric._types import NumberMention
 
 STATED, NEAR, NAMED, BESIDE = 4, 3, 2, 1  # operand strengths
 _MAX_POOL = 24  # operands offered to one claim
@@ -252,7 +253,9 @@ def pool(
             column += column_cells(rows, index, *place)[:_MAX_POOL]
     for entry in periods:
         add_entry(entry, NEAR)
-    own, named = _named_rows(rows, claims[position].mention.label, words)
+    mention = claims[position].mention
+    clause = _own_words(claims, position, sentence, words) if not mention.in_table else ()
+    own, named = _named_rows(rows, mention.label, words, clause)
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
@@ -299,12 +302,48 @@ def _total_rows(
     return []
 
 
-def _named_rows(rows: _Rows, label: str, words: str) -> tuple[list[int], list[int]]:
+def _own_words(
+    claims: Sequence[Claim], position: int, sentence: tuple[int, int], words: str
+) -> tuple[str, str]:
+    """The words of the claim's own clause: before it, back to the clause's start or the
+    previous number (no further than its label), and the noun phrase right after it, up to
+    the clause's end or the next number ("a $12.1 million decline in accrued compensation
+    and benefits" names its line item after the number; "a new $16.7 million liability for
+    derivative financial instruments, partly offset by ..." ends at the comma)."""
+    low, high = sentence
+    mention = claims[position].mention
+    start = low
+    if position and claims[position - 1].mention.end > low:
+        start = min(mention.start, claims[position - 1].mention.end)
+    before = words[start - low : mention.start - low]
+    cut = max(before.rfind(mark) for mark in _CLAUSE_MARKS)
+    if cut >= 0:
+        before = before[cut + 1 :]
+    # No further back than its label reaches (a label keeps its nearest words only).
+    before = " ".join(before.split()[-len(mention.label.split()) :]) if mention.label else ""
+    end = mention.end
+    if position + 1 < len(claims):
+        high = min(high, max(end, claims[position + 1].mention.start))
+    found = _CLAUSE_END.search(words, end - low, high - low)
+    return before, words[end - low : found.start() if found else high - low]
+
+
+_CLAUSE_MARKS = (",", ";", ":", "(", ")", "\n", "|")
+_CLAUSE_END = re.compile(r"[,;:()\n|]|\. ")
+
+
+def _named_rows(
+    rows: _Rows, label: str, words: str, clause: Sequence[str] = ()
+) -> tuple[list[int], list[int]]:
     """The evidence rows the claim's words name: most of a row's label words stand in
-    the claim's own label, or in its sentence; more shared words first."""
+    the claim's own clause (the words before it and the phrase after it; else its label,
+    back to the clause's start), or in its sentence; more shared words first."""
     own: list[int] = []
     named: list[int] = []
-    for found, text in ((own, label), (named, words)):
+    texts = [(own, text) for text in clause] + [(own, label), (named, words)]
+    for position, (found, text) in enumerate(texts):
+        if found is own and position == len(clause) and own:
+            continue  # its own clause named its row: the label's words reach past it
         wanted = label_tokens(text)
         if not wanted:
             continue
@@ -416,3 +455,44 @@ def direction_of(body: str, claims: Sequence[Claim], position: int, low: int, hi
     after = claims[position + 1].mention.start if position + 1 < len(claims) else high
     cue = cue_of(body, mention.start, mention.end, (low, high), before, after)
     return cue.direction or _direction(_WORD.findall(body[low : mention.start].lower()))
+
+
+# "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
+_TO_END = re.compile(r"[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
+
+
+def stated_end(
+    body: str, claims: Sequence[Claim], position: int, operands: Sequence[Operand]
+) -> Operand | None:
+    """The level a change ends at, when the change is followed by "to" and a stated number
+    ("fell approximately 2.7% to 21,829 thousand"): the one operand the change is of. The
+    words fix its operation and one operand before any value is looked at, so its other
+    operand is sought among those candidates alone."""
+    if position + 1 >= len(claims):
+        return None
+    mention, following = claims[position].mention, claims[position + 1].mention
+    if not _TO_END.fullmatch(body, mention.end, following.start) or following.is_percent:
+        return None
+    return next(
+        (
+            operand
+            for operand in operands
+            if operand.strength == STATED and operand.reported and operand.text == following.text
+        ),
+        None,
+    )
+
+
+def points_of(body: str, mention: NumberMention) -> bool:
+    """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
+    (basis points are hundredths of one, and not read here)."""
+    after = body[mention.end : mention.end + 24].lower().split()
+    if not after:
+        return False
+    word = after[0].strip(".,;:)")
+    if word == "percentage" and len(after) > 1:
+        word = after[1].strip(".,;:)")
+    return word in _POINT_WORDS
+
+
+_POINT_WORDS = frozenset(("point", "points", "pts", "pp", "ppt", "ppts"))

@@ -1,8 +1,9 @@
 """A change's end quoted from an earlier period: "the current portion rose to $2,091
 thousand", where 2,091 is the row's prior-year cell and the row's latest is 8,095.
 
-The figure a change goes *to* is where it ended, and a figure its sentence then compares
-with an earlier period ("..., down 5.1% year on year", "..., less than in 2018") is the
+The figure a change goes *to* is where it ended, a figure its words date to the latest
+period ("$148.6 million at the latest year-end") is of it, and a figure its sentence then
+compares with an earlier period ("..., down 5.1% year on year", "..., less than in 2018") is the
 later side: the latest period the report speaks of.
 When nothing around it names another period (no year in its sentence other than the
 row's latest; its paragraph before it and the heading above it name the latest, or no
@@ -56,6 +57,8 @@ def end_period_of(
         if _PRIOR.search(body[low : mention.start]):
             return None  # "in the prior year it was ..., up 3% on the year before"
         high = mention.end + compared  # the other side's own year is not the figure's
+    elif _LATEST.match(body, mention.end, high):
+        how = "date it to the latest period"  # "$148.6 million at the latest year-end"
     elif not _TO.search(body[max(0, mention.start - _BEFORE) : mention.start]):
         return None
     elif not direction_of(body, claims, position, low, high):
@@ -114,6 +117,11 @@ def _compared_after(body: str, end: int, high: int) -> int | None:
     return None
 
 
+# Words right after a figure that date it to the latest period the report speaks of.
+_LATEST = re.compile(
+    r"(?i)[ \t]*(?:at|as of|as at|in|for|by) (?:the )?(?:latest|most recent|current)"
+    r" (?:fiscal )?(?:year[- ]end|year|period|quarter|balance sheet date)\b"
+)
 # Words that compare a figure with an earlier period; and words of change or comparison.
 _COMPARED = re.compile(
     r"(?i)\b(?:than (?:in |at |for )?(?:the (?:prior|previous) year|the year before|a year "
