@@ -138,7 +138,7 @@ def _nouns(right: str) -> frozenset[str]:
     return frozenset(_first(right))
 
 
-def _first(right: str) -> list[str]:
+def _first(right: str, most: int = 2) -> list[str]:
     right = right[:_NOUN]
     cuts = [found for found in (right.find(mark) for mark in ",;:()\n|") if found >= 0]
     stop = right.find(". ")
@@ -151,7 +151,7 @@ def _first(right: str) -> list[str]:
         if term[:1].isdigit():
             break
         found.append(term)
-        if len(found) == 2:
+        if len(found) == most:
             break
     return found
 

@@ -54,6 +54,7 @@ from itertools import islice
 from typing import Any
 
 from validation.engine.checks._query_words import terms
+from validation.engine.checks._restated import restated, words_index
 from validation.engine.checks._role_names import names_index, said_of_another, subject
 from validation.engine.checks._role_values import (
     _PAIR,
@@ -121,7 +122,8 @@ def check_roles(
     """Findings (and fixes) for numbers supported only by evidence about something else.
     `memo` (the evidence index's) keeps the evidence's values for the next report on it."""
     exact = [match for match in matches if match.status == "exact" and match.evidence_value]
-    if not exact or not evidence:
+    derived = [match for match in matches if match.status == "derived"]
+    if not (exact or derived) or not evidence:
         return [], []
     values = remembered_values(evidence, memo)
     if not values:
@@ -202,6 +204,18 @@ def check_roles(
             if number != abs(match.evidence_value)
         }
         _flag_elsewhere(body, match, same[0], pointed, findings, fixes)
+    by_word = words_index(values) if derived else {}
+    for match in derived:
+        after = bisect_right(starts, match.start)
+        previous = bisect_left(ends, match.start)
+        span = (
+            ends[previous - 1] if previous else 0,
+            starts[after] if after < len(starts) else len(body),
+        )
+        pointed = restated(body, match, span, by_word, stated)
+        if pointed:
+            ((_, shown),) = pointed.items()
+            _flag_elsewhere(body, match, shown, pointed, findings, fixes, derived=True)
     return findings, fixes
 
 
@@ -254,24 +268,27 @@ def _flag_elsewhere(
     pointed: dict[Decimal, _Value],
     findings: list[Finding],
     fixes: list[FixProposal],
+    *,
+    derived: bool = False,
 ) -> None:
     """The finding (and, when ``pointed`` is one value, the fix) for a claim supported only
     by ``shown``, said of something else; none when the claim's words point to no other
-    value, or to this one rounded ("more than 14,000 children" beside "14,382 ...")."""
+    value, or to this one rounded ("more than 14,000 children" beside "14,382 ...").
+    A ``derived`` claim (``_restated``) is given no place: ``shown`` is the value its
+    words name."""
     claimed = abs(match.evidence_value or Decimal(0))
     if not pointed or any(_rounds_to(claimed, other) for other in pointed):
         return
     where = f'"{shown.excerpt}"' + (f" ({shown.label})" if shown.label else "")
     other = ", ".join(str(value) for value in sorted(pointed)[:4])
-    findings.append(
-        elsewhere_finding(
-            match,
-            f'"{match.text}": the evidence gives {match.text} only about something '
-            f"else, in {where}; what the claim counts, it gives as {other}",
-            shown,
-            sure=len(pointed) == 1,
-        )
+    message = (
+        f'"{match.text}": the evidence gives what the claim\'s words name as {other}, '
+        f"in {where}; {match.text} follows only from an operation no word of the claim names"
+        if derived
+        else f'"{match.text}": the evidence gives {match.text} only about something '
+        f"else, in {where}; what the claim counts, it gives as {other}"
     )
+    findings.append(elsewhere_finding(match, message, shown, sure=len(pointed) == 1))
     if len(pointed) == 1:
         ((right, proof),) = pointed.items()
         fix = _fix(body, match, right, proof)
@@ -365,13 +382,17 @@ def _few(
 
 
 def _rounds_to(value: Decimal, other: Decimal) -> bool:
-    """``other`` is ``value`` written with fewer digits (14,382 as "14,000")."""
+    """``other`` is ``value`` written with fewer digits (14,382 as "14,000"); a count
+    under a hundred written to one digit ("35 frogs" as 40) is not a rounding a writer
+    makes of it."""
     if other <= 0 or other != other.to_integral_value():
         return False
     whole = int(other)
     step = 1
     while whole % (step * 10) == 0:
         step *= 10
+    if whole // step < 10 and value < 100:
+        return False  # one significant digit left of a two-digit count
     return step > 1 and abs(value - other) < step
 
 

@@ -1,0 +1,153 @@
+"""A number the numeric check can only "derive" by coincidence, while its own words name
+one evidence value, restates that value (issue 26, point 2): another number is flagged
+and fixed to it. A score in words ("three games to one") is one claim in either order
+(point 1). A two-digit count is not the rounding of a round one-digit count ("35 frogs"
+against "40 frogs"). JSON, text and markdown evidence, both directions."""
+
+from __future__ import annotations
+
+import pytest
+
+from validation.engine.pipeline import validate
+from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
+
+NUMBERS_ONLY = EngineSettings(citations="none")
+
+WORKSHOP = {
+    "shop": "Wheelhouse Repairs",
+    "basic_service": "GBP 60",
+    "full_service": "GBP 125",
+    "brake_bleed": "GBP 25",
+}
+WORKSHOP_TEXT = (
+    "Wheelhouse Repairs charges GBP 60 for a basic service. A full service is GBP 125, "
+    "and a brake bleed costs GBP 25."
+)
+WORKSHOP_MARKDOWN = (
+    "## Wheelhouse Repairs price list\n\n"
+    "- A basic service costs GBP 60.\n"
+    "- A full service costs GBP 125.\n"
+    "- A brake bleed costs GBP 25.\n"
+)
+FORMS = {
+    "json": EvidenceItem(source_ref="prices", kind="tool_output", content=WORKSHOP),
+    "text": EvidenceItem(source_ref="page", kind="text", content=WORKSHOP_TEXT),
+    "markdown": EvidenceItem(source_ref="list", kind="text", content=WORKSHOP_MARKDOWN),
+}
+
+
+def _check(body: str, evidence: EvidenceItem) -> Verdict:
+    return validate(
+        Bundle(query="What do repairs cost?", body=body, evidence=[evidence]), NUMBERS_ONLY
+    )
+
+
+def _numeric(verdict: Verdict) -> list[str]:
+    return [
+        f.text or ""
+        for f in verdict.findings
+        if f.check not in ("source_metadata_present", "coherent_format", "query_addressed")
+    ]
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_the_price_the_words_name_passes(form: str) -> None:
+    verdict = _check("A basic service is GBP 60 and a full service is GBP 125.", FORMS[form])
+
+    assert _numeric(verdict) == []
+    assert verdict.fixes == []
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_price_that_is_only_a_sum_of_two_others_is_flagged_and_fixed(form: str) -> None:
+    # 150 = 125 + 25, but nothing says a total: the words name the full service's price
+    verdict = _check("A basic service is GBP 60 and a full service is GBP 150.", FORMS[form])
+
+    found = [f for f in verdict.findings if f.kind == "number_elsewhere"]
+    assert [f.text for f in found] == ["GBP 150"]
+    assert found[0].severity == "major"
+    assert [(fix.find, fix.replace) for fix in verdict.fixes] == [("GBP 150", "GBP 125")]
+    assert "125" in (verdict.fixes[0].verified_with or "")
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_sum_its_words_name_is_not_a_restatement(form: str) -> None:
+    verdict = _check(
+        "A full service is GBP 125; with a brake bleed the total is GBP 150.", FORMS[form]
+    )
+
+    assert not [f for f in verdict.findings if f.kind == "number_elsewhere"]
+    assert verdict.fixes == []
+
+
+STAGE = (
+    "Marta Lindqvist won the 164-kilometre third stage from Foix after a late attack, "
+    "going clear 12 km from the line."
+)
+
+
+@pytest.mark.parametrize("unit", ["km", "kilometre"])
+def test_a_stage_length_is_judged_against_the_stage_not_a_difference(unit: str) -> None:
+    evidence = EvidenceItem(source_ref="report", kind="text", content=STAGE)
+    right = _check(f"Lindqvist won the 164 {unit} third stage.", evidence)
+    wrong = _check(f"Lindqvist won the 152 {unit} third stage.", evidence)
+
+    assert _numeric(right) == []
+    assert "152" in _numeric(wrong)
+
+
+SERIES = {
+    "json": EvidenceItem(
+        source_ref="season",
+        kind="tool_output",
+        content={"team": "Harbor Gulls", "playoffs": "Lost the final, 2 games to 4"},
+    ),
+    "text": EvidenceItem(
+        source_ref="recap",
+        kind="text",
+        content="The Harbor Gulls lost the final 2 games to 4 after winning the opener.",
+    ),
+    "markdown": EvidenceItem(
+        source_ref="notes",
+        kind="text",
+        content="### Playoffs\n\n- Final: lost, **two games to four**\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(SERIES))
+def test_a_score_in_words_is_one_claim_in_either_order(form: str) -> None:
+    verdict = _check("The Gulls lost the final four games to two.", SERIES[form])
+
+    assert _numeric(verdict) == []
+
+
+@pytest.mark.parametrize("form", sorted(SERIES))
+def test_a_score_with_one_number_changed_is_flagged(form: str) -> None:
+    verdict = _check("The Gulls lost the final four games to one.", SERIES[form])
+
+    found = [f for f in verdict.findings if f.kind == "range_end_number"]
+    assert [f.text for f in found] == ["one"]
+    assert verdict.fixes == []  # written in words: no fix
+
+
+def test_a_score_in_digits_is_fixed_to_the_evidences_other_number() -> None:
+    verdict = _check("The Gulls lost the final 4 games to 1.", SERIES["text"])
+
+    assert [(fix.find, fix.replace) for fix in verdict.fixes] == [("1", "2")]
+
+
+FROGS = (
+    "Females lay clutches of twenty to thirty-five eggs under leaves. Surveyors swabbed "
+    "40 frogs at the stream. A breeding programme in Quito began with 24 frogs."
+)
+
+
+def test_a_count_is_not_the_rounding_of_a_one_digit_round_count() -> None:
+    evidence = EvidenceItem(source_ref="paper", kind="text", content=FROGS)
+    right = _check("The breeding programme in Quito started with 24 frogs.", evidence)
+    wrong = _check("The breeding programme in Quito started with 35 frogs.", evidence)
+
+    assert _numeric(right) == []
+    assert [f.text for f in wrong.findings if f.kind == "number_elsewhere"] == ["35"]
+    assert wrong.decision != "APPROVE"
