@@ -6,8 +6,12 @@ against "40 frogs"). JSON, text and markdown evidence, both directions."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
+from validation.engine.checks._restated import own_words
+from validation.engine.checks.roles import evidence_values
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings, EvidenceItem, Verdict
 
@@ -151,3 +155,34 @@ def test_a_count_is_not_the_rounding_of_a_one_digit_round_count() -> None:
     assert _numeric(right) == []
     assert [f.text for f in wrong.findings if f.kind == "number_elsewhere"] == ["35"]
     assert wrong.decision != "APPROVE"
+
+
+def test_no_restatement_is_read_beside_a_table_whose_rows_it_cannot_see() -> None:
+    # The row "Full service" of the table may be what the claim names: the prose's 125
+    # is not known to be the one value, so 150 gets no fix from it.
+    evidence = EvidenceItem(
+        source_ref="sheet",
+        kind="text",
+        content=WORKSHOP_TEXT + "\n\n| Job | 2023 | 2024 |\n|---|---|---|\n"
+        "| Full service | 150 | 125 |\n| Brake bleed | 20 | 25 |\n",
+    )
+
+    verdict = _check("A basic service is GBP 60 and a full service is GBP 150.", evidence)
+
+    assert not [f for f in verdict.findings if f.kind == "number_elsewhere"]
+    assert [fix for fix in verdict.fixes if fix.replace == "GBP 125"] == []
+
+
+def test_a_hedge_names_nothing_and_a_short_unit_is_its_long_form() -> None:
+    evidence = EvidenceItem(
+        source_ref="page",
+        kind="text",
+        content="The stage is approximately 164 kilometres long. A service costs about GBP 125.",
+    )
+    own = {value.value: own_words(value) for value in evidence_values([evidence])}
+
+    assert "approximat" not in own[Decimal(164)] and "kilometr" in own[Decimal(164)]
+    assert own[Decimal(125)] and not own[Decimal(125)] & {"about", "approximat"}
+    assert own_words(
+        evidence_values([EvidenceItem(source_ref="x", kind="text", content="a 9 km climb")])[0]
+    ) >= {"kilometr"}

@@ -12,7 +12,10 @@ value with its excerpt as proof (``roles._flag_elsewhere``).
 
 The value must be in the claim's unit, name no other period than the claim's, not be
 stated by the report itself (then the claim is something else beside it), and not be
-the claim rounded or the claim it rounded. Several values named as well: no finding.
+the claim rounded or the claim it rounded. Several values named as well: no finding;
+nor when the evidence holds a table in text (markdown rows, or figures laid out in
+columns), whose cells this reading cannot see: then no value is known to be the one.
+A hedge ("approximately", "about") names nothing.
 
 Linear: each such claim reads the values sharing one of its words, at most ``_LOOK``
 each.
@@ -25,9 +28,10 @@ from collections.abc import Sequence
 from decimal import Decimal
 from itertools import islice
 
+from validation.engine.checks._query_words import terms
 from validation.engine.checks._role_values import _around, _first, _Value, _words, _years
 from validation.engine.checks.numeric import CHANGE, cue_of, scan_numbers
-from validation.engine.types import NumberMatch
+from validation.engine.types import EvidenceItem, NumberMatch
 
 _LOOK = 64  # values sharing one word that a claim looks through, at most
 # How much of a value's own words a claim must say: one word of what it counts (it
@@ -60,8 +64,27 @@ _SHORT_UNITS = {
 }
 
 
+# Words that say how exact a number is, never what it is of.
+_HEDGES = frozenset(
+    terms("approximately about around roughly nearly almost some estimated circa just over under")
+)
+
+
 def _plain(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(_SHORT_UNITS.get(word, word) for word in words)
+    return frozenset(_SHORT_UNITS.get(word, word) for word in words) - _HEDGES
+
+
+# A table in text: a markdown row, or figures laid out in columns with spaces.
+_TABLE = re.compile(r"(?:^|\n)\||\d[ ]{3,}[$(\d]")
+
+
+def tabled(evidence: Sequence[EvidenceItem]) -> bool:
+    """The evidence holds a table in text, whose cells ``roles`` does not read: no value
+    is then the one a claim's words name."""
+    return any(
+        isinstance(item.content, str) and _TABLE.search(item.content) is not None
+        for item in evidence
+    )
 
 
 def own_words(value: _Value) -> frozenset[str]:

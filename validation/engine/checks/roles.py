@@ -54,7 +54,7 @@ from itertools import islice
 from typing import Any
 
 from validation.engine.checks._query_words import terms
-from validation.engine.checks._restated import restated, words_index
+from validation.engine.checks._restated import restated, tabled, words_index
 from validation.engine.checks._role_names import names_index, said_of_another, subject
 from validation.engine.checks._role_values import (
     _PAIR,
@@ -204,6 +204,8 @@ def check_roles(
             if number != abs(match.evidence_value)
         }
         _flag_elsewhere(body, match, same[0], pointed, findings, fixes)
+    if derived and tabled(evidence):
+        derived = []  # a table's rows may be what a claim's words name: none is the one
     by_word = words_index(values) if derived else {}
     for match in derived:
         after = bisect_right(starts, match.start)
