@@ -186,3 +186,37 @@ def test_a_hedge_names_nothing_and_a_short_unit_is_its_long_form() -> None:
     assert own_words(
         evidence_values([EvidenceItem(source_ref="x", kind="text", content="a 9 km climb")])[0]
     ) >= {"kilometr"}
+
+
+UNION = {
+    "text": "Union leaders called the closure a betrayal. Local 808, which represents about "
+    "520 of the 1,100 affected workers, said it would appeal.",
+    "markdown": "## Plant closure\n\n- **Union:** Local 808, which represents about 520 of "
+    "the 1,100 affected workers, will appeal.\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(UNION))
+def test_a_number_that_is_part_of_a_name_counts_nothing(form: str) -> None:
+    evidence = EvidenceItem(source_ref="news", kind="text", content=UNION[form])
+    right = _check("The union represents about 520 of the affected workers.", evidence)
+    named = _check("Local 808 represents about 520 of the affected workers.", evidence)
+    wrong = _check("The union represents about 808 of the affected workers.", evidence)
+
+    assert _numeric(right) == [] and _numeric(named) == []
+    found = [f for f in wrong.findings if f.kind == "number_elsewhere"]
+    assert [f.text for f in found] == ["808"]
+    assert found[0].evidence and "Local 808" in found[0].evidence[0].excerpt
+
+
+def test_a_word_that_says_when_or_how_many_is_no_name() -> None:
+    evidence = EvidenceItem(
+        source_ref="notice",
+        kind="text",
+        content="Boarding is at Gate 12. Around 40 passengers a day are expected. In 2019 "
+        "the route closed.",
+    )
+    values = {value.value: value for value in evidence_values([evidence])}
+
+    assert values[Decimal(12)].title == "gate"
+    assert values[Decimal(40)].title == ""

@@ -37,7 +37,9 @@ names the noun of the one value beside its own in one evidence sentence (``_sibl
 Not judged: numbers the numeric check derives or flags itself; any other number without a
 noun, the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"; "18 of
 those workers" names its noun and is judged); a value whose
-noun is nowhere said; a noun whose other value is this one rounded ("more than 14,000
+noun is nowhere said (but a value that is part of a name, "Local 808", "Gate 12",
+counts nothing: it supports a claim that counts something only when the claim says the
+name); a noun whose other value is this one rounded ("more than 14,000
 children" beside "14,382 participants"); and evidence read as a table (a cell's words are
 its row's and column's, read by the numeric check's labels instead).
 
@@ -188,14 +190,17 @@ def check_roles(
         places = by_value.get(owner, []) if owner is not None else []
         owned = max((len(near & value.words) for value in places), default=-1)
         if not same or any(
-            not value.nouns
+            value.title in near
+            if value.title  # part of a name: supports only a claim that says the name
+            else not value.nouns
             or _shares(nouns, value.nouns | value.before)
             or near & (value.nouns | value.whose)
             or (len(near & value.words) >= max(_SAME_TOPIC, owned + 1))
             for value in same
         ):
             continue  # the value counts what the claim counts, the claim's clause names
-            # what the value counts or shares its topic (or nothing says what it counts);
+            # what the value counts or shares its topic (or nothing says what it counts,
+            # unless it is part of a name the claim does not say: "Local 808");
             # one topic is no support when the claim's noun is another value's own
         pointed = {
             number: value
