@@ -220,3 +220,60 @@ def test_a_word_that_says_when_or_how_many_is_no_name() -> None:
 
     assert values[Decimal(12)].title == "gate"
     assert values[Decimal(40)].title == ""
+
+
+ISLAND = {
+    "text": EvidenceItem(
+        source_ref="guide",
+        kind="text",
+        content="Nearly two-thirds of residents live in or around the capital, Port Carenage. "
+        "Cruise arrivals fell by three quarters during the pandemic.",
+    ),
+    "markdown": EvidenceItem(
+        source_ref="notes",
+        kind="text",
+        content="## People\n\n- Nearly **two-thirds** of residents live in or around the capital, "
+        "Port Carenage.\n- Cruise arrivals fell by three quarters during the pandemic.\n",
+    ),
+    "json": EvidenceItem(
+        source_ref="facts",
+        kind="tool_output",
+        content={
+            "population_note": "64% of residents live in or around the capital, Port Carenage",
+            "tourism_note": "cruise arrivals fell by 75% during the pandemic",
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(ISLAND))
+def test_a_share_in_words_said_of_the_same_thing_passes(form: str) -> None:
+    verdict = _check(
+        "Almost two-thirds of them live in or around the capital, Port Carenage.", ISLAND[form]
+    )
+
+    assert _numeric(verdict) == []
+
+
+@pytest.mark.parametrize("form", sorted(ISLAND))
+def test_a_share_in_words_moved_from_another_role_is_flagged(form: str) -> None:
+    verdict = _check(
+        "Almost three-quarters of them live in or around the capital, Port Carenage.",
+        ISLAND[form],
+    )
+
+    found = [f for f in verdict.findings if f.kind == "number_elsewhere"]
+    assert [f.text for f in found] == ["three-quarters"]
+    assert found[0].evidence and "capital" in found[0].evidence[0].excerpt
+    assert verdict.fixes == []
+    assert verdict.decision != "APPROVE"
+
+
+def test_a_fraction_naming_a_part_of_a_period_is_no_share() -> None:
+    verdict = _check(
+        "In the first quarter of the year about two-thirds of residents live in or around "
+        "the capital, Port Carenage.",
+        ISLAND["text"],
+    )
+
+    assert [f.text for f in verdict.findings if f.kind == "number_elsewhere"] == []
