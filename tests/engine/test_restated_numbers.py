@@ -277,3 +277,16 @@ def test_a_fraction_naming_a_part_of_a_period_is_no_share() -> None:
     )
 
     assert [f.text for f in verdict.findings if f.kind == "number_elsewhere"] == []
+
+
+CABIN = {"name": "Cedar Cabin", "price_per_night": "$185", "cleaning_fee": "$95"}
+
+
+def test_a_sum_whose_words_name_its_other_operand_is_the_writers_computation() -> None:
+    evidence = EvidenceItem(source_ref="listing", kind="tool_output", content=CABIN)
+    computed = _check("The price per night is $280, cleaning included.", evidence)
+    restated = _check("The price per night is $185.", evidence)
+
+    assert not [f for f in computed.findings if f.kind == "number_elsewhere"]
+    assert computed.fixes == []  # never "fixed" to the nightly price alone
+    assert _numeric(restated) == []

@@ -3,14 +3,14 @@
 
 A fraction in words followed by "of" states a share, a claim like "67%". It is read as
 its value (two-thirds: 2/3) and compared with the evidence's shares: its fractions in
-words and its percentages (a percentage within ``_SLACK`` of the fraction states it:
-"64%" is "nearly two-thirds"). The claim is ``number_elsewhere`` (``claims_supported``)
-when the evidence states a share said with the claim's own words (``_SAME_TOPIC`` words
-of its clause in common: "live in or around the capital") that is another fraction,
-and states the claim's fraction nowhere with the claim's words: "three-quarters of them
-live around the capital" beside "nearly two-thirds of residents live around the capital"
-and "arrivals fell by three quarters". Major when the claim's words point to one other
-share, minor when to several; never fixed (a share in words is rewritten by a person).
+words and its percentages of something (a percentage within ``_SLACK`` of the fraction
+states it: "64% of residents" is "nearly two-thirds"; "fell by 75%" is a change, no
+share). The claim is ``number_elsewhere`` (``claims_supported``) when the evidence
+states a share said with the claim's own words (``_SAME_TOPIC`` words of its clause in
+common: "live in or around the capital") and none of those is the claim's fraction:
+"three-quarters of them live around the capital" beside "nearly two-thirds of residents
+live around the capital". Major when the claim's words point to one other share, minor
+when to several; never fixed (a share in words is rewritten by a person).
 
 Not claims: a fraction naming a period or a part of one ("the second half of", "the
 first quarter of": an ordinal before it, or no number word at all: "half of" is left
@@ -54,7 +54,8 @@ _FRACTION = re.compile(
     r"thirds?|quarters?|fourths?|fifths?|tenths?)(?=[*_]{0,2} of\b)"
 )
 _ORDINAL_BEFORE = re.compile(r"(?i)\b(?:first|second|third|fourth|last|final|the|each)[ ]+\Z")
-_PERCENT = re.compile(r"(?<![\w.,])(\d{1,2}(?:\.\d+)?)[ ]?(?:%|percent\b|per cent\b)")
+# A share: a percentage of something ("64% of residents"); "fell by 75%" is a change.
+_PERCENT = re.compile(r"(?<![\w.,])(\d{1,2}(?:\.\d+)?)[ ]?(?:%|percent|per cent)(?=[*_]{0,2} of\b)")
 
 
 @dataclass(frozen=True)

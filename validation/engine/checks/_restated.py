@@ -15,7 +15,9 @@ stated by the report itself (then the claim is something else beside it), and no
 the claim rounded or the claim it rounded. Several values named as well: no finding;
 nor when the evidence holds a table in text (markdown rows, or figures laid out in
 columns), whose cells this reading cannot see: then no value is known to be the one.
-A hedge ("approximately", "about") names nothing.
+A hedge ("approximately", "about") names nothing; a claim whose words say a count ("the
+price for two nights") or name another operand of its derivation ("the price per night
+is $280, cleaning included") is computed from them.
 
 Linear: each such claim reads the values sharing one of its words, at most ``_LOOK``
 each.
@@ -30,10 +32,11 @@ from itertools import islice
 
 from validation.engine.checks._query_words import terms
 from validation.engine.checks._role_values import _around, _first, _Value, _words, _years
-from validation.engine.checks.numeric import CHANGE, cue_of, scan_numbers
+from validation.engine.checks.numeric import CHANGE, WORD_VALUES, cue_of, scan_numbers
 from validation.engine.types import EvidenceItem, NumberMatch
 
 _LOOK = 64  # values sharing one word that a claim looks through, at most
+_NUMBER_TERMS = frozenset(terms(" ".join([*WORD_VALUES, "hundred", "thousand", "dozen"])))
 # How much of a value's own words a claim must say: one word of what it counts (it
 # weighs twice), or two words of its clause before it; a record's key whole.
 _PROSE_SCORE = 2
@@ -123,8 +126,8 @@ def restated(
     lead = _plain(_clause(left))
     counts = _plain(frozenset(_first(body[match.end : high], _NOUN_WORDS)))
     said = lead | counts
-    if not said:
-        return {}
+    if not said or said & _NUMBER_TERMS:
+        return {}  # "the price for two nights": computed from a count it says
     claimed = abs(match.value)
     found = scan_numbers(match.text)
     unit = found[0][4] if found else ""
@@ -153,8 +156,13 @@ def restated(
                 best.setdefault(value.value, value)
     if len(best) != 1:
         return {}
-    ((other, _),) = best.items()
+    ((other, value),) = best.items()
     if other in stated or _near(claimed, other):
+        return {}
+    # "The price per night is $280, cleaning included": the claim's words name another
+    # operand of its derivation too; the writer computed it.
+    operands = _plain(_words(match.formula.replace("_", " "))) - own_words(value)
+    if operands & _plain(_words(left + " " + right)):
         return {}
     return best
 
