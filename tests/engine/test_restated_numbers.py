@@ -290,3 +290,63 @@ def test_a_sum_whose_words_name_its_other_operand_is_the_writers_computation() -
     assert not [f for f in computed.findings if f.kind == "number_elsewhere"]
     assert computed.fixes == []  # never "fixed" to the nightly price alone
     assert _numeric(restated) == []
+
+
+ROW = (
+    "Research and development spending was $41.2 million in 2020, $37.5 million in 2019 "
+    "and $30.1 million in 2018."
+)
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_a_rows_sum_is_not_a_restatement_of_its_first_cell(markdown: bool) -> None:
+    content = f"### Spending\n\n- {ROW}\n" if markdown else ROW
+    evidence = EvidenceItem(source_ref="note", kind="text", content=content)
+
+    summed = _check("Research and development spending came to $108.8 million.", evidence)
+    slip = _check("Research and development spending came to $118.8 million.", evidence)
+
+    assert not [f for f in summed.findings if f.kind == "number_elsewhere"]
+    assert "$118.8 million" in _numeric(slip)
+
+
+VENUE = {
+    "team": "Riverside Rapids",
+    "founded": 1994,
+    "arena": {"name": "Confluence Center", "capacity": 8200, "opened": 2006},
+}
+
+
+def test_a_year_said_of_a_key_is_that_keys_year() -> None:
+    evidence = EvidenceItem(source_ref="team", kind="tool_output", content=VENUE)
+    right = _check(
+        "They play at the Confluence Center, which opened in 2006; the club was founded in 1994.",
+        evidence,
+    )
+    moved = _check(
+        "They play at the Confluence Center, which opened in 1994; the club was founded in 1994.",
+        evidence,
+    )
+
+    assert _numeric(right) == []
+    found = [f for f in moved.findings if f.kind == "number_elsewhere"]
+    assert [(f.text, f.start) for f in found] == [("1994", moved_at(1994))]
+    assert [(fix.find, fix.replace) for fix in moved.fixes] == [
+        ("opened in 1994", "opened in 2006")
+    ]
+
+
+def moved_at(year: int) -> int:
+    return "They play at the Confluence Center, which opened in 1994".index(str(year))
+
+
+def test_a_year_in_prose_evidence_is_left_to_the_years_check() -> None:
+    evidence = EvidenceItem(
+        source_ref="page",
+        kind="text",
+        content="The club was founded in 1994 and its arena opened in 2006.",
+    )
+
+    verdict = _check("The arena opened in 1994.", evidence)
+
+    assert not [f for f in verdict.findings if f.kind == "number_elsewhere"]

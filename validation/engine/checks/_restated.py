@@ -12,7 +12,9 @@ value with its excerpt as proof (``roles._flag_elsewhere``).
 
 The value must be in the claim's unit, name no other period than the claim's, not be
 stated by the report itself (then the claim is something else beside it), and not be
-the claim rounded or the claim it rounded. Several values named as well: no finding;
+the claim rounded or the claim it rounded, nor one its derivation takes with another
+place of the same thing (a row's other years: the claim is their sum or average).
+Several values named as well: no finding;
 nor when the evidence holds a table in text (markdown rows, or figures laid out in
 columns), whose cells this reading cannot see: then no value is known to be the one.
 A hedge ("approximately", "about") names nothing; a claim whose words say a count ("the
@@ -113,6 +115,7 @@ def restated(
     span: tuple[int, int],
     by_word: dict[str, list[_Value]],
     stated: set[Decimal],
+    by_value: dict[Decimal, list[_Value]],
 ) -> dict[Decimal, _Value]:
     """The one evidence value a derived claim with no word of an operation restates, when
     it is another number; else empty. ``span`` is where its neighbouring numbers end and
@@ -162,9 +165,36 @@ def restated(
     # "The price per night is $280, cleaning included": the claim's words name another
     # operand of its derivation too; the writer computed it.
     operands = _plain(_words(match.formula.replace("_", " "))) - own_words(value)
-    if operands & _plain(_words(left + " " + right)):
+    if operands & _plain(_words(left + " " + right)) or _aggregate(match, value, by_value):
         return {}
     return best
+
+
+def _aggregate(match: NumberMatch, value: _Value, by_value: dict[Decimal, list[_Value]]) -> bool:
+    """The claim's derivation takes ``value`` with another place of the same thing: a
+    cell of its row (its sentence's other years, "$41.2 million in 2020, $37.5 million in
+    2019 ...", said with no words of its own) or a value said in the same words. Its sum
+    or average is what the claim's words name, not the one value."""
+    numbers = {Decimal(found[2]) for found in scan_numbers(match.formula)}
+    if value.value not in numbers:
+        return False
+    own = own_words(value)
+    sentences = [part for part in _SENTENCE_END.split(value.excerpt) if _has(part, value.value)]
+    for number in numbers - {value.value}:
+        for other in islice(by_value.get(number, ()), _LOOK):
+            if own_words(other) == own:
+                return True  # under the same key, or said in the same words
+            beside = value.parent < 0 and any(_has(part, number) for part in sentences)
+            if beside and own_words(other) <= own:
+                return True  # a cell of its sentence's row: no words of its own
+    return False
+
+
+_SENTENCE_END = re.compile(r"[.!?][ ]+(?=[A-Z])|\n")
+
+
+def _has(text: str, number: Decimal) -> bool:
+    return any(Decimal(found[2]) == number for found in scan_numbers(text))
 
 
 _MARKS = ",;:()"

@@ -43,6 +43,9 @@ name); a noun whose other value is this one rounded ("more than 14,000
 children" beside "14,382 participants"); and evidence read as a table (a cell's words are
 its row's and column's, read by the numeric check's labels instead).
 
+A year said of what a record's key names ("which opened in 1994" against ``"opened":
+2006``) is read by ``_year_keys``.
+
 Linear: the evidence and the body are scanned once; each number's words come from a
 bounded window; each claim is compared with the evidence values in one pass.
 """
@@ -70,6 +73,7 @@ from validation.engine.checks._role_values import (
     evidence_values,
     remembered_values,
 )
+from validation.engine.checks._year_keys import check_year_keys
 from validation.engine.checks.numeric import WORD_VALUES, scan_numbers
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
 
@@ -123,13 +127,16 @@ def check_roles(
 ) -> tuple[list[Finding], list[FixProposal]]:
     """Findings (and fixes) for numbers supported only by evidence about something else.
     `memo` (the evidence index's) keeps the evidence's values for the next report on it."""
+    if not evidence:
+        return [], []
+    findings, fixes = check_year_keys(body, evidence)  # years: not among the matches
     exact = [match for match in matches if match.status == "exact" and match.evidence_value]
     derived = [match for match in matches if match.status == "derived"]
-    if not (exact or derived) or not evidence:
-        return [], []
+    if not (exact or derived):
+        return findings, fixes
     values = remembered_values(evidence, memo)
     if not values:
-        return [], []
+        return findings, fixes
     starts = sorted(match.start for match in matches)
     ends = sorted(match.end for match in matches)
     by_value: dict[Decimal, list[_Value]] = {}
@@ -145,8 +152,6 @@ def check_roles(
     # the values the report states: none is what another claim's words point to instead
     stated = {abs(match.value) for match in matches}
     read: dict[tuple[str, frozenset[str], str, Decimal], dict[Decimal, _Value]] = {}
-    findings: list[Finding] = []
-    fixes: list[FixProposal] = []
     for match in exact:
         before = body[max(0, match.start - _PAIR) : match.start]
         if any(character.isdigit() for character in before) and _paired(
@@ -219,7 +224,7 @@ def check_roles(
             ends[previous - 1] if previous else 0,
             starts[after] if after < len(starts) else len(body),
         )
-        pointed = restated(body, match, span, by_word, stated)
+        pointed = restated(body, match, span, by_word, stated, by_value)
         if pointed:
             ((_, shown),) = pointed.items()
             _flag_elsewhere(body, match, shown, pointed, findings, fixes, derived=True)
