@@ -17,7 +17,7 @@ first quarter of": an ordinal before it, or no number word at all: "half of" is 
 alone), and one no evidence share is said with the claim's words about.
 
 Linear: one pass of a pattern without nested quantifiers over the report and each
-evidence text; each claim compares its words with each evidence share once.
+evidence text; each claim compares its words with at most ``_LOOK`` shares per word.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ _SLACK = Fraction(5, 100)  # a percentage this near a fraction states it
 _WINDOW = 120  # characters of a share's clause read on each side
 _STOPS = ".;!?\n|"
 _MAX_SHARES = 2000  # shares of the evidence compared, at most
+_LOOK = 64  # shares sharing one word that a claim compares, at most
+_MAX_FINDINGS = 50
 
 _NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
 _DENOMINATORS = {
@@ -121,20 +123,44 @@ def _texts(content: object) -> Iterator[str]:
             yield f"{key}: {node}"
 
 
+def _judge(
+    value: Fraction, words: frozenset[str], by_word: dict[str, list[_Share]]
+) -> tuple[list[Fraction], _Share] | None:
+    """The other shares the claim's words describe, and the one to show; None when
+    nothing is said with its words or its own share is."""
+    seen = {id(share): share for word in words for share in by_word.get(word, [])[:_LOOK]}
+    said = [share for share in seen.values() if len(words & share.words) >= _SAME_TOPIC]
+    if not said or any(abs(share.value - value) <= _SLACK for share in said):
+        return None
+    shown = max(said, key=lambda share: len(words & share.words))
+    return sorted({share.value for share in said}), shown
+
+
 def check_fractions(body: str, evidence: Sequence[EvidenceItem]) -> list[Finding]:
     """Findings for the report's fractions in words (module docstring)."""
     claims = _fractions(body)
     if not claims or not evidence:
         return []
-    shares = _shares(evidence)
+    by_word: dict[str, list[_Share]] = {}
+    kept: set[tuple[Fraction, frozenset[str]]] = set()
+    for share in _shares(evidence):
+        if (share.value, share.words) in kept:
+            continue  # the same share said again in the same words
+        kept.add((share.value, share.words))
+        for word in share.words:
+            by_word.setdefault(word, []).append(share)
     findings: list[Finding] = []
+    read: dict[tuple[Fraction, frozenset[str]], tuple[list[Fraction], _Share] | None] = {}
     for start, end, value in claims:
+        if len(findings) >= _MAX_FINDINGS:
+            break  # a wall of shares: the first ones tell
         words = _clause(body, start, end)
-        said = [share for share in shares if len(words & share.words) >= _SAME_TOPIC]
-        if not said or any(abs(share.value - value) <= _SLACK for share in said):
-            continue  # nothing said with its words, or its share is
-        others = sorted({share.value for share in said})
-        shown = max(said, key=lambda share: len(words & share.words))
+        if (value, words) not in read:  # a wall repeats its claims
+            read[value, words] = _judge(value, words, by_word)
+        judged = read[value, words]
+        if judged is None:
+            continue
+        others, shown = judged
         written = body[start:end]
         listed = ", ".join(f"{float(other):.0%}" for other in others[:4])
         findings.append(

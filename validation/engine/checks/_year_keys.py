@@ -12,7 +12,8 @@ Not judged: a year in prose evidence (the years check looks it up), a key of one
 that says nothing but "year" or "date", and a year no key of the record holds.
 
 Linear: the records are walked once; each report year reads a bounded clause and looks
-its words up in a dict of key words.
+its words up in a dict of key words; at most ``_MAX_FINDINGS`` findings, each of which
+searches the body a bounded number of times for a find that occurs once.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _CLAUSE = 60  # characters of a year's clause read before it
 _MARKS = ",;:()\n.!?|"
 _EMPTY = frozenset(_words("year date since"))  # key words that say nothing happened
 _MAX_KEYS = 2000
+_MAX_FINDINGS = 20  # each searches the body for a find of its own
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,8 @@ def check_year_keys(
     findings: list[Finding] = []
     fixes: list[FixProposal] = []
     for match in _YEAR.finditer(body):
+        if len(findings) >= _MAX_FINDINGS:
+            break  # a wall of years: the first ones tell
         year = match.group(1)
         given = by_year.get(year)
         if not given:

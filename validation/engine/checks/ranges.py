@@ -90,6 +90,7 @@ def ranges(text: str) -> list[_Range]:
 # A score: two numbers with one noun between them ("3 games to 2").
 _SCORE = re.compile(r"[ ]([a-z]{3,})[ ]to[ ]")
 
+_LOOK = 64  # evidence scores of one noun a report score is compared with, at most
 _Score = tuple[Decimal, Decimal, str, int, int, int]  # first, second, noun, spans
 
 
@@ -127,7 +128,7 @@ def _score_findings(
             known.setdefault(noun, []).append((one, other, item.source_ref, excerpt))
     fixes: list[FixProposal] = []
     for one, other, noun, start, end_start, end_end in stated:
-        same = known.get(noun, [])
+        same = known.get(noun, [])[:_LOOK]
         if any(sorted((one, other)) == sorted(entry[:2]) for entry in same):
             continue
         rest = {
