@@ -71,6 +71,9 @@ class _Value:
     named: frozenset[str] = frozenset()
     told: frozenset[str] = frozenset()  # every name of its sentence (``_SENTENCE`` each side)
     sentence: tuple[str, str, int, int] = ("", "", -1, -1)  # in prose: which sentence holds it
+    # In prose, the name a bare integer is part of ("Local 808", "Gate 12"): a number
+    # that counts nothing. Empty for any other value.
+    title: str = ""
 
 
 def _years(text: str) -> frozenset[str]:
@@ -138,7 +141,7 @@ def _nouns(right: str) -> frozenset[str]:
     return frozenset(_first(right))
 
 
-def _first(right: str) -> list[str]:
+def _first(right: str, most: int = 2) -> list[str]:
     right = right[:_NOUN]
     cuts = [found for found in (right.find(mark) for mark in ",;:()\n|") if found >= 0]
     stop = right.find(". ")
@@ -151,7 +154,7 @@ def _first(right: str) -> list[str]:
         if term[:1].isdigit():
             break
         found.append(term)
-        if len(found) == 2:
+        if len(found) == most:
             break
     return found
 
@@ -209,6 +212,7 @@ def _prose_values(
             excerpt,
             label,
             whose,
+            title="" if nouns or unit or not digits.isdigit() else _title(text, start),
             parent=holder[0],
             unit=unit,
             key=extra,
@@ -224,6 +228,33 @@ def _prose_values(
         words = _words(left + " " + right) | extra
         nouns = _words(unit) | extra
         yield _Value(value, words, nouns, ref, excerpt, label, whose, converted=True)
+
+
+_TITLE = 30  # characters of the word before a number read for a name
+# Capitalised words before a number that are no name: a sentence's first word saying
+# when or how many.
+_NO_NAME = frozenset(terms("since around roughly nearly almost another top every than till circa"))
+
+
+def _title(text: str, start: int) -> str:
+    """The stem of the capitalised word right before a bare integer at ``start`` ("Local
+    808", "Gate 12"), of which the integer is part; empty after a word that says when or
+    how many ("In 2019", "Around 40"), a month or weekday ("May 14"), or any other word."""
+    if start < 3 or text[start - 1] != " ":
+        return ""
+    head = text[max(0, start - _TITLE) : start - 1]
+    at = len(head)
+    while at and head[at - 1].isalpha():
+        at -= 1
+    word = head[at:]
+    if at == 0 and len(head) == _TITLE - 1:
+        return ""  # a word longer than the window
+    if len(word) < 2 or not word[0].isupper() or word.isupper():
+        return ""
+    stems = _words(word)
+    if len(stems) != 1 or stems & (_CALENDAR | _NO_NAME):
+        return ""  # "In 2019", "Since 2019", "Around 40", "May 14" name nothing
+    return next(iter(stems))
 
 
 def _key_words(key: Any) -> str:

@@ -23,7 +23,8 @@ the evidence states its value nowhere and its clause shares ``_SAME_TOPIC`` word
 the words of an evidence value (never fixed); a determiner or an operation before it
 ("the two", "divided by three") makes it no count, and so does a pair's end ("three
 games to two"). A length of time in words
-("another four weeks") is ``_worded_durations``'s.
+("another four weeks") is ``_worded_durations``'s; a share in words ("two-thirds of")
+``_fractions``'s.
 
 Not claims here: a number word naming a period ("three-year", "within one year", "two
 quarters"), "one of" and other idioms, and any count of a noun the evidence never
@@ -42,6 +43,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+from validation.engine.checks._fractions import check_fractions
 from validation.engine.checks._query_words import _STOP_WORDS, stem, terms
 from validation.engine.checks._role_values import _Value
 from validation.engine.checks._spans import span_finding
@@ -299,6 +301,7 @@ def check_counts(
             )
     findings += _bare_counts(reading, evidence, memo, read)
     findings += check_worded_durations(body, evidence)  # no fixes: indices hold
+    findings += check_fractions(body, evidence)  # shares in words ("two-thirds of")
     return findings, fixes
 
 

@@ -9,6 +9,12 @@ evidence also starts a range of the same thing with (a noun or unit in common: "
 major), naming the evidence's range; the fix, only when the evidence ends such ranges at
 one value and the report writes the end in digits, writes that value.
 
+A score is a pair with a noun between ("three games to one", "1,842 votes to 1,207"):
+its two numbers are one claim, in either order. A report's score that shares one number
+with an evidence score of the same noun ("lost it 2 games to 3") but is not that score
+has its other number flagged the same way (fixed only in digits, to the evidence's other
+number).
+
 Linear: one scan of the body and of each evidence text for numbers; ranges are
 neighbouring numbers, looked up by their start in a dict.
 """
@@ -81,13 +87,96 @@ def ranges(text: str) -> list[_Range]:
     return found
 
 
+# A score: two numbers with one noun between them ("3 games to 2").
+_SCORE = re.compile(r"[ ]([a-z]{3,})[ ]to[ ]")
+
+_LOOK = 64  # evidence scores of one noun a report score is compared with, at most
+_Score = tuple[Decimal, Decimal, str, int, int, int]  # first, second, noun, spans
+
+
+def scores(text: str) -> list[_Score]:
+    """(first, second, noun's stem, start of the first, span of the second) of each
+    score."""
+    numbers = _numbers(text)
+    found: list[_Score] = []
+    for first, second in pairwise(numbers):
+        join = _SCORE.fullmatch(text, first[1], second[0])
+        if join is None:
+            continue
+        one, other = _decimal(first[2]), _decimal(second[2])
+        noun = next(iter(terms(join.group(1))), "")
+        if one is None or other is None or not noun:
+            continue
+        found.append((one, other, noun, first[0], second[0], second[1]))
+    return found
+
+
+def _score_findings(
+    body: str, evidence: Sequence[EvidenceItem], findings: list[Finding]
+) -> list[FixProposal]:
+    """The second number of each report score that an evidence score of its noun
+    shares one number with but is not (module docstring)."""
+    stated = scores(body)
+    if not stated:
+        return []
+    known: dict[str, list[tuple[Decimal, Decimal, str, str]]] = {}
+    for item in evidence:
+        content = item.content
+        text = content if isinstance(content, str) else json.dumps(content)
+        for one, other, noun, start, _, end in scores(text):
+            excerpt = text[max(0, start - 60) : end + 60].strip()
+            known.setdefault(noun, []).append((one, other, item.source_ref, excerpt))
+    fixes: list[FixProposal] = []
+    for one, other, noun, start, end_start, end_end in stated:
+        same = known.get(noun, [])[:_LOOK]
+        if any(sorted((one, other)) == sorted(entry[:2]) for entry in same):
+            continue
+        rest = {
+            entry[1] if entry[0] == one else entry[0]: entry for entry in same if one in entry[:2]
+        }
+        if not rest:
+            continue
+        written = body[end_start:end_end]
+        shown = next(iter(rest.values()))
+        findings.append(
+            Finding(
+                check="claims_supported",
+                kind="range_end_number",
+                severity="major",
+                message=(f'the score "{body[start:end_end]}" is not the evidence\'s: "{shown[3]}"'),
+                start=end_start,
+                end=end_end,
+                text=written,
+                evidence=[EvidenceExcerpt(source_ref=shown[2], excerpt=shown[3][:2000])],
+            )
+        )
+        digits = str(other)
+        if len(rest) == 1 and written == digits:
+            fixes.append(
+                FixProposal(
+                    finding_index=len(findings) - 1,
+                    kind="close_but_wrong",
+                    find=written,
+                    replace=str(next(iter(rest))),
+                    offset=end_start,
+                    confidence=0.8,
+                    verified_with=f'evidence ({shown[2]}): "{shown[3]}"',
+                )
+            )
+    return fixes
+
+
 def check_ranges(
     body: str, evidence: Sequence[EvidenceItem]
 ) -> tuple[list[Finding], list[FixProposal]]:
     """Findings (and fixes) for the ends of the report's ranges (module docstring)."""
-    stated = ranges(body)
-    if not stated or not evidence:
+    if not evidence:
         return [], []
+    findings: list[Finding] = []
+    fixes = _score_findings(body, evidence, findings)
+    stated = ranges(body)
+    if not stated:
+        return findings, fixes
     known: dict[Decimal, list[tuple[Decimal, frozenset[str], str, str]]] = {}
     for item in evidence:
         content = item.content
@@ -95,8 +184,6 @@ def check_ranges(
         for low, high, nouns, start, _, end in ranges(text):
             excerpt = text[max(0, start - 60) : end + 60].strip()
             known.setdefault(low, []).append((high, nouns, item.source_ref, excerpt))
-    findings: list[Finding] = []
-    fixes: list[FixProposal] = []
     for low, high, nouns, _, end_start, end_end in stated:
         same = [entry for entry in known.get(low, []) if nouns & entry[1]]
         if not same or any(entry[0] == high for entry in same):

@@ -37,9 +37,14 @@ names the noun of the one value beside its own in one evidence sentence (``_sibl
 Not judged: numbers the numeric check derives or flags itself; any other number without a
 noun, the second of a pair ("$45 to $85", "3 hours 43"), a part ("10 of them"; "18 of
 those workers" names its noun and is judged); a value whose
-noun is nowhere said; a noun whose other value is this one rounded ("more than 14,000
+noun is nowhere said (but a value that is part of a name, "Local 808", "Gate 12",
+counts nothing: it supports a claim that counts something only when the claim says the
+name); a noun whose other value is this one rounded ("more than 14,000
 children" beside "14,382 participants"); and evidence read as a table (a cell's words are
 its row's and column's, read by the numeric check's labels instead).
+
+A year said of what a record's key names ("which opened in 1994" against ``"opened":
+2006``) is read by ``_year_keys``.
 
 Linear: the evidence and the body are scanned once; each number's words come from a
 bounded window; each claim is compared with the evidence values in one pass.
@@ -54,6 +59,7 @@ from itertools import islice
 from typing import Any
 
 from validation.engine.checks._query_words import terms
+from validation.engine.checks._restated import restated, tabled, words_index
 from validation.engine.checks._role_names import names_index, said_of_another, subject
 from validation.engine.checks._role_values import (
     _PAIR,
@@ -67,6 +73,7 @@ from validation.engine.checks._role_values import (
     evidence_values,
     remembered_values,
 )
+from validation.engine.checks._year_keys import check_year_keys
 from validation.engine.checks.numeric import WORD_VALUES, scan_numbers
 from validation.engine.types import EvidenceExcerpt, EvidenceItem, Finding, FixProposal, NumberMatch
 
@@ -120,12 +127,16 @@ def check_roles(
 ) -> tuple[list[Finding], list[FixProposal]]:
     """Findings (and fixes) for numbers supported only by evidence about something else.
     `memo` (the evidence index's) keeps the evidence's values for the next report on it."""
-    exact = [match for match in matches if match.status == "exact" and match.evidence_value]
-    if not exact or not evidence:
+    if not evidence:
         return [], []
+    findings, fixes = check_year_keys(body, evidence)  # years: not among the matches
+    exact = [match for match in matches if match.status == "exact" and match.evidence_value]
+    derived = [match for match in matches if match.status == "derived"]
+    if not (exact or derived):
+        return findings, fixes
     values = remembered_values(evidence, memo)
     if not values:
-        return [], []
+        return findings, fixes
     starts = sorted(match.start for match in matches)
     ends = sorted(match.end for match in matches)
     by_value: dict[Decimal, list[_Value]] = {}
@@ -141,8 +152,6 @@ def check_roles(
     # the values the report states: none is what another claim's words point to instead
     stated = {abs(match.value) for match in matches}
     read: dict[tuple[str, frozenset[str], str, Decimal], dict[Decimal, _Value]] = {}
-    findings: list[Finding] = []
-    fixes: list[FixProposal] = []
     for match in exact:
         before = body[max(0, match.start - _PAIR) : match.start]
         if any(character.isdigit() for character in before) and _paired(
@@ -186,14 +195,17 @@ def check_roles(
         places = by_value.get(owner, []) if owner is not None else []
         owned = max((len(near & value.words) for value in places), default=-1)
         if not same or any(
-            not value.nouns
+            value.title in near
+            if value.title  # part of a name: supports only a claim that says the name
+            else not value.nouns
             or _shares(nouns, value.nouns | value.before)
             or near & (value.nouns | value.whose)
             or (len(near & value.words) >= max(_SAME_TOPIC, owned + 1))
             for value in same
         ):
             continue  # the value counts what the claim counts, the claim's clause names
-            # what the value counts or shares its topic (or nothing says what it counts);
+            # what the value counts or shares its topic (or nothing says what it counts,
+            # unless it is part of a name the claim does not say: "Local 808");
             # one topic is no support when the claim's noun is another value's own
         pointed = {
             number: value
@@ -202,6 +214,20 @@ def check_roles(
             if number != abs(match.evidence_value)
         }
         _flag_elsewhere(body, match, same[0], pointed, findings, fixes)
+    if derived and tabled(evidence):
+        derived = []  # a table's rows may be what a claim's words name: none is the one
+    by_word = words_index(values) if derived else {}
+    for match in derived:
+        after = bisect_right(starts, match.start)
+        previous = bisect_left(ends, match.start)
+        span = (
+            ends[previous - 1] if previous else 0,
+            starts[after] if after < len(starts) else len(body),
+        )
+        pointed = restated(body, match, span, by_word, stated, by_value)
+        if pointed:
+            ((_, shown),) = pointed.items()
+            _flag_elsewhere(body, match, shown, pointed, findings, fixes, derived=True)
     return findings, fixes
 
 
@@ -254,24 +280,27 @@ def _flag_elsewhere(
     pointed: dict[Decimal, _Value],
     findings: list[Finding],
     fixes: list[FixProposal],
+    *,
+    derived: bool = False,
 ) -> None:
     """The finding (and, when ``pointed`` is one value, the fix) for a claim supported only
     by ``shown``, said of something else; none when the claim's words point to no other
-    value, or to this one rounded ("more than 14,000 children" beside "14,382 ...")."""
+    value, or to this one rounded ("more than 14,000 children" beside "14,382 ...").
+    A ``derived`` claim (``_restated``) is given no place: ``shown`` is the value its
+    words name."""
     claimed = abs(match.evidence_value or Decimal(0))
     if not pointed or any(_rounds_to(claimed, other) for other in pointed):
         return
     where = f'"{shown.excerpt}"' + (f" ({shown.label})" if shown.label else "")
     other = ", ".join(str(value) for value in sorted(pointed)[:4])
-    findings.append(
-        elsewhere_finding(
-            match,
-            f'"{match.text}": the evidence gives {match.text} only about something '
-            f"else, in {where}; what the claim counts, it gives as {other}",
-            shown,
-            sure=len(pointed) == 1,
-        )
+    message = (
+        f'"{match.text}": the evidence gives what the claim\'s words name as {other}, '
+        f"in {where}; {match.text} follows only from an operation no word of the claim names"
+        if derived
+        else f'"{match.text}": the evidence gives {match.text} only about something '
+        f"else, in {where}; what the claim counts, it gives as {other}"
     )
+    findings.append(elsewhere_finding(match, message, shown, sure=len(pointed) == 1))
     if len(pointed) == 1:
         ((right, proof),) = pointed.items()
         fix = _fix(body, match, right, proof)
@@ -365,13 +394,17 @@ def _few(
 
 
 def _rounds_to(value: Decimal, other: Decimal) -> bool:
-    """``other`` is ``value`` written with fewer digits (14,382 as "14,000")."""
+    """``other`` is ``value`` written with fewer digits (14,382 as "14,000"); a count
+    under a hundred written to one digit ("35 frogs" as 40) is not a rounding a writer
+    makes of it."""
     if other <= 0 or other != other.to_integral_value():
         return False
     whole = int(other)
     step = 1
     while whole % (step * 10) == 0:
         step *= 10
+    if whole // step < 10 and value < 100:
+        return False  # one significant digit left of a two-digit count
     return step > 1 and abs(value - other) < step
 
 

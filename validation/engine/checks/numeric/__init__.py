@@ -49,6 +49,7 @@ The work is done in private modules, in the order a number travels:
 
 from validation.engine.checks.numeric._check import analyze, reset_caches
 from validation.engine.checks.numeric._context import newlines_of
+from validation.engine.checks.numeric._cues import CHANGE, cue_of
 from validation.engine.checks.numeric._durations import durations_in_units
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
 from validation.engine.checks.numeric._extract import extract, extract_values, scan_numbers
@@ -63,6 +64,7 @@ from validation.engine.checks.numeric._outcome import NumericResult
 from validation.engine.checks.numeric._types import NumberMention
 
 __all__ = [
+    "CHANGE",
     "ONES",
     "TEENS",
     "TENS",
@@ -73,6 +75,7 @@ __all__ = [
     "NumericResult",
     "analyze",
     "build_index",
+    "cue_of",
     "durations_in_units",
     "extract",
     "extract_values",
