@@ -31,6 +31,7 @@ from validation.engine.checks.numeric._layout_years import (
 )
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
+from validation.engine.checks.numeric._prose_rows import prose_period
 from validation.engine.checks.numeric._readings import (
     EPSILON,
     PERCENT_UNITS,
@@ -438,7 +439,8 @@ def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | No
     """The year of an evidence cell: its JSON key's, or its table column's (the year its
     header rows name); None when unsure (none, several, or a fiscal year ending early in
     the calendar year, often named for the year before). With `ordered`, such a fiscal
-    year is read too: its order among the row's periods is sure, its name is not."""
+    year is read too: its order among the row's periods is sure, its name is not. A cell
+    of a prose row has the year its sentence gives it plainly (`prose_period`)."""
     number = index.number(entry)
     item = index.items[number.item]
     if item.text is None:
@@ -450,7 +452,8 @@ def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | No
     for table, years in _tables_of(index, number.item, item.text, ordered):
         if table.start <= position <= table.end:
             return years.get(table.locate(position)[1])
-    return _layout_period(item.text, position, ordered)
+    laid_out = _layout_period(item.text, position, ordered)
+    return laid_out if laid_out is not None else prose_period(index, entry)
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years

@@ -1,0 +1,115 @@
+"""Issue 25, point 4: a figure quoted from another period of its line item is fixed to
+the cell of the period its words name, when the evidence dates every cell plainly.
+
+Two ways the evidence and the report date a figure, each tested both ways (the slip gets
+the right cell; the right figure, or one whose period is unsure, gets no fix):
+
+- a sentence of evidence prose that gives one quantity per year, each value followed by
+  its year or the years listed with "respectively", dates each of its values;
+- a paragraph that names an earlier year only as the base of a comparison ("against
+  $8.4 million in 2022") does not date a change's end that follows it to that year.
+"""
+
+from __future__ import annotations
+
+from tests.engine.reports import check, findings_on, fixes_on
+
+# ------------------------------------------------------------------ prose rows' periods
+
+FREIGHT = (
+    "Freight and handling costs were $84.6 million in 2023, $71.2 million in 2022 and "
+    "$65.9 million in 2021. The Company operated 14 distribution centres at year-end."
+)
+LICENCES = (
+    "During fiscal 2021, 2022 and 2023, licence revenue from the partner channel was "
+    "$12,410, $13,905 and $15,112, respectively, and maintenance revenue was $4,021, "
+    "$4,377 and $4,960, respectively."
+)
+
+
+def test_a_figure_from_a_prose_rows_other_year_is_fixed_to_the_year_its_words_name() -> None:
+    verdict = check("Freight and handling costs were $71.2 million in 2023.", ("note", FREIGHT))
+
+    assert fixes_on(verdict, "71.2") == [("$71.2 million", "$84.6 million")]
+
+
+def test_a_prose_rows_figure_in_its_own_year_is_left_alone() -> None:
+    verdict = check("Freight and handling costs were $84.6 million in 2023.", ("note", FREIGHT))
+
+    assert verdict.fixes == []
+    assert findings_on(verdict, "84.6") == []
+
+
+def test_the_years_listed_respectively_date_each_value_of_the_row() -> None:
+    verdict = check(
+        "Partner-channel licence revenue reached $13,905 thousand in fiscal 2023.",
+        ("note", LICENCES),
+    )
+
+    ((_find, replace),) = fixes_on(verdict, "13,905")
+    assert "15,112" in replace
+
+
+def test_a_respectively_value_named_with_its_own_year_is_left_alone() -> None:
+    verdict = check(
+        "Partner-channel licence revenue was $13,905 thousand in fiscal 2022.",
+        ("note", LICENCES),
+    )
+
+    assert fixes_on(verdict, "13,905") == []
+
+
+def test_a_prose_row_that_dates_no_value_gives_no_fix() -> None:
+    """The years stand apart from the values, with no "respectively": which value is
+    which year is the reader's guess, so a figure is not fixed to another."""
+    evidence = (
+        "Across 2021, 2022 and 2023 the Company's freight costs moved between $65.9 "
+        "million, $84.6 million and $71.2 million as fuel surcharges changed."
+    )
+    verdict = check("Freight costs were $71.2 million in 2023.", ("note", evidence))
+
+    assert fixes_on(verdict, "71.2") == []
+
+
+# ------------------------------------------------------------------ a paragraph's base year
+
+SEGMENTS = (
+    "(in thousands)\n\n| | 2023 | 2022 |\n|---|---|---|\n"
+    "| Services revenue | 59,512 | 64,430 |\n| Hardware revenue | 3,788 | 5,073 |\n"
+)
+BASE_PARAGRAPH = (
+    "## Revenue\n\nServices revenue was $59.5 million against $64.4 million in 2022, a 7.6% drop. "
+)
+
+
+def test_a_changes_end_after_a_year_named_as_a_base_is_the_latest_periods() -> None:
+    """The paragraph names 2022 only as what 2023 is compared against: "fell to $5.1
+    million" still ends in the latest year, whose cell is 3,788."""
+    verdict = check(
+        BASE_PARAGRAPH + "Hardware revenue fell about 25.3% to $5.1 million.",
+        ("segments", SEGMENTS),
+    )
+
+    assert fixes_on(verdict, "5.1") == [("$5.1 million", "$3.8 million")]
+
+
+def test_a_changes_end_in_the_latest_period_after_a_base_year_is_left_alone() -> None:
+    verdict = check(
+        BASE_PARAGRAPH + "Hardware revenue fell about 25.3% to $3.8 million.",
+        ("segments", SEGMENTS),
+    )
+
+    assert fixes_on(verdict, "3.8") == []
+    assert findings_on(verdict, "3.8") == []
+
+
+def test_a_paragraph_about_the_earlier_year_still_dates_its_changes_end() -> None:
+    """ "In 2022" dates the paragraph itself, not a comparison: its change may end in
+    2022's cell, and nothing is fixed."""
+    verdict = check(
+        "## Revenue\n\nIn 2022, services revenue was $64.4 million. Hardware revenue rose "
+        "to $5.1 million.",
+        ("segments", SEGMENTS),
+    )
+
+    assert fixes_on(verdict, "5.1") == []
