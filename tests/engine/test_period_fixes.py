@@ -113,3 +113,55 @@ def test_a_paragraph_about_the_earlier_year_still_dates_its_changes_end() -> Non
     )
 
     assert fixes_on(verdict, "5.1") == []
+
+
+# ------------------------------------------------------------------ a year before the figure
+
+CASH = (
+    "($ in billions)\n"
+    "                                            2023          2022          2021\n"
+    "Operating cash flow                        $14.8         $15.2         $16.7\n"
+    "Cash and marketable securities             $ 9.0         $12.2         $12.8\n"
+)
+
+
+def test_a_figure_its_clause_dates_before_it_is_fixed_to_that_years_cell() -> None:
+    """ "the 2023 balance of $12.8 billion": 12.8 is 2021's; the row's 2023 cell is 9.0,
+    written "$ 9.0" with its sign set apart (no unit of its own, the row's currency)."""
+    verdict = check(
+        "Cash and marketable securities fell sharply: the 2023 balance of $12.8 billion "
+        "leaves less room for buy-backs.",
+        ("filing", CASH),
+    )
+
+    assert fixes_on(verdict, "12.8") == [("$12.8 billion", "$9.0 billion")]
+
+
+def test_a_possessive_year_before_the_right_figure_is_left_alone() -> None:
+    verdict = check(
+        "Fiscal 2023's operating cash flow of $14.8 billion was the lowest of the three.",
+        ("filing", CASH),
+    )
+
+    assert fixes_on(verdict, "14.8") == []
+    assert findings_on(verdict, "14.8") == []
+
+
+def test_a_year_that_starts_a_comparison_does_not_date_the_figure() -> None:
+    """ "from 2021 ... $16.7 billion": the year is the change's start, and so is the
+    figure; nothing is fixed."""
+    verdict = check(
+        "Operating cash flow has slipped every year from 2021 when it was $16.7 billion.",
+        ("filing", CASH),
+    )
+
+    assert fixes_on(verdict, "16.7") == []
+
+
+def test_a_year_before_a_figure_past_another_number_dates_nothing() -> None:
+    verdict = check(
+        "In 2023 3 plants closed and operating cash flow was $15.2 billion.",
+        ("filing", CASH),
+    )
+
+    assert fixes_on(verdict, "15.2") == []

@@ -30,6 +30,7 @@ from validation.engine.checks.numeric._layout_years import (
     fiscal_years,
 )
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
+from validation.engine.checks.numeric._named_years import year_after, year_before
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
 from validation.engine.checks.numeric._prose_rows import prose_period
 from validation.engine.checks.numeric._readings import (
@@ -361,15 +362,14 @@ MISQUOTE_CONFIDENCE = 0.85
 
 # ------------------------------------------------------------------ a period its words name
 
-_AFTER = 40  # characters after a figure read for the period its words name
-
 
 def named_period_of(
     body: str, index: EvidenceIndex, claim: Claim, year: int | None = None
 ) -> tuple[EvidenceNumber, int, int] | None:
-    """A figure restating one period's cell while the words right after it name another
-    period of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3
-    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted.
+    """A figure restating one period's cell while the words right after it (or, in its own
+    clause, right before it: "fiscal 2018's $816.5", `_named_years`) name another period
+    of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3 and 816.5
+    is 2017's): that cell, the year named and the year of the cell quoted.
     `year`, when given, is the period named otherwise (the report table's column)."""
     hit = claim.hit
     mention = claim.mention
@@ -377,7 +377,9 @@ def named_period_of(
         return None
     if claim.operand or claim.in_expression or small_integer(mention):
         return None
-    named = _year_after(body, mention.end) if year is None else year
+    named = year if year is not None else year_after(body, mention.end)
+    if named is None:
+        named = year_before(body, mention.start)
     if named is None:
         return None
     quoted = _period(index, hit.number.entry)
@@ -395,7 +397,12 @@ def named_period_of(
     if len(found) != 1:
         return None
     other = next(iter(found.values()))
-    if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
+    # A cell with no unit of a row the other cells write in a currency ("$ 9.0" in a
+    # filing's layout, its sign set apart) is of that currency.
+    unit_fits = other.unit == hit.number.unit or (
+        not other.unit and hit.number.unit not in PERCENT_UNITS
+    )
+    if not unit_fits or abs(other.value) == abs(hit.number.value):
         return None
     return other, named, quoted
 
@@ -419,20 +426,6 @@ def row_of(index: EvidenceIndex, entry: int) -> int | None:
                 twins.setdefault((index.number(other).item, twin[2]), found)
         index.remember(("fix-twin-rows",), twins)
     return twins.get((index.number(entry).item, record[2]))
-
-
-def _year_after(body: str, end: int) -> int | None:
-    """The one year the words right after a figure name, before any other number or a
-    clause's end ("$816.5 for fiscal 2018."; not "... June 30, 2019")."""
-    window = body[end : end + _AFTER]
-    for stop in (",", ";", ":", "(", ")", "\n", "|", ". "):
-        at = window.find(stop)
-        if at >= 0:
-            window = window[:at]
-    years = _YEAR.findall(window)
-    if len(years) != 1 or any(c.isdigit() for c in _YEAR.sub("", window)):
-        return None
-    return int(years[0])
 
 
 def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | None:
