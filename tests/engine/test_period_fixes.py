@@ -165,3 +165,38 @@ def test_a_year_before_a_figure_past_another_number_dates_nothing() -> None:
     )
 
     assert fixes_on(verdict, "15.2") == []
+
+
+OBLIGATION = (
+    "| | 2024 | 2023 | 2022 |\n|---|---|---|---|\n"
+    "| Benefit obligation at beginning of year | $11,594 | 13,064 | 13,244 |\n"
+    "| Service cost | 56 | 66 | 63 |\n"
+    "| Benefit obligation at end of year | $12,217 | 11,594 | 13,064 |\n"
+)
+
+
+def test_a_figure_that_is_also_a_cell_of_the_year_named_is_left_alone() -> None:
+    """11,594 opens 2024 and closes 2023: "at end of year ... in 2023" restates the 2023
+    cell of the closing row, whichever row the look-up matched first."""
+    verdict = check(
+        "The benefit obligation at end of year was $11,594 million in 2023.",
+        ("pension_note", OBLIGATION),
+    )
+
+    assert fixes_on(verdict, "11,594") == []
+    assert findings_on(verdict, "11,594") == []
+
+
+def test_a_year_before_a_figure_of_few_digits_dates_its_subject_not_the_figure() -> None:
+    """ "Net income in 2024 is about 0.3 times ...": the year is the subject's; a figure of
+    one digit is no cell quoted from another year."""
+    table = (
+        "| | 2024 | 2023 |\n|---|---|---|\n| Net income | 4,566 | 3,120 |\n"
+        "| Basic earnings per share | 0.34 | 0.28 |\n"
+    )
+    verdict = check(
+        "Net income in 2024 is about 0.3 times the 2024 weighted share count.",
+        ("financials", table),
+    )
+
+    assert fixes_on(verdict, "0.3") == []

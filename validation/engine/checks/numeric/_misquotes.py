@@ -378,13 +378,21 @@ def named_period_of(
     if claim.operand or claim.in_expression or small_integer(mention):
         return None
     named = year if year is not None else year_after(body, mention.end)
-    if named is None:
+    if named is None and mention.significant_digits >= _DATED_BEFORE_DIGITS:
+        # A year before the figure may date its sentence's subject ("Net income in 2019
+        # is about 0.3 times ..."): read only for a figure precise enough to be a cell.
         named = year_before(body, mention.start)
     if named is None:
         return None
     quoted = _period(index, hit.number.entry)
     if quoted is None or quoted == named:
         return None
+    # The same value as a cell of the period named, in any row ("at end of year ...
+    # $11,594 million in 2018", a table whose 2019 opening is 2018's close): that cell.
+    magnitude = abs(float(hit.number.full_value))
+    for entry in index.nearest(magnitude, magnitude * _SAME_LOW, magnitude * _SAME_HIGH, 8):
+        if entry != hit.number.entry and _period(index, entry) == named:
+            return None
     rows = _rows(index)
     row = row_of(index, hit.number.entry)
     if row is None:
@@ -450,6 +458,8 @@ def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | No
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
+_DATED_BEFORE_DIGITS = 3
+_SAME_LOW, _SAME_HIGH = 1 - 1e-9, 1 + 1e-9  # one value, whatever its float rounding
 
 
 def _one_year(text: str, ordered: bool = False) -> int | None:
