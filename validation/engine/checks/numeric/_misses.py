@@ -20,6 +20,7 @@ unsupported is judged here, when its words make it a result:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import pairwise
@@ -172,16 +173,12 @@ def _stated_before(grounding: Grounding, position: int, operands: Sequence[Opera
     sentence right before it, in its paragraph ("EBIT rose by €115 million, from €713
     million to €828 million. That works out to an increase of about 17.1%."): the
     result's sentence says what it is of only by pointing back to that one."""
-    claims = grounding.claims
-    mention = claims[position].mention
+    mention = grounding.claims[position].mention
     low, high = grounding.sentence(mention.start, mention.end)
     paragraph = grounding.paragraphs[position]
-    if any(
-        at != position and low <= other.mention.start < high
-        for at, other in enumerate(claims)
-        if grounding.paragraphs[at] == paragraph
-    ):
-        return False
+    starts = grounding.starts  # the claims' starts, in the body's order
+    if bisect_left(starts, high) - bisect_left(starts, low) > 1:
+        return False  # another number in the result's sentence
     body = grounding.body
     before = low
     while before > 0 and body[before - 1].isspace():
