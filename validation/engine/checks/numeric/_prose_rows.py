@@ -104,8 +104,8 @@ def _prose_periods(index: EvidenceIndex) -> dict[int, int]:
         spans = [index.text_span(entry) for entry in entries]
         if any(span is None for span in spans):
             continue
-        ends = [at.start() for at in _END.finditer(text, start)]
-        sentence = text[start : ends[0] if ends else len(text)]
+        end = _END.search(text, start)  # the first stop only: linear over the rows
+        sentence = text[start : end.start() if end is not None else len(text)]
         if any(month in sentence.lower() for month in _EARLY_MONTHS):
             continue  # "fiscal 2019" may end in March 2019 or March 2020: unsure
         listed = list(dict.fromkeys(int(year) for year in _YEAR.findall(sentence)))
