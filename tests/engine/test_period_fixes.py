@@ -200,3 +200,26 @@ def test_a_year_before_a_figure_of_few_digits_dates_its_subject_not_the_figure()
     )
 
     assert fixes_on(verdict, "0.3") == []
+
+
+# ------------------------------------------------------------------ fiscal years written short
+
+HOTELS = (
+    "| | F24 | F23 |\n|---|---|---|\n| $ MILLION | 53 WEEKS | 52 WEEKS |\n"
+    "| Sales | 1,671 | 1,612 |\n| Depreciation and amortisation | (111) | (102) |\n"
+)
+
+
+def test_a_figure_of_f23_said_of_f24_is_fixed_to_the_f24_cell() -> None:
+    """ "F24" heads a column as "2024" would, and "in F24" names it as "in 2024" would."""
+    verdict = check("- Depreciation and amortisation: $102 in F24.", ("table", HOTELS))
+
+    ((_find, replace),) = fixes_on(verdict, "102")
+    assert "111" in replace
+
+
+def test_a_figure_said_of_its_own_short_fiscal_year_is_left_alone() -> None:
+    verdict = check("- Depreciation and amortisation: $111 in FY24.", ("table", HOTELS))
+
+    assert fixes_on(verdict, "111") == []
+    assert findings_on(verdict, "111") == []

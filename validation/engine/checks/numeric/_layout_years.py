@@ -15,10 +15,22 @@ _FISCAL_PAIR = re.compile(r"(?<!\d)((?:19|20)\d\d)/((?:19|20)?\d\d)(?!\d)")
 
 def fiscal_years(text: str) -> str:
     """`text` with each fiscal year written as the two calendar years it spans, one after
-    the other ("2017/2018", "2017/18"), written as its end year alone: one period."""
+    the other ("2017/2018", "2017/18"), written as its end year alone: one period; and
+    each fiscal year written short ("F19", "FY19", "FY2019") written as its year."""
+    if "F" in text.upper():
+        text = _FISCAL_SHORT.sub(_fiscal_short, text)
     if "/" not in text:
         return text
     return _FISCAL_PAIR.sub(_fiscal_end, text)
+
+
+def _fiscal_short(short: re.Match[str]) -> str:
+    digits = short.group(1)
+    return digits if len(digits) == 4 else "20" + digits
+
+
+# "F19", "FY19", "FY 2019", "FY'19": a fiscal year, named by the calendar year it ends in.
+_FISCAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?:FY[ ']?|F)((?:19|20)\d\d|\d\d)(?![0-9A-Za-z])")
 
 
 def _fiscal_end(pair: re.Match[str]) -> str:
