@@ -13,6 +13,7 @@ the right cell; the right figure, or one whose period is unsure, gets no fix):
 from __future__ import annotations
 
 from tests.engine.reports import check, findings_on, fixes_on
+from validation.engine.checks.numeric._layout_years import short_fiscal_years
 
 # ------------------------------------------------------------------ prose rows' periods
 
@@ -223,3 +224,12 @@ def test_a_figure_said_of_its_own_short_fiscal_year_is_left_alone() -> None:
 
     assert fixes_on(verdict, "111") == []
     assert findings_on(verdict, "111") == []
+
+
+def test_only_a_fiscal_years_short_forms_are_read_as_years() -> None:
+    assert short_fiscal_years("F24 | F23") == "2024 | 2023"
+    assert short_fiscal_years("in FY24 and FY 2023") == "in 2024 and 2023"
+    assert short_fiscal_years("FY 2020/2021") == "2021"
+    # a form number, a word, a dash or a third digit: no year
+    assert short_fiscal_years("Form F-19") == "Form F-19"
+    assert short_fiscal_years("OF19 FIFA F190") == "OF19 FIFA F190"

@@ -15,13 +15,19 @@ _FISCAL_PAIR = re.compile(r"(?<!\d)((?:19|20)\d\d)/((?:19|20)?\d\d)(?!\d)")
 
 def fiscal_years(text: str) -> str:
     """`text` with each fiscal year written as the two calendar years it spans, one after
-    the other ("2017/2018", "2017/18"), written as its end year alone: one period; and
-    each fiscal year written short ("F19", "FY19", "FY2019") written as its year."""
-    if "F" in text.upper():
-        text = _FISCAL_SHORT.sub(_fiscal_short, text)
+    the other ("2017/2018", "2017/18"), written as its end year alone: one period."""
     if "/" not in text:
         return text
     return _FISCAL_PAIR.sub(_fiscal_end, text)
+
+
+def short_fiscal_years(text: str) -> str:
+    """`text` with each fiscal year written short ("F19", "FY19", "FY 2019") written as
+    its year ("2019"), after `fiscal_years`."""
+    text = fiscal_years(text)
+    if "F" not in text:
+        return text
+    return _FISCAL_SHORT.sub(_fiscal_short, text)
 
 
 def _fiscal_short(short: re.Match[str]) -> str:

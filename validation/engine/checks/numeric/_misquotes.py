@@ -27,7 +27,7 @@ from validation.engine.checks.numeric._layout_years import (
     _EARLY_MONTHS,
     _YEAR,
     _layout_period,
-    fiscal_years,
+    short_fiscal_years,
 )
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._named_years import year_after, year_before
@@ -463,7 +463,7 @@ _SAME_LOW, _SAME_HIGH = 1 - 1e-9, 1 + 1e-9  # one value, whatever its float roun
 
 
 def _one_year(text: str, ordered: bool = False) -> int | None:
-    years = set(_YEAR.findall(fiscal_years(text)))
+    years = set(_YEAR.findall(short_fiscal_years(text)))
     if len(years) != 1 or (not ordered and any(m in text.lower() for m in _EARLY_MONTHS)):
         return None
     return int(years.pop())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from validation.engine.checks.numeric._layout_years import _YEAR, fiscal_years
+from validation.engine.checks.numeric._layout_years import _YEAR, short_fiscal_years
 
 _AFTER = 40  # characters after a figure read for the period its words name
 _BEFORE = 40  # characters before it
@@ -20,7 +20,7 @@ _STOPS = (",", ";", ":", "(", ")", "\n", "|", ". ")
 def year_after(body: str, end: int) -> int | None:
     """The one year the words right after a figure name, before any other number or a
     clause's end ("$816.5 for fiscal 2018."; not "... June 30, 2019")."""
-    window = fiscal_years(body[end : end + _AFTER])  # "in F19" is in 2019
+    window = short_fiscal_years(body[end : end + _AFTER])  # "in F19" is in 2019
     for stop in _STOPS:
         at = window.find(stop)
         if at >= 0:
@@ -35,7 +35,7 @@ def year_before(body: str, start: int) -> int | None:
     """The one year the words of a figure's own clause name right before it ("fiscal
     2019's $13,871 million", "the 2019 balance of $12.8 billion"), with no other number,
     and no word of comparison or change, between them."""
-    window = fiscal_years(body[max(0, start - _BEFORE) : start])
+    window = short_fiscal_years(body[max(0, start - _BEFORE) : start])
     for stop in _STOPS:
         at = window.rfind(stop)
         if at >= 0:
