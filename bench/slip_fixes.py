@@ -7,6 +7,8 @@ variant (misquote, scale, wrong_period, wrong_result), counts:
 - slips given a right fix: a fix whose find holds the slip's digits and whose replacement
   holds the right digits (and the right scale word, when the right text has one), as
   ``score.py`` judges it;
+- wrong fixes: a fix over the slip's span that is not the right one (a value other than
+  the truth: it counts against the engine);
 - leaks: records the engine approves;
 - the slips without a right fix, by what the engine says about the slip's span (the kind
   of the finding on it: ``orphan``, ``cannot_verify``, ``close_but_wrong`` ...; "none"
@@ -56,6 +58,17 @@ def right_fix(verdict: Verdict, body: str, label: dict[str, Any]) -> bool:
     return False
 
 
+def wrong_fix(verdict: Verdict, body: str, label: dict[str, Any]) -> bool:
+    """A fix of the slip's span that is not the right one: it changes the wrong number
+    to another wrong value (it counts against the engine)."""
+    start, end = label["spans"][0]
+    for fix in verdict.fixes:
+        at = body.find(fix.find)
+        if at >= 0 and at < end and start < at + len(fix.find) and fix.replace != fix.find:
+            return not right_fix(verdict, body, label)
+    return False
+
+
 def cause(verdict: Verdict, label: dict[str, Any]) -> str:
     """The kind of the first finding on the slip's span, or "none"."""
     start, end = label["spans"][0]
@@ -91,12 +104,18 @@ def main() -> None:
             counts[variant, "fixed"] += 1
             continue
         why = cause(verdict, label)
+        if wrong_fix(verdict, body, label):
+            counts[variant, "wrong"] += 1
+            why += " (wrong fix)"
         causes[variant, why] += 1
         if args.show:
             (start, end) = label["spans"][0]
             print(f"{raw['id']}: {body[start:end]!r} -> {label['correct_text']!r} [{why}]")
     variants = sorted({variant for variant, _ in counts})
-    print(f"{'variant':<14}{'slips':>6}{'fixed':>7}{'rate':>7}{'leaks':>7}  without a right fix")
+    print(
+        f"{'variant':<14}{'slips':>6}{'fixed':>7}{'rate':>7}{'wrong':>7}{'leaks':>7}"
+        "  without a right fix"
+    )
     for variant in variants:
         slips = counts[variant, "slips"]
         fixed = counts[variant, "fixed"]
@@ -107,12 +126,13 @@ def main() -> None:
         )
         print(
             f"{variant:<14}{slips:>6}{fixed:>7}{fixed / slips:>7.1%}"
-            f"{counts[variant, 'leaks']:>7}  {rest}"
+            f"{counts[variant, 'wrong']:>7}{counts[variant, 'leaks']:>7}  {rest}"
         )
     slips = sum(counts[variant, "slips"] for variant in variants)
     fixed = sum(counts[variant, "fixed"] for variant in variants)
     leaks = sum(counts[variant, "leaks"] for variant in variants)
-    print(f"{'all':<14}{slips:>6}{fixed:>7}{fixed / slips:>7.1%}{leaks:>7}")
+    wrong = sum(counts[variant, "wrong"] for variant in variants)
+    print(f"{'all':<14}{slips:>6}{fixed:>7}{fixed / slips:>7.1%}{wrong:>7}{leaks:>7}")
 
 
 if __name__ == "__main__":

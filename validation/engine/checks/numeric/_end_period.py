@@ -142,7 +142,9 @@ _PRIOR = re.compile(
 def _other_year_named(body: str, low: int, high: int, latest: int) -> bool:
     """The sentence names a year other than `latest`; or its paragraph before it and the
     heading above it name other years and not `latest` ("A look back at 2019"; but
-    "2019 vs. 2018" compares the latest with the one before, and a change ends in it)."""
+    "2019 vs. 2018" compares the latest with the one before, and a change ends in it; a
+    year named only as a comparison's base, "against $61.0 million in 2018", dates no
+    paragraph)."""
     if any(int(year) != latest for year in _YEAR.findall(body[low:high])):
         return True
     back = max(0, low - _BACK)
@@ -154,8 +156,23 @@ def _other_year_named(body: str, low: int, high: int, latest: int) -> bool:
     if heading >= 0:
         line_end = body.find("\n", heading + 1, low)
         context += " " + body[heading : line_end if line_end >= 0 else low]
-    years = {int(year) for year in _YEAR.findall(context)}
+    years = {
+        int(year.group())
+        for year in _YEAR.finditer(context)
+        if not _BASE.search(context, max(0, year.start() - _BASE_REACH), year.start())
+    }
     return bool(years) and latest not in years
+
+
+# A year the paragraph compares with ("... against $61.0 million in 2018", "up from 2018",
+# "than in 2018") is the base of a change, not the period the paragraph speaks of: words
+# of comparison, then at most one figure, right before the year, within one clause.
+_BASE = re.compile(
+    r"(?i)\b(?:against|versus|vs\.?|compared (?:with|to)|from|than)"
+    r"(?: [^\d.;:\n]{0,12}?)?(?: ?[$€£]?\d[\d,.]*(?: ?%| (?:thousand|million|billion))?)?"
+    r"(?: (?:in|at|for|during|of))?(?: (?:fiscal|the end of|year-end|fy))? ?$"
+)
+_BASE_REACH = 48  # characters before a year read for a comparison
 
 
 class ColumnYears:

@@ -21,6 +21,24 @@ def fiscal_years(text: str) -> str:
     return _FISCAL_PAIR.sub(_fiscal_end, text)
 
 
+def short_fiscal_years(text: str) -> str:
+    """`text` with each fiscal year written short ("F19", "FY19", "FY 2019") written as
+    its year ("2019"), after `fiscal_years`."""
+    text = fiscal_years(text)
+    if "F" not in text:
+        return text
+    return _FISCAL_SHORT.sub(_fiscal_short, text)
+
+
+def _fiscal_short(short: re.Match[str]) -> str:
+    digits = short.group(1)
+    return digits if len(digits) == 4 else "20" + digits
+
+
+# "F19", "FY19", "FY 2019", "FY'19": a fiscal year, named by the calendar year it ends in.
+_FISCAL_SHORT = re.compile(r"(?<![A-Za-z0-9])(?:FY[ ']?|F)((?:19|20)\d\d|\d\d)(?![0-9A-Za-z])")
+
+
 def _fiscal_end(pair: re.Match[str]) -> str:
     start, end = pair.group(1), pair.group(2)
     ended = int(start[:2] + end) if len(end) == 2 else int(end)

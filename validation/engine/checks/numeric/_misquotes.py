@@ -27,10 +27,12 @@ from validation.engine.checks.numeric._layout_years import (
     _EARLY_MONTHS,
     _YEAR,
     _layout_period,
-    fiscal_years,
+    short_fiscal_years,
 )
 from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
+from validation.engine.checks.numeric._named_years import year_after, year_before
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
+from validation.engine.checks.numeric._prose_rows import prose_period
 from validation.engine.checks.numeric._readings import (
     EPSILON,
     PERCENT_UNITS,
@@ -360,15 +362,14 @@ MISQUOTE_CONFIDENCE = 0.85
 
 # ------------------------------------------------------------------ a period its words name
 
-_AFTER = 40  # characters after a figure read for the period its words name
-
 
 def named_period_of(
     body: str, index: EvidenceIndex, claim: Claim, year: int | None = None
 ) -> tuple[EvidenceNumber, int, int] | None:
-    """A figure restating one period's cell while the words right after it name another
-    period of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3
-    and 816.5 is 2017's): that cell, the year named and the year of the cell quoted.
+    """A figure restating one period's cell while the words right after it (or, in its own
+    clause, right before it: "fiscal 2018's $816.5", `_named_years`) name another period
+    of the same row ("$816.5 for fiscal 2018" where the row's 2018 cell is 908.3 and 816.5
+    is 2017's): that cell, the year named and the year of the cell quoted.
     `year`, when given, is the period named otherwise (the report table's column)."""
     hit = claim.hit
     mention = claim.mention
@@ -376,12 +377,22 @@ def named_period_of(
         return None
     if claim.operand or claim.in_expression or small_integer(mention):
         return None
-    named = _year_after(body, mention.end) if year is None else year
+    named = year if year is not None else year_after(body, mention.end)
+    if named is None and mention.significant_digits >= _DATED_BEFORE_DIGITS:
+        # A year before the figure may date its sentence's subject ("Net income in 2019
+        # is about 0.3 times ..."): read only for a figure precise enough to be a cell.
+        named = year_before(body, mention.start)
     if named is None:
         return None
     quoted = _period(index, hit.number.entry)
     if quoted is None or quoted == named:
         return None
+    # The same value as a cell of the period named, in any row ("at end of year ...
+    # $11,594 million in 2018", a table whose 2019 opening is 2018's close): that cell.
+    magnitude = abs(float(hit.number.full_value))
+    for entry in index.nearest(magnitude, magnitude * _SAME_LOW, magnitude * _SAME_HIGH, 8):
+        if entry != hit.number.entry and _period(index, entry) == named:
+            return None
     rows = _rows(index)
     row = row_of(index, hit.number.entry)
     if row is None:
@@ -394,7 +405,12 @@ def named_period_of(
     if len(found) != 1:
         return None
     other = next(iter(found.values()))
-    if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
+    # A cell with no unit of a row the other cells write in a currency ("$ 9.0" in a
+    # filing's layout, its sign set apart) is of that currency.
+    unit_fits = other.unit == hit.number.unit or (
+        not other.unit and hit.number.unit not in PERCENT_UNITS
+    )
+    if not unit_fits or abs(other.value) == abs(hit.number.value):
         return None
     return other, named, quoted
 
@@ -420,25 +436,12 @@ def row_of(index: EvidenceIndex, entry: int) -> int | None:
     return twins.get((index.number(entry).item, record[2]))
 
 
-def _year_after(body: str, end: int) -> int | None:
-    """The one year the words right after a figure name, before any other number or a
-    clause's end ("$816.5 for fiscal 2018."; not "... June 30, 2019")."""
-    window = body[end : end + _AFTER]
-    for stop in (",", ";", ":", "(", ")", "\n", "|", ". "):
-        at = window.find(stop)
-        if at >= 0:
-            window = window[:at]
-    years = _YEAR.findall(window)
-    if len(years) != 1 or any(c.isdigit() for c in _YEAR.sub("", window)):
-        return None
-    return int(years[0])
-
-
 def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | None:
     """The year of an evidence cell: its JSON key's, or its table column's (the year its
     header rows name); None when unsure (none, several, or a fiscal year ending early in
     the calendar year, often named for the year before). With `ordered`, such a fiscal
-    year is read too: its order among the row's periods is sure, its name is not."""
+    year is read too: its order among the row's periods is sure, its name is not. A cell
+    of a prose row has the year its sentence gives it plainly (`prose_period`)."""
     number = index.number(entry)
     item = index.items[number.item]
     if item.text is None:
@@ -450,14 +453,17 @@ def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | No
     for table, years in _tables_of(index, number.item, item.text, ordered):
         if table.start <= position <= table.end:
             return years.get(table.locate(position)[1])
-    return _layout_period(item.text, position, ordered)
+    laid_out = _layout_period(item.text, position, ordered)
+    return laid_out if laid_out is not None else prose_period(index, entry)
 
 
 _HEADER_ROWS = 4  # the rows at a table's top read for its columns' years
+_DATED_BEFORE_DIGITS = 3
+_SAME_LOW, _SAME_HIGH = 1 - 1e-9, 1 + 1e-9  # one value, whatever its float rounding
 
 
 def _one_year(text: str, ordered: bool = False) -> int | None:
-    years = set(_YEAR.findall(fiscal_years(text)))
+    years = set(_YEAR.findall(short_fiscal_years(text)))
     if len(years) != 1 or (not ordered and any(m in text.lower() for m in _EARLY_MONTHS)):
         return None
     return int(years.pop())

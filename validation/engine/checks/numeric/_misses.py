@@ -20,6 +20,7 @@ unsupported is judged here, when its words make it a result:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Sequence
 from decimal import Decimal
 from itertools import pairwise
@@ -128,6 +129,7 @@ def _miss(
         clear=clear,
         confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
         stated=_stated_beside(grounding, position, outcome.operands)
+        or (len(values) == 1 and _stated_before(grounding, position, outcome.operands))
         or _no_other_candidate(len(focus), outcome, at_hand and len(values) == 1)
         or (len(values) == 1 and _named_line(grounding, position, outcome)),
     )
@@ -164,6 +166,31 @@ def _no_other_candidate(candidates: int, outcome: Outcome, plain: bool) -> bool:
     "2019: $193K, 2018: $167K, average: $165K" has one reading, and it is the writer's."""
     extra = candidates - len(outcome.operands)
     return extra <= 0 or (extra == 1 and plain)
+
+
+def _stated_before(grounding: Grounding, position: int, operands: Sequence[Operand]) -> bool:
+    """The result is the one number of its sentence, and every operand is written in the
+    sentence right before it, in its paragraph ("EBIT rose by €115 million, from €713
+    million to €828 million. That works out to an increase of about 17.1%."): the
+    result's sentence says what it is of only by pointing back to that one."""
+    mention = grounding.claims[position].mention
+    low, high = grounding.sentence(mention.start, mention.end)
+    paragraph = grounding.paragraphs[position]
+    starts = grounding.starts  # the claims' starts, in the body's order
+    if bisect_left(starts, high) - bisect_left(starts, low) > 1:
+        return False  # another number in the result's sentence
+    body = grounding.body
+    before = low
+    while before > 0 and body[before - 1].isspace():
+        before -= 1
+    if body[before - 1 : before] in (".", "!", "?", ":"):
+        before -= 1  # the stop itself reads as the boundary of both sentences
+    if before <= 0 or "\n\n" in body[before:low]:
+        return False
+    start, end = grounding.sentence(before - 1, before)
+    if end > low or any(operand.paragraph != paragraph for operand in operands):
+        return False
+    return all(start <= operand.position < end for operand in operands)
 
 
 def _stated_beside(grounding: Grounding, position: int, operands: Sequence[Operand]) -> bool:

@@ -78,3 +78,63 @@ def _after(ends: list[int], position: int) -> int:
 def _sentence_start(ends: list[int], position: int) -> int:
     following = bisect_left(ends, position)
     return ends[following - 1] + 1 if following else 0
+
+
+def prose_period(index: EvidenceIndex, entry: int) -> int | None:
+    """The year of a prose row's cell, when its sentence says it plainly: each value
+    followed by its own year ("$290.2 million in 2019, $239.6 million in 2018 and $190.4
+    million in 2017"), or the years listed in the values' order with "respectively"
+    ("During fiscal 2017, 2018 and 2019 sales were $318,928, $296,316 and $18,951,
+    respectively"). None otherwise: a row whose cells do not each get another year, or a
+    sentence naming a fiscal year that ends early in the calendar year."""
+    periods: dict[int, int] | None = index.memo.get(("prose-periods",))
+    if periods is None:
+        periods = _prose_periods(index)
+        index.remember(("prose-periods",), periods)
+    return periods.get(entry)
+
+
+def _prose_periods(index: EvidenceIndex) -> dict[int, int]:
+    rows: dict[GroupKey, list[int]] = {}
+    for entry, key in prose_groups(index).items():
+        rows.setdefault(key, []).append(entry)
+    found: dict[int, int] = {}
+    for (item, start, _unit, _row), entries in rows.items():
+        text = index.items[item].text or ""
+        spans = [index.text_span(entry) for entry in entries]
+        if any(span is None for span in spans):
+            continue
+        end = _END.search(text, start)  # the first stop only: linear over the rows
+        sentence = text[start : end.start() if end is not None else len(text)]
+        if any(month in sentence.lower() for month in _EARLY_MONTHS):
+            continue  # "fiscal 2019" may end in March 2019 or March 2020: unsure
+        listed = list(dict.fromkeys(int(year) for year in _YEAR.findall(sentence)))
+        years: list[int | None]
+        if _RESPECTIVELY.search(sentence) and len(listed) == len(entries):
+            years = list(listed)
+        else:
+            years = [_own_year(text, span[1]) for span in spans if span is not None]
+        if None in years or len(set(years)) != len(entries):
+            continue
+        for entry, year in zip(entries, years, strict=True):
+            assert year is not None
+            found[entry] = year
+    return found
+
+
+def _own_year(text: str, end: int) -> int | None:
+    """The year written right after a value ("$239.6 million in 2018"): within a few
+    words, with no other number and no clause's end between."""
+    window = text[end : end + _OWN_YEAR_REACH]
+    year = _YEAR.search(window)
+    if year is None:
+        return None
+    between = window[: year.start()]
+    if any(c.isdigit() or c in ",;:()" for c in between):
+        return None
+    return int(year.group())
+
+
+_RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
+_EARLY_MONTHS = ("january", "february", "march", " jan ", " feb ", " mar ")
+_OWN_YEAR_REACH = 24  # characters after a value read for its year
