@@ -9,8 +9,9 @@ evidence also starts a range of the same thing with (a noun or unit in common: "
 major), naming the evidence's range; the fix, only when the evidence ends such ranges at
 one value and the report writes the end in digits, writes that value.
 
-Linear: one scan of the body and of each evidence text for numbers; ranges are
-neighbouring numbers, looked up by their start in a dict.
+Linear: one scan of the body and of each evidence text for numbers (a long body only when
+the evidence states a range); ranges are neighbouring numbers, looked up by their start
+in a dict.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ _JOIN = re.compile(
 _NOUN = 24  # characters after a range where its noun stands
 _STOPS = ".;:,()\n|"
 _MAX_NUMBERS = 20_000
+_LONG_BODY = 20_000  # characters: a body longer is read after the evidence, when it must be
 _DIGITS = re.compile(r"[0-9]+")
 
 _Range = tuple[Decimal, Decimal, frozenset[str], int, int, int]  # start, end, nouns, spans
@@ -85,8 +87,13 @@ def check_ranges(
     body: str, evidence: Sequence[EvidenceItem]
 ) -> tuple[list[Finding], list[FixProposal]]:
     """Findings (and fixes) for the ends of the report's ranges (module docstring)."""
-    stated = ranges(body)
-    if not stated or not evidence:
+    if not evidence:
+        return [], []
+    # A report's range is compared only with the evidence's ranges. A long body (a wall
+    # of numbers against a short record) is read only when the evidence states one.
+    body_first = len(body) <= _LONG_BODY
+    stated = ranges(body) if body_first else []
+    if body_first and not stated:
         return [], []
     known: dict[Decimal, list[tuple[Decimal, frozenset[str], str, str]]] = {}
     for item in evidence:
@@ -95,6 +102,8 @@ def check_ranges(
         for low, high, nouns, start, _, end in ranges(text):
             excerpt = text[max(0, start - 60) : end + 60].strip()
             known.setdefault(low, []).append((high, nouns, item.source_ref, excerpt))
+    if not body_first:
+        stated = ranges(body) if known else []
     findings: list[Finding] = []
     fixes: list[FixProposal] = []
     for low, high, nouns, _, end_start, end_end in stated:
