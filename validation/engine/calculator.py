@@ -128,6 +128,8 @@ def normalize(expression: str) -> str:
 def _drop_thousands_separators(text: str) -> str:
     # A comma is an argument separator inside a call's parentheses and a thousands
     # separator elsewhere; track which kind of parenthesis we are in.
+    if "," not in text:
+        return text  # no separator to drop (most expressions the engine writes)
     out: list[str] = []
     stack: list[bool] = []  # True for a call's parentheses
     pos = 0

@@ -7,6 +7,7 @@ span word by word until it does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 # A FIND longer than this stops being "surgical"; beyond it we widen to the whole
@@ -33,13 +34,15 @@ def _left_bounds(body: str, start: int, low: int = 0) -> list[int]:
     """Start positions reached by stepping one word at a time to the left of
     `start` (first entry is `start` itself, last is `low`)."""
     bounds = [start]
-    pos = start
-    while pos > low and len(bounds) <= _MAX_STEPS:
-        while pos > low and body[pos - 1].isspace():
-            pos -= 1
-        while pos > low and not body[pos - 1].isspace():
-            pos -= 1
-        bounds.append(pos)
+    if start > low:
+        # The words to the left, read right to left: each step skips the spaces, then
+        # the word before them (a regular expression over the reversed text, not a
+        # character loop).
+        before = body[low:start][::-1]
+        for step in _STEP.finditer(before):
+            if len(bounds) > _MAX_STEPS:
+                break
+            bounds.append(start - step.end())
     if bounds[-1] != low:
         bounds.append(low)
     return bounds
@@ -50,16 +53,17 @@ def _right_bounds(body: str, end: int, high: int | None = None) -> list[int]:
     `end` (first entry is `end` itself, last is `high`, by default len(body))."""
     size = len(body) if high is None else high
     bounds = [end]
-    pos = end
-    while pos < size and len(bounds) <= _MAX_STEPS:
-        while pos < size and body[pos].isspace():
-            pos += 1
-        while pos < size and not body[pos].isspace():
-            pos += 1
-        bounds.append(pos)
+    for step in _STEP.finditer(body, end, size):
+        if len(bounds) > _MAX_STEPS:
+            break
+        bounds.append(step.end())
     if bounds[-1] != size:
         bounds.append(size)
     return bounds
+
+
+# One step: the spaces, then the word after them (`str.isspace` and `\s` agree).
+_STEP = re.compile(r"\s*\S+")
 
 
 def widen_to_unique(

@@ -15,8 +15,9 @@ with an evidence score of the same noun ("lost it 2 games to 3") but is not that
 has its other number flagged the same way (fixed only in digits, to the evidence's other
 number).
 
-Linear: one scan of the body and of each evidence text for numbers; ranges are
-neighbouring numbers, looked up by their start in a dict.
+Linear: one scan of the body and of each evidence text for numbers (a long body only when
+the evidence states a range); ranges are neighbouring numbers, looked up by their start
+in a dict.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ _JOIN = re.compile(
 _NOUN = 24  # characters after a range where its noun stands
 _STOPS = ".;:,()\n|"
 _MAX_NUMBERS = 20_000
+_LONG_BODY = 20_000  # characters: a body longer is read after the evidence, when it must be
 _DIGITS = re.compile(r"[0-9]+")
 
 _Range = tuple[Decimal, Decimal, frozenset[str], int, int, int]  # start, end, nouns, spans
@@ -174,8 +176,11 @@ def check_ranges(
         return [], []
     findings: list[Finding] = []
     fixes = _score_findings(body, evidence, findings)
-    stated = ranges(body)
-    if not stated:
+    # A report's range is compared only with the evidence's ranges. A long body (a wall
+    # of numbers against a short record) is read only when the evidence states one.
+    body_first = len(body) <= _LONG_BODY
+    stated = ranges(body) if body_first else []
+    if body_first and not stated:
         return findings, fixes
     known: dict[Decimal, list[tuple[Decimal, frozenset[str], str, str]]] = {}
     for item in evidence:
@@ -184,6 +189,8 @@ def check_ranges(
         for low, high, nouns, start, _, end in ranges(text):
             excerpt = text[max(0, start - 60) : end + 60].strip()
             known.setdefault(low, []).append((high, nouns, item.source_ref, excerpt))
+    if not body_first:
+        stated = ranges(body) if known else []
     for low, high, nouns, _, end_start, end_end in stated:
         same = [entry for entry in known.get(low, []) if nouns & entry[1]]
         if not same or any(entry[0] == high for entry in same):

@@ -237,7 +237,7 @@ def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: 
         )
         judge_misses(grounding)
         rescue(body, claims, index, sentence)
-        second_look(body, claims, index, sentence, supported, _derivable)
+        second_look(body, claims, index, sentence, supported, _derivable, grounding.cues)
         remembered = tuple(
             (
                 claim.hit is None,

@@ -14,6 +14,7 @@ two that fit make it ambiguous, and nothing is proposed.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -205,17 +206,21 @@ def misread_scales(index: EvidenceIndex, claims: Sequence[Claim]) -> dict[int, H
         # The scale the figure reads its cell's digits at, a power of ten.
         unit = round(math.log10(float(mention.scale * abs(mention.written) / digits)))
         reads.append((position, hit.number.item, mention.currency, unit))
-    units: dict[tuple[int, str], list[int]] = {}
+    # How many figures of each item and currency read it at each scale: a figure is
+    # misread when it alone reads its scale and every other figure agrees on another.
+    units: dict[tuple[int, str], Counter[int]] = {}
     for _, item, currency, unit in reads:
-        units.setdefault((item, currency), []).append(unit)
+        units.setdefault((item, currency), Counter())[unit] += 1
     found: dict[int, Hit] = {}
     for position, item, currency, unit in reads:
-        others = list(units[(item, currency)])
-        others.remove(unit)
-        if len(others) < _AGREEING or len(set(others)) != 1 or others[0] == unit:
+        counts = units[(item, currency)]
+        if counts[unit] != 1 or len(counts) != 2:
+            continue
+        other = next(scale for scale in counts if scale != unit)
+        if counts[other] < _AGREEING:
             continue
         mention = claims[position].mention
-        right = mention.scale * Decimal(10) ** (others[0] - unit)
+        right = mention.scale * Decimal(10) ** (other - unit)
         if right in _RESCALES and right != mention.scale:
             hit = claims[position].hit
             assert hit is not None

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 
 from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._cues import Cue
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._misses import (
@@ -34,12 +35,13 @@ def second_look(
     sentence: Sentence,
     supported: Callable[[Claim], bool],
     eligible: Callable[[Claim], bool],
+    cues: dict[int, Cue] | None = None,
 ) -> None:
     """The results still unexplained after the closed search (``_derive.rescue``) are
     judged again, now that the numbers it derived are supported too: "sales grew by
     $92.0 million (about 11.0%)", where the 92.0 is itself a derived figure, is a slip
     of 92.0 over the base its sentence names. Only ``miss`` is set here: a number that
-    follows from an unsupported one was judged so before."""
+    follows from an unsupported one was judged so before. `cues`: the fixpoint's, reused."""
     pending = [
         position
         for position, claim in enumerate(claims)
@@ -47,7 +49,7 @@ def second_look(
     ]
     if not pending:
         return
-    grounding = laid_out(body, claims, index, sentence)
+    grounding = laid_out(body, claims, index, sentence, cues)
     grounding.supported = [supported(claim) for claim in claims]
     for position in pending:
         claim = claims[position]

@@ -59,7 +59,8 @@ class Grounding:
     starts: list[int] = field(default_factory=list)
     paragraphs: list[int] = field(default_factory=list)
     sections: list[int] = field(default_factory=list)  # a heading or a question opens one
-    _cues: dict[int, Cue] = field(default_factory=dict)
+    # Read from the words alone: another grounding of the same claims may share them.
+    cues: dict[int, Cue] = field(default_factory=dict)
     supported: list[bool] = field(default_factory=list)
     full: dict[int, float] = field(default_factory=dict)
     sources: dict[int, frozenset[int]] = field(default_factory=dict)  # of derived numbers
@@ -177,7 +178,7 @@ class Grounding:
     def cue(self, position: int) -> Cue:
         """What the claim's words say it is; a number stated as an alternative of the
         one before it ("an increase of 190, or 22.57 percent") is the same kind."""
-        cue = self._cues.get(position)
+        cue = self.cues.get(position)
         if cue is None:
             claims, body = self.claims, self.body
             mention = claims[position].mention
@@ -195,7 +196,7 @@ class Grounding:
                 cue = replace(
                     cue, kinds=before.kinds, years=before.years, direction=before.direction
                 )
-            self._cues[position] = cue
+            self.cues[position] = cue
         return cue
 
     def _year(self, position: int) -> int:
@@ -287,10 +288,17 @@ class Grounding:
 
 
 def laid_out(
-    body: str, claims: Sequence[Claim], index: EvidenceIndex, sentence: Sentence
+    body: str,
+    claims: Sequence[Claim],
+    index: EvidenceIndex,
+    sentence: Sentence,
+    cues: dict[int, Cue] | None = None,
 ) -> Grounding:
-    """A grounding of the claims with where each stands: its paragraph and section."""
+    """A grounding of the claims with where each stands: its paragraph and section;
+    `cues`, those an earlier grounding of the same claims read (shared, not read again)."""
     grounding = Grounding(body, claims, index, sentence)
+    if cues is not None:
+        grounding.cues = cues
     starts = grounding.starts = [claim.mention.start for claim in claims]
     breaks = [match.start() for match in _BLANK_LINE.finditer(body)]
     grounding.paragraphs = [bisect_right(breaks, start) for start in starts]
