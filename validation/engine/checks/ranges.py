@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from itertools import pairwise
 
@@ -113,6 +113,13 @@ def scores(text: str) -> list[_Score]:
     return found
 
 
+def _texts(evidence: Sequence[EvidenceItem]) -> Iterator[tuple[EvidenceItem, str]]:
+    """Each evidence item with its text (a JSON record as its JSON)."""
+    for item in evidence:
+        content = item.content
+        yield item, content if isinstance(content, str) else json.dumps(content)
+
+
 def _score_findings(
     body: str, evidence: Sequence[EvidenceItem], findings: list[Finding]
 ) -> list[FixProposal]:
@@ -122,9 +129,7 @@ def _score_findings(
     if not stated:
         return []
     known: dict[str, list[tuple[Decimal, Decimal, str, str]]] = {}
-    for item in evidence:
-        content = item.content
-        text = content if isinstance(content, str) else json.dumps(content)
+    for item, text in _texts(evidence):
         for one, other, noun, start, _, end in scores(text):
             excerpt = text[max(0, start - 60) : end + 60].strip()
             known.setdefault(noun, []).append((one, other, item.source_ref, excerpt))
@@ -183,9 +188,7 @@ def check_ranges(
     if body_first and not stated:
         return findings, fixes
     known: dict[Decimal, list[tuple[Decimal, frozenset[str], str, str]]] = {}
-    for item in evidence:
-        content = item.content
-        text = content if isinstance(content, str) else json.dumps(content)
+    for item, text in _texts(evidence):
         for low, high, nouns, start, _, end in ranges(text):
             excerpt = text[max(0, start - 60) : end + 60].strip()
             known.setdefault(low, []).append((high, nouns, item.source_ref, excerpt))
