@@ -258,7 +258,7 @@ class _Walker:
         if isinstance(value, int):
             return _check(Fraction(value))
         # Read a float literal from its source text so 0.1 is exactly 1/10.
-        source = ast.get_source_segment(self.text, node) or repr(value)
+        source = self._segment(node) or repr(value)
         try:
             exact = Decimal(source.replace("_", ""))
         except InvalidOperation:
@@ -268,6 +268,14 @@ class _Walker:
         if exact and abs(exact.adjusted()) > MAX_LOG10:
             raise CalculatorError(f"number {source} is outside 1e-{MAX_LOG10}..1e{MAX_LOG10}")
         return _check(_fraction(exact))
+
+    def _segment(self, node: ast.Constant) -> str | None:
+        """The literal's source text: a slice of an ASCII one-line expression (its
+        offsets count UTF-8 bytes, so characters there), else as `ast` finds it."""
+        if node.lineno == node.end_lineno == 1 and node.end_col_offset is not None:
+            if self.text.isascii():
+                return self.text[node.col_offset : node.end_col_offset]
+        return ast.get_source_segment(self.text, node)
 
     def _binary(self, op: ast.operator, left: Fraction, right: Fraction) -> Fraction:
         if isinstance(op, ast.Add):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
+from functools import cached_property
 
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric._operations import Operand, Outcome, Target
@@ -58,23 +59,38 @@ class _Sorted:
     """One list of values sorted by value and by size, once: the windows of every
     operation over it are found by bisection."""
 
-    __slots__ = ("keys", "order", "size_keys", "size_order", "values")
+    __slots__ = ("_by_size", "keys", "order", "values")
 
     def __init__(self, values: Sequence[float]) -> None:
         self.values = values
         signed = sorted(range(len(values)), key=values.__getitem__)
         self.order = signed
         self.keys = [values[index] for index in signed]
-        sizes = sorted(range(len(values)), key=lambda index: abs(values[index]))
-        self.size_order = sizes
-        self.size_keys = [abs(values[index]) for index in sizes]
+        self._by_size: tuple[list[int], list[float]] | None = None
+
+    def by_size(self) -> tuple[list[int], list[float]]:
+        """The indices sorted by size and their sizes (for a ratio, share or product
+        only: sorted on first use)."""
+        found = self._by_size
+        if found is None:
+            values = self.values
+            sizes = sorted(range(len(values)), key=lambda index: abs(values[index]))
+            found = self._by_size = (sizes, [abs(values[index]) for index in sizes])
+        return found
 
     def pairs(self, op: str, low: float, high: float, ordered: bool) -> list[tuple[int, int]]:
         """Index pairs (i, j) whose `op` over the values may lie in [low, high] (>= 0):
         for each i, the j whose value lies in the window that puts the result there."""
         found: list[tuple[int, int]] = []
         keys, order = self.keys, self.order
-        size_keys, size_order = self.size_keys, self.size_order
+        size_order: list[int] = []
+        size_keys: list[float] = []
+        nonzero = 0
+        if op in (ops.RATIO, ops.SHARE, ops.PRODUCT):
+            size_order, size_keys = self.by_size()
+            # A zero divisor measures nothing (as `_Paired._measure`): the zeros lead
+            # the sizes, so a ratio's, share's or product's other operand starts past.
+            nonzero = bisect_right(size_keys, 0.0)
         scale = 2.0 if op == ops.MEAN else 1.0
         windows: tuple[tuple[float, float], ...]
         for i, a in enumerate(self.values):
@@ -102,11 +118,14 @@ class _Sorted:
                 windows = ((100 * low / size, 100 * high / size),)
                 table, keyed = size_order, size_keys
             else:  # CHANGE: i is the base b; the other a = b + |b| x change, either way
+                if not size:
+                    continue  # a change from zero measures nothing
                 step_low, step_high = size * low / 100, size * high / 100
                 windows = ((a + step_low, a + step_high), (a - step_high, a - step_low))
                 table, keyed = order, keys
             for bottom, top in windows:
                 first = bisect_left(keyed, bottom - abs(bottom) * _LOOSE - _TINY)
+                first = max(first, nonzero)  # 0 but for a ratio, share or product
                 last = bisect_right(keyed, top + abs(top) * _LOOSE + _TINY)
                 for j in table[first:last]:
                     if j != i:
@@ -140,29 +159,64 @@ class _Paired:
         # Pairs must hold one of these, when given (the rest were tried already).
         self.wanted = [id(operand) in wanted for operand in pool] if wanted else None
         self.full = [operand.value for operand in pool]
-        self.half = [operand.half for operand in pool]
         self.written = [operand.written for operand in pool]
-        self.written_half = [
-            abs(operand.half / operand.scale) if operand.scale else operand.half for operand in pool
-        ]
-        self.exact = [
-            operand.precise if operand.precise is not None else operand.value for operand in pool
-        ]
-        self.has_precise = [operand.precise is not None for operand in pool]
         self.percent = [operand.percent for operand in pool]
         self.rates = sum(self.percent)
-        self.cited = [operand.cited for operand in pool]
-        self.report = [operand.in_report for operand in pool]
-        self.item = [operand.item for operand in pool]
-        self.entry = [operand.entry for operand in pool]
-        self.year = [operand.year for operand in pool]
-        self.explicit = [operand.explicit_scale for operand in pool]
-        self.rescaled = [operand.written != operand.value for operand in pool]
-        self.keys = [operand.key for operand in pool]
-        self.sources = [operand.sources for operand in pool]
-        self.derived = any(self.sources)
+        self.rescaled = any(operand.written != operand.value for operand in pool)
+        self.derived = any(operand.sources for operand in pool)
         self.target_scale = target_scale
         self._sorts: dict[bool, _Sorted] = {}
+
+    # The rest only once a candidate pair needs them: most pools give none.
+    @cached_property
+    def half(self) -> list[float]:
+        return [operand.half for operand in self.pool]
+
+    @cached_property
+    def written_half(self) -> list[float]:
+        return [
+            abs(operand.half / operand.scale) if operand.scale else operand.half
+            for operand in self.pool
+        ]
+
+    @cached_property
+    def exact(self) -> list[float]:
+        return [
+            operand.precise if operand.precise is not None else operand.value
+            for operand in self.pool
+        ]
+
+    @cached_property
+    def has_precise(self) -> list[bool]:
+        return [operand.precise is not None for operand in self.pool]
+
+    @cached_property
+    def cited(self) -> list[bool]:
+        return [operand.cited for operand in self.pool]
+
+    @cached_property
+    def report(self) -> list[bool]:
+        return [operand.in_report for operand in self.pool]
+
+    @cached_property
+    def item(self) -> list[int]:
+        return [operand.item for operand in self.pool]
+
+    @cached_property
+    def entry(self) -> list[int]:
+        return [operand.entry for operand in self.pool]
+
+    @cached_property
+    def year(self) -> list[int]:
+        return [operand.year for operand in self.pool]
+
+    @cached_property
+    def keys(self) -> list[int]:
+        return [operand.key for operand in self.pool]
+
+    @cached_property
+    def sources(self) -> list[frozenset[int]]:
+        return [operand.sources for operand in self.pool]
 
     def _misread(self, i: int, j: int) -> bool:
         return bool(self.target_scale) and ops.misread(
@@ -190,7 +244,7 @@ class _Paired:
         # "$15.5B - $139" is $15.5B at any precision a result shows: no operation.
         additive = op in (ops.DIFF, ops.SUM)
         scale_free = op in ops.SCALE_FREE
-        reread = target.value != target.written or any(self.rescaled)
+        reread = target.value != target.written or self.rescaled
         for written in (False, True) if reread else (False,):
             values = self._sorted(written)
             if written or scale_free:
@@ -260,7 +314,7 @@ class _Paired:
         ordered = op in ops.ORDERED or op == ops.PRODUCT
         beside = op in (ops.DIFF, ops.CHANGE)
         same_units = op in (ops.DIFF, ops.SUM, ops.MEAN)
-        reread = target.value != target.written or any(self.rescaled)
+        reread = target.value != target.written or self.rescaled
         near: set[tuple[int, int]] = set()  # a pair is one candidate, in any reading
         for written in (False, True) if reread else (False,):
             stated = target.written if written or op in ops.SCALE_FREE else target.value
