@@ -237,7 +237,15 @@ class _Walker:
                 raise CalculatorError(f"expression has more than {MAX_NODES} parts")
             if depth > MAX_DEPTH:
                 raise CalculatorError(f"expression is nested deeper than {MAX_DEPTH} levels")
-            stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+            # `ast.iter_child_nodes` inlined (the same children in the same order),
+            # without its two generators per node.
+            below = depth + 1
+            for name in node._fields:
+                field = getattr(node, name, None)
+                if isinstance(field, ast.AST):
+                    stack.append((field, below))
+                elif isinstance(field, list):
+                    stack.extend((item, below) for item in field if isinstance(item, ast.AST))
 
     def _eval(self, node: ast.expr) -> Fraction:
         if isinstance(node, ast.Constant):
@@ -272,9 +280,9 @@ class _Walker:
     def _segment(self, node: ast.Constant) -> str | None:
         """The literal's source text: a slice of an ASCII one-line expression (its
         offsets count UTF-8 bytes, so characters there), else as `ast` finds it."""
-        if node.lineno == node.end_lineno == 1 and node.end_col_offset is not None:
-            if self.text.isascii():
-                return self.text[node.col_offset : node.end_col_offset]
+        one_line = node.lineno == node.end_lineno == 1 and node.end_col_offset is not None
+        if one_line and self.text.isascii():
+            return self.text[node.col_offset : node.end_col_offset]
         return ast.get_source_segment(self.text, node)
 
     def _binary(self, op: ast.operator, left: Fraction, right: Fraction) -> Fraction:
