@@ -6,11 +6,15 @@ figures and sentences are ours."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from tests.engine.reports import NUMBERS_ONLY, flagged
+from validation.engine.checks.numeric import build_index
 from validation.engine.checks.numeric._derive_candidates import _fits, _tier
 from validation.engine.checks.numeric._derive_pool import BESIDE, NEAR, Operand
+from validation.engine.checks.numeric._derive_rows import _rows, twins
 from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, Verdict
+from validation.engine.types import Bundle, EvidenceItem, Verdict
 
 
 def cell(value: float, strength: int, row: int, column: int, *also: tuple[int, int]) -> Operand:
@@ -81,3 +85,27 @@ def test_a_share_no_cell_of_the_table_gives_is_flagged() -> None:
     verdict = check(RATE.format("4.6%"))
 
     assert "4.6%" in flagged(verdict)
+
+
+ADJUSTMENTS = (
+    "| | Estimated | Adjustments | Final |\n|---|---|---|---|\n"
+    "| Working capital adjustment | (52) | 20 | (32) |\n"
+    "| Total consideration | 4,118 | 20 | 4,138 |\n"
+    "| Intangible assets | 1,215 | - | 1,215 |\n"
+    "| Net assets acquired | 2,903 | 20 | 4,118 |"
+)
+
+
+def twin_places(written: str) -> list[tuple[int, int]]:
+    index = build_index([EvidenceItem(source_ref="table", content=ADJUSTMENTS)])
+    rows = _rows(index)
+    entry = next(e for e in rows.row_of if index.number(e).written == Decimal(written))
+    return [(row, column) for row, column, _ in twins(index, rows, entry)]
+
+
+def test_a_value_of_four_digits_in_two_rows_is_a_cell_of_both() -> None:
+    assert len(twin_places("4118")) == 1
+
+
+def test_a_value_of_two_digits_in_several_rows_is_no_twin() -> None:
+    assert twin_places("20") == []

@@ -227,11 +227,13 @@ def has_twin_row(index: EvidenceIndex, entry: int) -> bool:
 
 
 _MAX_TWINS = 3  # the other cells a value's operand keeps as its places
+_TWIN_DIGITS = 3  # the significant digits a value needs for its cells to be one quantity
 
 
 def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int, int], ...]:
-    """The other cells of the entry's table, in other rows, that write its value (a year's
-    closing balance is the next year's opening; a table's one line is its total too)."""
+    """The other cells of the entry's table, in other rows, that write its value of three
+    significant digits or more (a year's closing balance is the next year's opening; a
+    table's one line is its total too)."""
     row = rows.row_of.get(entry, -1)
     if row < 0:
         return ()
@@ -252,7 +254,8 @@ def _cells_by_value(index: EvidenceIndex, rows: _Rows) -> dict[tuple[int, Decima
     found: dict[tuple[int, Decimal], list[int]] = {}
     for entry in rows.row_of:
         number = index.number(entry)
-        if number.written:
+        # Two cells of one or two digits agree by chance too often to be one quantity.
+        if len(abs(number.written).normalize().as_tuple().digits) >= _TWIN_DIGITS:
             found.setdefault((number.item, number.written), []).append(entry)
     index.remember(("derive-twins",), found)
     return found
