@@ -175,10 +175,19 @@ def _lie(
         return _ANY
     if first.year and second.year and years and not {first.year, second.year} & years:
         return _NONE
-    if first.row == second.row:
-        return _ANY
-    same_column = first.column >= 0 and first.item == second.item and first.column == second.column
-    return _NOT_OVER_TIME if same_column else _NONE
+    return _place_lie(first, second)
+
+
+def _place_lie(first: Operand, second: Operand) -> int:
+    """How two cells lie (`_lie`), through any cell of their values (`Operand.also`)."""
+    best = _NONE
+    theirs = [(second.row, second.column, second.item), *second.also]
+    for row, column, item in ((first.row, first.column, first.item), *first.also):
+        if row >= 0 and any(row == other[0] for other in theirs):
+            return _ANY
+        if column >= 0 and any((column, item) == other[1:] for other in theirs):
+            best = _NOT_OVER_TIME
+    return best
 
 
 # What two line items of one period do not make: a change over time, and an average (an
@@ -224,9 +233,7 @@ def _tier(first: Operand, second: Operand) -> int:
         weaker, stronger = stronger, weaker
     if weaker == STATED:
         return 0
-    linked = (first.row >= 0 and first.row == second.row) or (
-        first.column >= 0 and first.item == second.item and first.column == second.column
-    )
+    linked = _place_lie(first, second) != _NONE
     if stronger == STATED and linked:
         return 1
     if weaker >= NEAR:
@@ -347,8 +354,7 @@ def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]
 def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> Iterator[Candidate]:
     """Sums and averages of three or more: a row's periods, a list. Only like cells are
     summed: of one unit, and no column of changes (a cell that is the difference of its
-    neighbours): "80 seats" and "$15" are never added up. `averages`: averages only (of
-    percentages)."""
+    neighbours): "80 seats" and "$15" are never added up. `averages`: averages only."""
     groups: dict[tuple[str, int], list[Operand]] = {}
     for operand in operands:
         if operand.row >= 0:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
+from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
 from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows, column_cells
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
@@ -59,6 +60,7 @@ class Operand:
     # For a result the report derives from evidence cells: those cells' entries.
     sources: tuple[int, ...] = ()
     mean: bool = False  # that result is their average: a pair of it and one of them is none
+    also: tuple[tuple[int, int, int], ...] = ()  # other cells of its value in its table
 
 
 _TOTAL_WORDS = re.compile(
@@ -122,6 +124,7 @@ def _evidence_operand(
         entry=entry,
         position=-1 if claim is None else claim.index,
         unit=number.unit or written_unit,
+        also=_derive_rows.twins(index, rows, entry),
     )
 
 
@@ -289,9 +292,8 @@ def _repeated(places: set[tuple[int, int]], place: tuple[int, int]) -> bool:
 def _total_rows(
     rows: _Rows, index: EvidenceIndex, words: str, near: Sequence[Claim], others: Sequence[Claim]
 ) -> list[int]:
-    """The total rows a sentence names by "total", "combined" or "in all" (a word no
-    label keeps): those of the table its own numbers, else the nearest numbers of the
-    report, are cells of."""
+    """The total rows a sentence names by "total", "combined" or "in all" (no label keeps
+    it): those of the table its own numbers, else the report's nearest, are cells of."""
     if not rows.totals or _TOTAL_WORDS.search(words) is None:
         return []
     for claim in (*near, *others):

@@ -2,7 +2,8 @@
 and column (a table's row label and cell position, a JSON object's path and key), the
 words that name each row (a markdown row without a label takes its section's heading;
 a word its label writes in capitals names it alone), and each table's total rows (a row
-labelled "Total", or an unlabelled row that sums the rows just above it). Built once per
+labelled "Total", or an unlabelled row that sums the rows just above it), and a cell's
+twins (`twins`: the cells of other rows of its table that write its value). Built once per
 evidence index and kept in its memo.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
@@ -222,3 +224,38 @@ def has_twin_row(index: EvidenceIndex, entry: int) -> bool:
         if twin and index.item_of(rows.cells[other][0]) == item:
             return True
     return False
+
+
+_MAX_TWINS = 3  # the other cells a value's operand keeps as its places
+_TWIN_DIGITS = 3  # the significant digits a value needs for its cells to be one quantity
+
+
+def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int, int], ...]:
+    """The other cells of the entry's table, in other rows, that write its value of three
+    significant digits or more (a year's closing balance is the next year's opening; a
+    table's one line is its total too)."""
+    row = rows.row_of.get(entry, -1)
+    if row < 0:
+        return ()
+    number = index.number(entry)
+    found = _cells_by_value(index, rows).get((number.item, number.written), ())
+    return tuple(
+        (rows.row_of[other], rows.column_of.get(other, -1), number.item)
+        for other in found
+        if rows.row_of[other] != row
+    )[:_MAX_TWINS]
+
+
+def _cells_by_value(index: EvidenceIndex, rows: _Rows) -> dict[tuple[int, Decimal], list[int]]:
+    """Each table's cells by the value they write, built once per evidence index."""
+    remembered: dict[tuple[int, Decimal], list[int]] | None = index.memo.get(("derive-twins",))
+    if remembered is not None:
+        return remembered
+    found: dict[tuple[int, Decimal], list[int]] = {}
+    for entry in rows.row_of:
+        number = index.number(entry)
+        # Two cells of one or two digits agree by chance too often to be one quantity.
+        if len(abs(number.written).normalize().as_tuple().digits) >= _TWIN_DIGITS:
+            found.setdefault((number.item, number.written), []).append(entry)
+    index.remember(("derive-twins",), found)
+    return found
