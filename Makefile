@@ -3,10 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# make test spreads the suite over every core; the database, worker and browser tests stay
-# in one unit that a single worker runs in order (tests/support/scheduling.py).
-# `make test PYTEST_WORKERS=` runs it in one process.
-PYTEST_WORKERS ?= -n auto
 
 .PHONY: run run-llm llm-install test install lint typecheck pytest worker bench clean
 
@@ -67,7 +63,7 @@ typecheck: install
 	REDLINE_DEBUG=1 $(BIN)/mypy
 
 pytest: install
-	$(BIN)/pytest $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	$(BIN)/pytest $(PYTEST_ARGS)
 
 worker: install
 	$(BIN)/celery -A project worker -B --loglevel=INFO -Q redline,webhooks

@@ -19,15 +19,6 @@ pytest_plugins = ["tests.support.bundles"]
 REQUIRED_MARKERS = ("integration", "browser", "llm_local")
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``make test`` runs on every core: tests.support.scheduling says which tests may run
-    side by side."""
-    from tests.support.scheduling import EngineSideBySide
-
-    return EngineSideBySide(config, log)
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
