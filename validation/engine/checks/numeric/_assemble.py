@@ -67,6 +67,10 @@ def _assemble(
     slipped = swapped_results(body, index, sentences)
     looks = Looks(body, index, sentences, read_at_of(index, claims))
     columns = ColumnYears(body)
+
+    def sentence_of(claim: Claim) -> tuple[int, int]:
+        return _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end)
+
     for position, claim in enumerate(claims):
         if claim.other_period is None and (
             (period := named_period_of(body, index, claim))
@@ -85,7 +89,7 @@ def _assemble(
                 index,
                 claims,
                 position,
-                _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end),
+                sentence_of(claim),
             )
         ):
             other, latest, quoted, how = ended
@@ -105,7 +109,7 @@ def _assemble(
                 index,
                 claims,
                 position,
-                _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end),
+                sentence_of(claim),
             )
         )
     }
