@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from functools import lru_cache
 
 from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._derive_finer import finer_cells
 from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows, column_cells
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -188,10 +188,6 @@ DIFFERENCE = re.compile(r"[^-+*/()]+ - [^-+*/()]+")
 MEAN = re.compile(r"\([^()]+\) / [2-9]")  # "(a + b) / 2"
 
 
-def _digits(full: Decimal, written: Decimal) -> float:
-    return abs(float(full / written)) if written else 1.0
-
-
 def pool(
     position: int,
     claims: Sequence[Claim],
@@ -245,6 +241,7 @@ def pool(
         if operand.row >= 0:
             periods += rows.cells[operand.row][:MAX_GROUP]
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
+            periods += finer_cells(index, rows, units, operand.row)  # its table's digits
         elif other.derivation is not None:
             # A result the sentence states from evidence cells: those cells are the
             # writer's operands too (the two values an average takes, and their change).
@@ -277,6 +274,7 @@ def pool(
         add(operand)
         if operand.row >= 0:
             later += rows.cells[operand.row][:MAX_GROUP]
+            later += finer_cells(index, rows, units, operand.row)
     for entry in later:
         add_entry(entry, BESIDE)
     return found
