@@ -168,7 +168,7 @@ def _report_operand(
         unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
         sources=sources,
-        mean=bool(sources) and MEAN.fullmatch(bare(how)) is not None,
+        mean=mine is not None and MEAN.fullmatch(bare(how)) is not None,
     )
 
 
