@@ -123,7 +123,7 @@ def _evidence_operand(
         reported=claim is not None,
         entry=entry,
         position=-1 if claim is None else claim.index,
-        unit=number.unit or written_unit,
+        unit=number.unit or written_unit or _derive_rows.spaced_unit(index, entry),
         also=_derive_rows.twins(index, rows, entry),
     )
 
