@@ -7,10 +7,15 @@ cell its own cell rounds as its row too: that row's other periods are its other 
 A cell names a finer row only when it has three significant digits or more (two digits
 round too many cells to say which one) and the table's cell writes more digits than it.
 Built once per row and kept in the evidence index's memo.
+
+A result the report derives keeps its exact value as an operand, in full units
+(`in_full_units`): one worked out over digits a document declares in millions is brought
+to the scale the report states it at.
 """
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows
@@ -85,3 +90,14 @@ def _half_step(written: Decimal) -> float:
     """Half a unit of the last digit written ("757.3": 0.05)."""
     exponent = written.as_tuple().exponent
     return 0.5 * 10.0 ** (exponent if isinstance(exponent, int) else 0)
+
+
+def in_full_units(derived: float, stated: float) -> float:
+    """A derived result's exact value in full units: a result worked out over digits a
+    document declares in millions ("2,964.6 - 2,755.1" = 209.5 for "$209.5 million")
+    is brought to the scale the report states it at, by the power of a thousand between
+    them."""
+    if not derived or not stated:
+        return derived or stated
+    power = round(math.log10(abs(stated / derived)) / 3)
+    return derived * 1000.0**power

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
-from validation.engine.checks.numeric._derive_finer import finer_cells
+from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows, column_cells
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -153,7 +153,7 @@ def _report_operand(
     mine = claim.derivation if strength == STATED else None
     sources = cells_of(index, mine.entries) if mine is not None else ()
     if claim.derivation is not None and not mention.is_percent:
-        value = float(claim.derivation.value)
+        value = in_full_units(float(claim.derivation.value), float(mention.value))
     else:
         value = float(mention.value)
     return Operand(
