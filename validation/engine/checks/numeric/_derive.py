@@ -70,6 +70,7 @@ from validation.engine.checks.numeric._matching import (
     wrong_calculation,
 )
 from validation.engine.checks.numeric._misquotes import _period as period_of
+from validation.engine.checks.numeric._stated_ends import keeping_direction
 from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
@@ -164,7 +165,8 @@ def explain(
         return None
     found = None
     bound = may_hit(operands, kind, readings, periods)
-    look = partial(candidates, operands, kind, periods, direction, years=years, span=span)
+    searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
+    look = keeping_direction(searched, body, mention, operands, direction)  # "fell ... to"
     if bound:  # else no first-look hit (`_derive_bound`)
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := _search(ended, readings, operands)) is not None:

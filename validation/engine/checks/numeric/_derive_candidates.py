@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import chain
 
+from validation.engine.checks.numeric._derive_means import undoes
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
     NAMED,
@@ -214,9 +215,7 @@ def _undoes(first: Operand, second: Operand) -> bool:
     """An average the report derives paired with one of its own values: their ratio or
     change is half the values' own, no reading an analyst makes (a stated change over one
     of its ends is one: a percentage change)."""
-    return (first.entry >= 0 and second.mean and first.entry in second.sources) or (
-        second.entry >= 0 and first.mean and second.entry in first.sources
-    )
+    return undoes(first, second)  # (or a change between its values: `_derive_means`)
 
 
 def _tier(first: Operand, second: Operand) -> int:

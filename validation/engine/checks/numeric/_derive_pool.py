@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from decimal import Decimal
 from functools import lru_cache
 
 from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows, column_cells
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -123,7 +123,7 @@ def _evidence_operand(
         reported=claim is not None,
         entry=entry,
         position=-1 if claim is None else claim.index,
-        unit=number.unit or written_unit,
+        unit=number.unit or written_unit or _derive_rows.spaced_unit(index, entry),
         also=_derive_rows.twins(index, rows, entry),
     )
 
@@ -153,7 +153,7 @@ def _report_operand(
     mine = claim.derivation if strength == STATED else None
     sources = cells_of(index, mine.entries) if mine is not None else ()
     if claim.derivation is not None and not mention.is_percent:
-        value = float(claim.derivation.value)
+        value = in_full_units(float(claim.derivation.value), float(mention.value))
     else:
         value = float(mention.value)
     return Operand(
@@ -168,7 +168,7 @@ def _report_operand(
         unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
         sources=sources,
-        mean=bool(sources) and MEAN.fullmatch(bare(how)) is not None,
+        mean=mine is not None and MEAN.fullmatch(bare(how)) is not None,
     )
 
 
@@ -186,10 +186,6 @@ def bare(formula: str) -> str:
 
 DIFFERENCE = re.compile(r"[^-+*/()]+ - [^-+*/()]+")
 MEAN = re.compile(r"\([^()]+\) / [2-9]")  # "(a + b) / 2"
-
-
-def _digits(full: Decimal, written: Decimal) -> float:
-    return abs(float(full / written)) if written else 1.0
 
 
 def pool(
@@ -245,6 +241,7 @@ def pool(
         if operand.row >= 0:
             periods += rows.cells[operand.row][:MAX_GROUP]
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
+            periods += finer_cells(index, rows, units, operand.row)  # its table's digits
         elif other.derivation is not None:
             # A result the sentence states from evidence cells: those cells are the
             # writer's operands too (the two values an average takes, and their change).
@@ -277,6 +274,7 @@ def pool(
         add(operand)
         if operand.row >= 0:
             later += rows.cells[operand.row][:MAX_GROUP]
+            later += finer_cells(index, rows, units, operand.row)
     for entry in later:
         add_entry(entry, BESIDE)
     return found

@@ -259,3 +259,18 @@ def _cells_by_value(index: EvidenceIndex, rows: _Rows) -> dict[tuple[int, Decima
             found.setdefault((number.item, number.written), []).append(entry)
     index.remember(("derive-twins",), found)
     return found
+
+
+_SPACED_REACH = 8  # characters before a number read for a currency sign set apart from it
+_SPACED = re.compile(r"([$€£¥])[ \t]+\Z")
+
+
+def spaced_unit(index: EvidenceIndex, entry: int) -> str:
+    """The currency sign a filing's aligned column sets apart from a cell's digits ("$
+    9.0" over "$12.2"): the cell's unit, as if written against it. Empty otherwise."""
+    span = index.text_span(entry)
+    if span is None:
+        return ""
+    text = index.items[index.item_of(entry)].text or ""
+    found = _SPACED.search(text, max(0, span[0] - _SPACED_REACH), span[0])
+    return found.group(1) if found else ""

@@ -17,6 +17,7 @@ from typing import Literal
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._labels import overlap, wordset
 from validation.engine.checks.numeric._operations import Miss
+from validation.engine.checks.numeric._prose_rows import row_words
 from validation.engine.checks.numeric._readings import (
     _FULL_UNITS,
     _LOOSE_ROUNDING,
@@ -177,7 +178,7 @@ def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool)
             # declared scales are looked up lazily, and most fits need neither).
             if needs_label and not (
                 (operand and not probe.shifted)
-                or _vouched(claim, number)
+                or _vouched(claim, number, index)
                 or _declared(claim.mention, probe, number, index)
             ):
                 continue
@@ -318,11 +319,14 @@ _PERCENT_WORDS = wordset(
 )
 
 
-def _vouched(claim: Claim, number: EvidenceNumber) -> bool:
+def _vouched(claim: Claim, number: EvidenceNumber, index: EvidenceIndex) -> bool:
     """A match that reads the claim differently (another scale, a percentage as
-    a plain number) needs more than a coincidence of digits: shared label words,
-    a percentage-like key, or a citation of the item."""
+    a plain number) needs more than a coincidence of digits: shared label words (a
+    prose row's cell has its row's words), a percentage-like key, or a citation of
+    the item."""
     if claim.mention.tokens & number.tokens or number.item in claim.cited:
+        return True
+    if claim.mention.tokens & row_words(index, number.entry):
         return True
     return claim.mention.is_percent and bool(number.tokens & _PERCENT_WORDS)
 

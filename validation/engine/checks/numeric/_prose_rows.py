@@ -17,6 +17,7 @@ import re
 from bisect import bisect_left
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._labels import label_tokens
 
 _END = re.compile(r"\n[ \t]*\n|(?<![A-Z])\.(?=\s)")  # not the stop of "U.S."
 _LAYOUT = re.compile(r"\||\S {3}")
@@ -138,3 +139,45 @@ def _own_year(text: str, end: int) -> int | None:
 _RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
 _EARLY_MONTHS = ("january", "february", "march", " jan ", " feb ", " mar ")
 _OWN_YEAR_REACH = 24  # characters after a value read for its year
+
+
+def row_words(index: EvidenceIndex, entry: int) -> frozenset[str]:
+    """The words that say what a prose row's cell is: those before its row's first cell,
+    back to the number before it ("..., respectively, and related operating profit was
+    $17,076, $18,177 and $3,300": the last cell's own words are only "and"). Empty for a
+    number of no prose row."""
+    words: dict[int, frozenset[str]] | None = index.memo.get(("prose-row-words",))
+    if words is None:
+        words = _row_words(index)
+        index.remember(("prose-row-words",), words)
+    return words.get(entry, frozenset())
+
+
+_ROW_WORDS_REACH = 160  # characters before a row's first cell read for its words
+
+
+def _row_words(index: EvidenceIndex) -> dict[int, frozenset[str]]:
+    first: dict[GroupKey, frozenset[str]] = {}
+    found: dict[int, frozenset[str]] = {}
+    for entry, key in sorted(prose_groups(index).items()):
+        if key not in first:
+            first[key] = index.tokens(entry) | _words_before(index, entry)
+        found[entry] = first[key]
+    return found
+
+
+def _words_before(index: EvidenceIndex, entry: int) -> frozenset[str]:
+    """The words between a number and the number before it in its text (its sentence's
+    start at most, and no more than `_ROW_WORDS_REACH` characters)."""
+    span = index.text_span(entry)
+    if span is None:
+        return frozenset()
+    item = index.item_of(entry)
+    text = index.items[item].text or ""
+    low = max(0, span[0] - _ROW_WORDS_REACH)
+    if entry > 0 and index.item_of(entry - 1) == item:
+        previous = index.text_span(entry - 1)
+        if previous is not None:
+            low = max(low, previous[1])
+    stop = text.rfind(". ", low, span[0])
+    return label_tokens(text[stop + 1 if stop >= 0 else low : span[0]])

@@ -61,6 +61,7 @@ from validation.engine.checks.numeric._paired import (
     _informative,
     _Paired,
 )
+from validation.engine.checks.numeric._stated_ends import against_end
 from validation.engine.checks.numeric._types import NumberMention
 
 MAX_RUN = 8  # the longest list a sum or an average is read from
@@ -380,6 +381,8 @@ def _look(
                     return found
                 if looked >= _MAX_HITS:
                     break
+                if op == ops.DIFF and against_end(mention, cue, found.operands):
+                    continue  # "fell 8.3 points to 23.1%" from below it: a rise
                 first, second = (_at(pool, operand) for operand in found.operands)
                 tier = paired.tier(first, second, tiers)
                 if tier not in crowds:

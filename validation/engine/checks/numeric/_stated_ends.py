@@ -1,0 +1,85 @@
+"""A change to a level the sentence states keeps the direction its words give (for the
+fixpoint's search, :mod:`._search`, and the closed derived search, :mod:`._derive`).
+
+"EMEA's share fell 8.3 points to 23.1%" ends at 23.1% from a higher level: a difference
+of 23.1 and a lower value is a rise to it, not the change the sentence states, however
+well its value lands (a wrong "to 31.4%" passed as 31.4 - 23.1 = 8.3). Only a difference
+that takes the level written right after the change, marked by "to", is judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+
+from validation.engine.checks.numeric._cues import Cue
+from validation.engine.checks.numeric._derive_candidates import Candidate
+from validation.engine.checks.numeric._derive_pool import STATED
+from validation.engine.checks.numeric._derive_pool import Operand as DerivedOperand
+from validation.engine.checks.numeric._operations import Operand
+from validation.engine.checks.numeric._types import NumberMention
+
+_REACH = 48  # characters between the change and the level it goes to
+
+
+def against_end(mention: NumberMention, cue: Cue, operands: Sequence[Operand]) -> bool:
+    """The difference reaches the level the change goes "to" from the side its words
+    rule out: a fall (`cue.direction` -1) from below, a rise (1) from above."""
+    if not cue.direction or len(operands) != 2:
+        return False
+    for end, start in (operands, operands[::-1]):
+        if end.mark == "to" and mention.end <= end.position <= mention.end + _REACH:
+            return (abs(start.value) - abs(end.value)) * cue.direction > 0
+    return False
+
+
+def keeping_direction(
+    look: Callable[..., Iterator[Candidate]],
+    body: str,
+    mention: NumberMention,
+    operands: Sequence[DerivedOperand],
+    direction: int,
+) -> Callable[..., Iterator[Candidate]]:
+    """The closed search's `look` (:mod:`._derive`) without the differences that reach
+    the level the sentence states right after the change, after "to", from the side the
+    words rule out (`look` itself when the words give no direction or no such level)."""
+    end = _level_to(body, mention, operands) if direction else None
+    if end is None:
+        return look
+
+    def kept(*arguments: object, **options: object) -> Iterator[Candidate]:
+        for candidate in look(*arguments, **options):
+            operation, used = candidate[3], candidate[4]
+            if operation in ("difference", "points") and end in used:
+                others = [o for o in used if isinstance(o, DerivedOperand) and o is not end]
+                if len(others) == 1 and (abs(others[0].value) - abs(end.value)) * direction > 0:
+                    continue
+            yield candidate
+
+    return kept
+
+
+_TO = re.compile(
+    r"(?:[ \t]+(?:percentage[ \t]+)?(?:points?|pts|pp))?"  # "8.3 points to"
+    r"[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?"
+)
+
+
+def _level_to(
+    body: str, mention: NumberMention, operands: Sequence[DerivedOperand]
+) -> DerivedOperand | None:
+    """The number of the claim's sentence written right after it and "to" ("fell 8.3
+    points to 23.1%"), among its operands."""
+    found = _TO.match(body, mention.end, mention.end + _REACH)
+    if found is None:
+        return None
+    return next(
+        (
+            operand
+            for operand in operands
+            if operand.strength == STATED
+            and operand.reported
+            and body.startswith(operand.text, found.end())
+        ),
+        None,
+    )
