@@ -140,7 +140,7 @@ def explain(
     years: frozenset[int] = frozenset(),
     end: Operand | None = None,
     span: bool = False,
-    specs: Sequence[Spec] = (),
+    specs: Callable[[], Sequence[Spec]] = tuple,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None. A change to a stated level (`end`) is searched first among the
@@ -171,7 +171,7 @@ def explain(
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := _search(ended, readings, operands)) is not None:
             return found
-        for spec in specs if named else ():  # the candidates its words specify, alone
+        for spec in specs() if named else ():  # the candidates its words specify, alone
             if found := _search(specified(spec, kind, named), readings, operands):
                 return found
         if named:
@@ -457,7 +457,7 @@ def _rescue(
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
-        specify(claims, position, index, (low, high), words, operands, body),
+        partial(specify, claims, position, index, (low, high), words, operands, body),
     )
     if found is None:
         return False

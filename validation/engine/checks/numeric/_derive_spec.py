@@ -106,7 +106,8 @@ def specify(
         cells = tuple(
             operand
             for operand in operands
-            if operand.row in wanted
+            if operand.row >= 0
+            and operand.row in wanted
             and operand.entry >= 0
             and (span is None or span[0] <= operand.year <= span[1])
             and (not gap or operand.year in years)
