@@ -61,6 +61,7 @@ from validation.engine.checks.numeric._derive_pool import (
     wrong_base_change,
     years_named,
 )
+from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
@@ -140,11 +141,12 @@ def explain(
     years: frozenset[int] = frozenset(),
     end: Operand | None = None,
     span: bool = False,
+    specs: Callable[[], Sequence[Spec]] = tuple,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is
     below `ACCEPT`, or None. A change to a stated level (`end`) is searched first among the
-    changes ending there alone; then the operations its words name, alone (their candidates
-    alone make the neighbourhood); then every operation."""
+    changes ending there alone; then those of the operands its words specify (`specs`), then
+    of the operations it names, each alone (the neighbourhood); then every operation."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -171,6 +173,9 @@ def explain(
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := _search(ended, readings, operands)) is not None:
             return found
+        for spec in specs() if named else ():  # the candidates its words specify, alone
+            if found := _search(specified(spec, kind, named), readings, operands):
+                return found
         if named:
             found = _search(look(named), readings, operands)
             if found is not None or only_named:
@@ -454,6 +459,7 @@ def _rescue(
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
+        partial(specify, claims, position, index, (low, high), words, operands, body),
     )
     if found is None:
         return False

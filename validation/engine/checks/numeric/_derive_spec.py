@@ -1,0 +1,176 @@
+"""The look at what a rate's own words specify (:mod:`._derive`, issue 25).
+
+A change in points, an average of rates or a small percentage is written to one decimal on
+a small number: its rounding window is wide, and among every candidate of the report a hit
+there is rarely below the chance the search accepts. Yet a careful reader does not weigh it
+against every candidate: the words name the line items ("the discount rate"), the periods
+("over fiscal 2017-2019", "in 2017") and the operation ("averaged", "fell by ... points",
+"the gap"), and only the candidates that agree with all three are the writer's. Their chance
+is counted among themselves.
+
+The *specified* operands are the evidence cells (never a result the report derives) of the
+rows the claim's own clause or label names (when they name none, those its sentence names
+and those of the cells it states), of the periods they name:
+
+- a span of three periods or more ("over fiscal 2017-2019"): the cells of those years, a
+  change over it from its first year to its last;
+- one year in the claim's own clause ("1.1 points in 2017"): the cells of that year, and
+  the candidates are the gaps between two line items of it (a difference or points); a
+  last look takes the rows of every cell the report states too (the gap between two line
+  items the report discusses);
+- a change to a level the sentence states ("rose 1.1 points to 50.8%"): the other periods
+  of that level's own row, and every candidate ends at the level.
+
+Otherwise a pair lies in one row (one line item's periods), and where the sentence names
+years, one of its cells is of them. The words must name an operation: with none, there is
+no specified look.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
+from validation.engine.checks.numeric._derive_pool import (
+    STATED,
+    Operand,
+    _named_rows,
+    _own_words,
+    _rows,
+    direction_of,
+    periods_named,
+    points_of,
+    years_named,
+)
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._matching import Claim
+
+# A gap between two line items of one period is a difference of them, in points or not.
+_GAP_OPERATIONS = frozenset(("points", "difference"))
+_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
+# "rose 1.1 points to 50.8%", "up 2.4% to 31.0%": a change, then the level it ends at.
+_TO_END = re.compile(
+    r"(?:[ \t]+(?:percentage[ \t]+)?(?:points?|pts|pp|ppts?))?[ \t]+to[ \t]+"
+    r"(?:(?:about|roughly|around|approximately|nearly|some)[ \t]+)?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    cells: tuple[Operand, ...]  # the specified operands
+    gap: bool = False  # two line items of the one year the claim's clause names
+    span: tuple[int, int] | None = None  # the first and last year of a span it names
+    end: Operand | None = None  # the level a change ends at (its row's other periods)
+    # What the sentence says of its periods and direction (`_derive_candidates.candidates`).
+    periods: tuple[int, ...] = ()
+    years: frozenset[int] = frozenset()
+    direction: int = 0
+
+
+def specify(
+    claims: Sequence[Claim],
+    position: int,
+    index: EvidenceIndex,
+    sentence: tuple[int, int],
+    words: str,
+    operands: Sequence[Operand],
+    body: str,
+) -> tuple[Spec, ...]:
+    """The operands a rate's words specify (a percentage, or points), narrowest first: those
+    of the rows its own clause or label names, then those of the rows its sentence names or
+    states."""
+    mention = claims[position].mention
+    if mention.in_table or not (mention.is_percent or points_of(body, mention)):
+        return ()
+    rows = _rows(index)
+    clause = _own_words(claims, position, sentence, words)
+    own, named = _named_rows(rows, mention.label, words, clause)
+    end = _end(body, claims, position, operands)
+    span = _span(words)
+    # The year of the claim's own clause: the words after it first ("1.1 points in 2017").
+    years = {int(year) for year in _YEAR.findall(clause[1])} or {
+        int(year) for year in _YEAR.findall(clause[0])
+    }
+    gap = end is None and span is None and len(years) == 1
+    said = (tuple(periods_named(words)), years_named(words))
+    direction = direction_of(body, claims, position, *sentence)
+    looks = [{end.row}] if end is not None else [set(own)]
+    if end is None:
+        looks.append({*own, *named, *(o.row for o in operands if o.strength == STATED)})
+    if gap:  # a gap between two line items the report states, in the year its clause names
+        looks.append({*looks[-1], *(o.row for o in operands if o.reported)})
+    found: list[Spec] = []
+    for wanted in looks:
+        cells = tuple(
+            operand
+            for operand in operands
+            if operand.row >= 0
+            and operand.row in wanted
+            and operand.entry >= 0
+            and (span is None or span[0] <= operand.year <= span[1])
+            and (not gap or operand.year in years)
+        )
+        if len(cells) >= 2 and all(cells != spec.cells for spec in found):
+            found.append(Spec(cells, gap, span, end, *said, direction))
+    return tuple(found)
+
+
+def _span(words: str) -> tuple[int, int] | None:
+    """The first and last year of a span of three periods or more the sentence names."""
+    for first, last in _SPAN.findall(words):
+        if int(last) - int(first) >= 2:
+            return int(first), int(last)
+    return None
+
+
+def _end(
+    body: str, claims: Sequence[Claim], position: int, operands: Sequence[Operand]
+) -> Operand | None:
+    """The cell a change ends at: the change followed by "to" and a number of its
+    sentence that is an evidence cell ("rose 1.1 points to 50.8%")."""
+    if position + 1 >= len(claims):
+        return None
+    mention, following = claims[position].mention, claims[position + 1].mention
+    if not _TO_END.fullmatch(body, mention.end, following.start):
+        return None
+    return next(
+        (
+            operand
+            for operand in operands
+            if operand.strength == STATED
+            and operand.row >= 0
+            and operand.position == claims[position + 1].index
+        ),
+        None,
+    )
+
+
+def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate]:
+    """The candidates of the specified operands, in the operations the words name: a pair of
+    one row (or, for a gap, of one period), or a row's group; ending at the level, if any."""
+    if kind not in ("points", "percent") or not only:
+        return
+    cells = spec.cells if kind == "points" else [cell for cell in spec.cells if cell.percent]
+    span = spec.span is not None
+    for candidate in candidates(
+        cells, kind, spec.periods, spec.direction, only, years=spec.years, span=span
+    ):
+        used = [cell for cell in candidate[4] if isinstance(cell, Operand)]
+        if candidate[0] != int(candidate[0]):
+            continue  # two cells whose places do not fit the operation
+        if spec.end is not None and spec.end not in used:
+            continue
+        if len(used) == 2:
+            first, second = used
+            if spec.gap and not (candidate[3] in _GAP_OPERATIONS and first.row != second.row):
+                continue
+            if not spec.gap and first.row != second.row:
+                continue
+            over = spec.span is not None and candidate[3] != "average"
+            if over and {first.year, second.year} != set(spec.span or ()):
+                continue  # a change over a span is from its first year to its last
+        elif spec.gap or spec.end is not None:
+            continue
+        yield candidate
