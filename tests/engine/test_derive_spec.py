@@ -6,11 +6,12 @@ every pair of the pool's weaker tiers. The figures and sentences are ours."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from tests.engine.reports import NUMBERS_ONLY, flagged
-from validation.engine.checks.numeric._cues import CHANGE, MULTIPLE, SHARE, Cue
+from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import candidates
-from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, Operand
+from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 from validation.engine.checks.numeric._derive_spec import Spec, share_named, specified, specs_of
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.pipeline import validate
@@ -37,15 +38,19 @@ def cell(value: float, strength: int, row: int, column: int, year: int = 0) -> O
 def test_a_percentage_of_something_is_a_share_of_the_year_it_names() -> None:
     specs = specs_of(Cue(of_after=True, year=2020), frozenset({2020, 2021}))
 
-    assert specs == (Spec("share", 2020, NEAR), Spec("share", 2020, NAMED))
+    years = frozenset({2020, 2021})
+    assert specs == (Spec("share", 2020, NEAR, years), Spec("share", 2020, NAMED, years))
 
 
 def test_the_one_year_of_the_sentence_dates_a_share_that_names_none_itself() -> None:
-    assert specs_of(Cue(frozenset({SHARE})), frozenset({2019}))[0] == Spec("share", 2019, NEAR)
+    (first, _) = specs_of(Cue(frozenset({SHARE})), frozenset({2019}))
+
+    assert (first.operation, first.year, first.strength) == ("share", 2019, NEAR)
 
 
 def test_times_makes_a_multiple_and_no_word_of_a_share_or_multiple_makes_nothing() -> None:
     assert specs_of(Cue(frozenset({MULTIPLE})), frozenset())[0] == Spec("multiple", 0, NEAR)
+    assert specs_of(Cue(frozenset({MEAN})), frozenset())[0] == Spec("average", 0, NEAR)
     assert specs_of(Cue(frozenset({CHANGE})), frozenset({2019})) == ()
 
 
@@ -67,8 +72,8 @@ UNNAMED_2020 = cell(6512.0, BESIDE, 5, 1, 2020)
 POOL = [MARKETING_2020, MARKETING_2019, SALES_2020, SALES_2019, UNNAMED_2020]
 
 
-def _specified(spec: Spec) -> set[str]:
-    found = specified(candidates(POOL, "percent", [], 0), spec)
+def _specified(spec: Spec, kind: str = "percent") -> set[str]:
+    found = specified(candidates(POOL, kind, [], 0), spec)
     return {
         formula.format(*(o.text if isinstance(o, Operand) else o for o in used))
         for _, _, formula, _, used in found
@@ -91,6 +96,42 @@ def test_with_no_period_named_the_two_cells_share_a_column() -> None:
         "2245 / 71402 * 100",
         "71402 / 2245 * 100",
     }
+
+
+def test_a_multiple_may_be_of_one_line_over_time_with_a_cell_of_the_year_named() -> None:
+    found = _specified(Spec("multiple", 2019), "multiple")
+
+    assert "2991 / 2245" in found  # 2020's marketing over 2019's
+    assert "79126 / 2991" not in found  # no cell of 2019
+
+
+def test_an_average_is_of_one_lines_periods_among_the_years_named() -> None:
+    assert _specified(Spec("average", 0, NAMED, frozenset({2019, 2020})), "amount") >= {
+        "(2991 + 2245) / 2",
+        "(79126 + 71402) / 2",
+    }
+    assert "(2991 + 79126) / 2" not in _specified(Spec("average", 0), "amount")
+
+
+def test_a_line_over_time_leaves_no_level_its_sentence_states_aside() -> None:
+    written = Operand(
+        value=2245.0,
+        text="$2.2 million",
+        percent=False,
+        digits=1.0,
+        strength=STATED,
+        row=3,
+        column=2,
+        item=0,
+        position=4,
+        year=2019,
+    )
+    other_line = replace(written, value=71402.0, text="$71.4 million", row=0, position=6)
+    pool = [written, other_line, MARKETING_2020, SALES_2020]
+    found = specified(candidates(pool, "multiple", [], 0), Spec("multiple", 2019), pool)
+    rows = [{o.row for o in candidate[4] if isinstance(o, Operand)} for candidate in found]
+
+    assert rows and {3} not in rows  # two lines of 2019, never marketing's two years
 
 
 # ------------------------------------------------------------------ end to end
@@ -169,3 +210,36 @@ def test_a_five_digit_difference_near_an_unrelated_cell_is_searched_as_any_resul
 def test_a_close_figure_of_many_digits_that_nothing_gives_is_still_flagged() -> None:
     for written in ("36,432", "35,210"):
         assert written in flagged(bridge(written))
+
+
+# ------------------------------------------------------------------ a line over time, in a layout
+
+LAYOUT = (
+    "                           December 31, 2021December 31, 2020January 1, 2020\n"
+    "                                        $             $             $\n"
+    "Sales taxes receivable             41,302         4,118           905\n"
+    "Unbilled fees                      27,480        11,006         6,921\n"
+    "Customer receivables               8,844        10,377         6,602\n"
+    "Interest receivable                4,918         4,463         1,874\n"
+    "Sundry receivables                 7,129         9,045         3,968\n"
+    "                                   89,673        38,009        20,270\n"
+)
+RECEIVABLES = (
+    "Total receivables climbed to $89.7 million from $38.0 million. Sales taxes receivable "
+    "rose to $41.3 million, about 10.0 times the prior year-end level. Unbilled fees reached "
+    "$27.5 million, {} times the 2020 figure, driven by fees not yet billed."
+)
+
+
+def receivables(written: str) -> Verdict:
+    evidence = [{"source_ref": "filing_table", "content": LAYOUT}]
+    body = RECEIVABLES.format(written)
+    return validate(Bundle(query="How did it go?", body=body, evidence=evidence), NUMBERS_ONLY)
+
+
+def test_a_multiple_of_a_stated_line_over_its_earlier_figure_passes() -> None:
+    assert flagged(receivables("2.5")) == []
+
+
+def test_a_multiple_no_earlier_figure_of_the_line_gives_is_flagged() -> None:
+    assert "2.7" in flagged(receivables("2.7"))

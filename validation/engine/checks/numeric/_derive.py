@@ -172,7 +172,7 @@ def explain(
         if ended is not None and (found := _search(ended, readings, operands)) is not None:
             return found
         for spec in specs:
-            if found := _search(_spec.specified(look(), spec), readings, operands):
+            if found := _search(_spec.look_specified(look, spec, operands), readings, operands):
                 return found
         if named:
             found = _search(look(named), readings, operands)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
-from validation.engine.checks.numeric._cues import MULTIPLE, SHARE, Cue
+from validation.engine.checks.numeric._cues import MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import Candidate
-from validation.engine.checks.numeric._derive_pool import NAMED, NEAR, Operand
+from validation.engine.checks.numeric._derive_pool import NAMED, NEAR, STATED, Operand
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -30,22 +31,26 @@ class Spec:
     operation: str
     year: int
     strength: int = NAMED
+    years: frozenset[int] = frozenset()  # every year the sentence names (an average's)
 
 
 def specs_of(cue: Cue, years: frozenset[int]) -> tuple[Spec, ...]:
     """The specifications a claim's words give: "X% of", "accounts for", "a share" make a
-    percentage a share; "times" makes a multiple one. The period is the claim's own year
-    ("... in 2018"), else the one year its sentence names. Rows its own clause names or
-    states first (`NEAR`), then any the sentence names."""
+    percentage a share; "times" makes a multiple one; "averaged" makes an amount an
+    average of two periods of one line. The period is the claim's own year ("... in
+    2018"), else the one year its sentence names. Rows its own clause names or states
+    first (`NEAR`), then any the sentence names."""
     operations = [SHARE] if SHARE in cue.kinds or cue.of_after else []
-    operations += [MULTIPLE] if MULTIPLE in cue.kinds else []
+    operations += [kind for kind in (MULTIPLE, MEAN) if kind in cue.kinds]
     year = cue.year or (next(iter(years)) if len(years) == 1 else 0)
     return tuple(
-        Spec(_OPERATION[kind], year, strength) for strength in (NEAR, NAMED) for kind in operations
+        Spec(_OPERATION[kind], year, strength, years)
+        for strength in (NEAR, NAMED)
+        for kind in operations
     )
 
 
-_OPERATION = {SHARE: "share", MULTIPLE: "multiple"}  # the candidates' names of the two
+_OPERATION = {SHARE: "share", MULTIPLE: "multiple", MEAN: "average"}  # the candidates' names
 
 
 def share_named(cue: Cue, mention: NumberMention) -> frozenset[str]:
@@ -54,10 +59,28 @@ def share_named(cue: Cue, mention: NumberMention) -> frozenset[str]:
     return frozenset(("share",)) if cue.of_after and mention.is_percent else frozenset()
 
 
-def specified(found: Iterator[Candidate], spec: Spec) -> Iterator[Candidate]:
+def look_specified(
+    look: partial[Iterator[Candidate]], spec: Spec, operands: Sequence[Operand]
+) -> Iterator[Candidate]:
+    """`specified` over the candidates `look` (a partial `candidates` over `operands`) gives
+    of the cells that may meet the specification and its operation only: the same
+    candidates, in the same order, for a fraction of the pairs."""
+    kept = [o for o in operands if o.row >= 0 and o.strength >= spec.strength]
+    if len(kept) < 2:
+        return iter(())
+    only = frozenset((spec.operation,))
+    return specified(look.func(kept, *look.args[1:], only, **look.keywords), spec, operands)
+
+
+def specified(
+    found: Iterator[Candidate], spec: Spec, operands: Sequence[Operand] = ()
+) -> Iterator[Candidate]:
     """The candidates that meet the specification: its operation, over two cells of rows
     the sentence names or states (with `Spec.strength` NEAR, rows its own clause names or
-    states), of its period (or of one column when it names none)."""
+    states), of its period (or of one column when it names none). A line over time takes
+    every cell its sentence states ("from $36,974 thousand to $12,186 thousand, about 5.4
+    times the 2017 level" is of those two levels, not of a cell in place of one)."""
+    stated = [o.position for o in operands if o.strength == STATED and o.row >= 0]
     for candidate in found:
         used = candidate[4]
         if candidate[3] != spec.operation or len(used) != 2:
@@ -70,15 +93,25 @@ def specified(found: Iterator[Candidate], spec: Spec) -> Iterator[Candidate]:
             and first.row >= 0
             and second.row >= 0
             and _one_period(first, second, spec)
+            and (first.row != second.row or set(stated) <= {first.position, second.position})
         ):
             yield candidate
 
 
 def _one_period(first: Operand, second: Operand, spec: Spec) -> bool:
     """Two line items of the period the words name (each cell dated to it), or, with no
-    period named, two rows of one column of one table."""
+    period named, two rows of one column of one table. An average is of one line item's
+    periods (of the years the sentence names, where they are known); a multiple may be
+    too ("2.5 times the 2018 figure": one of the cells of that year, where it is known)."""
     if first.row == second.row:
+        dated = [cell.year for cell in (first, second) if cell.year]
+        if spec.operation == "average":
+            return not (first.percent or second.percent) and set(dated) <= spec.years
+        if spec.operation == "multiple":
+            return not (spec.year and dated) or spec.year in dated
         return False  # one line item over time: a change, not a share of a period
+    if spec.operation == "average":
+        return False
     if spec.year:
         return first.year == second.year == spec.year
     return first.item == second.item >= 0 and first.column == second.column >= 0
