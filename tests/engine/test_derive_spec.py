@@ -169,6 +169,22 @@ def test_another_years_share_or_a_slip_is_still_flagged() -> None:
         assert written in flagged(check(REPORT.format(written)))
 
 
+PARALLEL = (
+    "Net sales grew 6.6% to $84.3 million in 2021, and gross profit reached $32.4 million. "
+    "Operating income was $18.2 million, up 12.0%, and interest expense fell to $1.1 "
+    "million. Marketing expense came to 4.3% of net sales in 2021, against {} a year earlier."
+)
+
+
+def test_the_same_share_in_the_period_beside_the_stated_one_passes() -> None:
+    assert flagged(check(PARALLEL.format("3.8%"))) == []  # 2,991 / 79,126 in 2020
+
+
+def test_a_share_of_a_period_further_off_or_a_slip_is_still_flagged() -> None:
+    for written in ("3.1%", "3.5%"):  # 2019's share; no period's
+        assert written in flagged(check(PARALLEL.format(written)))
+
+
 # ------------------------------------------------------------------ a close figure of many digits
 
 RECONCILIATION = json.dumps(

@@ -457,7 +457,7 @@ def _rescue(
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
-        _spec.specs_of(cue, years),
+        _spec.specs_of(cue, years) + _spec.parallel(claims, position, (low, high), operands),
     )
     if found is None or _spec.restates_close(claim, found.operation, found.entries, named):
         return False

@@ -18,7 +18,14 @@ from functools import partial
 
 from validation.engine.checks.numeric._cues import MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import Candidate
-from validation.engine.checks.numeric._derive_pool import NAMED, NEAR, STATED, Operand
+from validation.engine.checks.numeric._derive_pool import (
+    BESIDE,
+    NAMED,
+    NEAR,
+    STATED,
+    Operand,
+    around,
+)
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -32,6 +39,12 @@ class Spec:
     year: int
     strength: int = NAMED
     years: frozenset[int] = frozenset()  # every year the sentence names (an average's)
+    # A share of these two rows (numerator, denominator) in the period beside the one of
+    # the stated share's cells `skip` (`parallel`: of its numerator's `beside` year and
+    # column), or (-1, -1).
+    rows: tuple[int, int] = (-1, -1)
+    skip: frozenset[int] = frozenset()
+    beside: tuple[int, int] = (0, -1)
 
 
 def specs_of(cue: Cue, years: frozenset[int]) -> tuple[Spec, ...]:
@@ -88,7 +101,10 @@ def specified(
         first, second = used
         if not (isinstance(first, Operand) and isinstance(second, Operand)):
             continue
-        if (
+        if spec.rows != (-1, -1):
+            if (first.row, second.row) == spec.rows and _other_period(first, second, spec):
+                yield candidate
+        elif (
             min(first.strength, second.strength) >= spec.strength
             and first.row >= 0
             and second.row >= 0
@@ -96,6 +112,46 @@ def specified(
             and (first.row != second.row or set(stated) <= {first.position, second.position})
         ):
             yield candidate
+
+
+def parallel(
+    claims: Sequence[Claim], position: int, sentence: tuple[int, int], operands: Sequence[Operand]
+) -> tuple[Spec, ...]:
+    """A percentage whose sentence states a share of two evidence cells ("the margin fell
+    to roughly 10.5% from 12.7%", the 10.5% 34.4 / 328.8) may be that share in the period
+    beside: the same two rows' cells of the year (or column) next to the stated share's,
+    the few candidates it is weighed among."""
+    if not claims[position].mention.is_percent:
+        return ()
+    low, high = sentence
+    rows = {operand.entry: operand for operand in operands if operand.row >= 0}
+    found: list[Spec] = []
+    for at in around(position, len(claims)):
+        derivation = claims[at].derivation
+        if not low <= claims[at].mention.start < high or derivation is None:
+            continue
+        cells = derivation.entries
+        if derivation.label == "share" and len(cells) == 2 and all(c in rows for c in cells):
+            top, bottom = rows[cells[0]], rows[cells[1]]
+            place = (top.year, top.column)
+            found += [
+                Spec(
+                    "share", 0, BESIDE, frozenset(), (top.row, bottom.row), frozenset(cells), place
+                )
+            ]
+    return tuple(found)
+
+
+def _other_period(first: Operand, second: Operand, spec: Spec) -> bool:
+    """Two cells of one period (one year, or one column when undated) next to the stated
+    share's, not the cells it takes."""
+    if {first.entry, second.entry} & spec.skip:
+        return False
+    year, column = spec.beside
+    if first.year and year:
+        return first.year == second.year and abs(first.year - year) == 1
+    same = first.item == second.item and first.column == second.column
+    return same and abs(first.column - column) == 1
 
 
 def _one_period(first: Operand, second: Operand, spec: Spec) -> bool:
