@@ -79,6 +79,8 @@ def look_specified(
     of the cells that may meet the specification and its operation only: the same
     candidates, in the same order, for a fraction of the pairs."""
     kept = [o for o in operands if o.row >= 0 and o.strength >= spec.strength]
+    if spec.rows != (-1, -1):
+        kept = [o for o in kept if o.row in spec.rows]
     if len(kept) < 2:
         return iter(())
     only = frozenset((spec.operation,))
