@@ -64,6 +64,7 @@ def specs_of(cue: Cue, years: frozenset[int]) -> tuple[Spec, ...]:
 
 
 _OPERATION = {SHARE: "share", MULTIPLE: "multiple", MEAN: "average"}  # the candidates' names
+_KIND = {"share": "percent", "multiple": "multiple", "average": "amount"}  # of their claims
 
 
 def share_named(cue: Cue, mention: NumberMention) -> frozenset[str]:
@@ -78,9 +79,13 @@ def look_specified(
     """`specified` over the candidates `look` (a partial `candidates` over `operands`) gives
     of the cells that may meet the specification and its operation only: the same
     candidates, in the same order, for a fraction of the pairs."""
+    if look.args[1] != _KIND[spec.operation]:
+        return iter(())  # a share is of a percentage's search, an average of an amount's
     kept = [o for o in operands if o.row >= 0 and o.strength >= spec.strength]
     if spec.rows != (-1, -1):
         kept = [o for o in kept if o.row in spec.rows]
+    elif spec.strength < NEAR and all(o.strength >= NEAR for o in kept):
+        return iter(())  # the same cells as the look over its own clause's rows
     if len(kept) < 2:
         return iter(())
     only = frozenset((spec.operation,))
