@@ -29,7 +29,7 @@ from decimal import Decimal
 from functools import partial
 from itertools import combinations
 
-from validation.engine.checks.numeric import _derive_spec as _spec
+from validation.engine.checks.numeric import _derive_shares as _shares
 from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
@@ -140,11 +140,11 @@ def explain(
     years: frozenset[int] = frozenset(),
     end: Operand | None = None,
     span: bool = False,
-    specs: tuple[_spec.Spec, ...] = (),
+    share_specs: tuple[_shares.Spec, ...] = (),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; a share or
-    multiple its words specify (`_derive_spec`) among those alone; then the operations its
+    multiple its words specify (`_derive_shares`) among those alone; then the operations its
     words name, alone (their candidates alone make the neighbourhood); then every one."""
     mention = claim.mention
     if small_integer(mention) or not operands:
@@ -171,8 +171,8 @@ def explain(
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := _search(ended, readings, operands)) is not None:
             return found
-        for spec in specs:
-            if found := _search(_spec.look_specified(look, spec, operands), readings, operands):
+        for spec in share_specs:
+            if found := _search(_shares.look_specified(look, spec, operands), readings, operands):
                 return found
         if named:
             found = _search(look(named), readings, operands)
@@ -443,7 +443,7 @@ def _rescue(
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
-    if claim.close and not (named := named or _spec.share_named(cue, mention)):
+    if claim.close and not (named := named or _shares.share_named(cue, mention)):
         return False  # close to a cell its words name, and no words of a result: a slip
     found = explain(
         claim,
@@ -452,14 +452,14 @@ def _rescue(
         periods_named(words),
         direction,
         named,
-        not _spec.searched_whole(claim),
+        not _shares.searched_whole(claim),
         points_of(body, mention),
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
-        _spec.specs_of(cue, years) + _spec.parallel(claims, position, (low, high), operands),
+        _shares.specs_of(cue, years) + _shares.parallel(claims, position, (low, high), operands),
     )
-    if found is None or _spec.restates_close(claim, found.operation, found.entries, named):
+    if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
     if _mixed_period(found.displaced, index, words, years):
         return False  # the stated figure's own period, not the cell beside it

@@ -12,7 +12,7 @@ from tests.engine.reports import NUMBERS_ONLY, flagged
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
-from validation.engine.checks.numeric._derive_spec import Spec, share_named, specified, specs_of
+from validation.engine.checks.numeric._derive_shares import Spec, share_named, specified, specs_of
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
