@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import partial
-from itertools import combinations
 
+from validation.engine.checks.numeric import _derive_shares as _shares
 from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
@@ -47,7 +47,6 @@ from validation.engine.checks.numeric._derive_candidates import (
     spans_years,
 )
 from validation.engine.checks.numeric._derive_pool import (
-    STATED,
     Operand,
     _rows,
     around,
@@ -62,6 +61,7 @@ from validation.engine.checks.numeric._derive_pool import (
     years_named,
 )
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
+from validation.engine.checks.numeric._derive_taken import computed_step, conflict_of, displaced_row
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
@@ -93,7 +93,7 @@ class Explained:
     used: frozenset[int] = frozenset()  # the claims (their index) the derivation takes
     step: bool = False  # the conflict's stated number is the sum or difference of two cells
     # The row whose cell it takes in place of the row's other cell its sentence states
-    # (see `_displaced`), or -1.
+    # (see `_derive_taken.displaced_row`), or -1.
     displaced: int = -1
     entries: tuple[int, ...] = ()  # the evidence cells it takes
 
@@ -142,11 +142,13 @@ def explain(
     end: Operand | None = None,
     span: bool = False,
     specs: Callable[[], Sequence[Spec]] = tuple,
+    share_specs: tuple[_shares.Spec, ...] = (),
 ) -> Explained | None:
-    """The derivation of the claim from `operands` whose chance of a coincidence is
-    below `ACCEPT`, or None. A change to a stated level (`end`) is searched first among the
-    changes ending there alone; then those of the operands its words specify (`specs`), then
-    of the operations it names, each alone (the neighbourhood); then every operation."""
+    """The derivation of the claim from `operands` whose chance of a coincidence is below
+    `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
+    candidates of the operands a rate's words specify (`specs`), and a share or multiple its
+    words specify (`_derive_shares`), each alone; then the operations its words name, alone
+    (their candidates alone make the neighbourhood); then every operation."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -168,13 +170,21 @@ def explain(
     found = None
     bound = may_hit(operands, kind, readings, periods)
     searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
-    look = keeping_direction(searched, body, mention, operands, direction)  # "fell ... to"
+    keep = partial(
+        keeping_direction, body=body, mention=mention, operands=operands, direction=direction
+    )
+    look = keep(searched)  # "fell ... to": never from the side the words rule out
     if bound:  # else no first-look hit (`_derive_bound`)
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := _search(ended, readings, operands)) is not None:
             return found
         for spec in specs() if named else ():  # the candidates its words specify, alone
-            if found := _search(specified(spec, kind, named), readings, operands):
+            if found := _search(keep(partial(specified, spec, kind, named))(), readings, operands):
+                return found
+        for share in share_specs:
+            if found := _search(
+                _shares.look_specified(searched, share, operands), readings, operands
+            ):
                 return found
         if named:
             found = _search(look(named), readings, operands)
@@ -191,42 +201,6 @@ def explain(
         every = look(compound=True)
         found = _search(every, readings, operands)
     return found
-
-
-def _conflict(
-    used: Sequence[Operand | str], operands: Sequence[Operand]
-) -> tuple[Operand, Operand] | tuple[()] | None:
-    """(stated, cell): the derivation takes a row's cell whose part the sentence gives another
-    ("from $59 million", the row's 67); (): the row's cells stated only in other parts."""
-    cells = [operand for operand in used if isinstance(operand, Operand)]
-    found: list[tuple[Operand, Operand]] = []
-    other_part = False
-    for cell in cells:
-        beside = [u for u in cells if u.strength == STATED and u.row == cell.row >= 0]
-        if cell.strength == STATED or not beside:
-            continue  # the result is of the row's periods only when its stated operand is too
-        for stated in operands:
-            if stated.strength != STATED:
-                break
-            if stated.row == cell.row and stated not in cells:
-                side = (stated.column - beside[0].column) * (cell.column - beside[0].column)
-                found += [(stated, cell)] if side > 0 else []
-                other_part = other_part or side < 0
-    return (found[0] if len(found) == 1 else None) if found else (() if other_part else None)
-
-
-def _computed(stated: Operand, cells: Sequence[Operand]) -> bool:
-    """The stated number is the difference or the sum of two of the cells ("down $1,011
-    million ... about 13.5%" over 7,500 and 6,489): when its own cell is of no period (a
-    change column), a step of the same computation, not a figure in another period's place."""
-    for first, second in combinations(cells, 2):
-        for value in (abs(first.value - second.value), first.value + second.value):
-            if value and any(
-                abs(stated.value - value * scale) <= abs(stated.value) * 1e-3
-                for scale in (1.0, 1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
-            ):
-                return True
-    return False
 
 
 def _search(
@@ -265,7 +239,7 @@ def _search(
         # computed from those and slipped; another pair landing on it is chance.
         return None
     chance = min(1.0, max(1.0, _covered(near, readings)) * width / (target * _LOG_SPREAD))
-    conflict = _conflict(texts, operands) if tier >= 1 else None
+    conflict = conflict_of(texts, operands) if tier >= 1 else None
     if chance >= ACCEPT or conflict == ():
         return None
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
@@ -273,8 +247,8 @@ def _search(
     pair = conflict or None
     cells = [text for text in texts if isinstance(text, Operand)]
     used = frozenset(cell.position for cell in cells)
-    step = pair is not None and _computed(pair[0], cells)
-    displaced = _displaced(cells, operands) if tier >= 1 else -1
+    step = pair is not None and computed_step(pair[0], cells)
+    displaced = displaced_row(cells, operands) if tier >= 1 else -1
     return Explained(
         value,
         f"{written} (chance {chance:.1%})",
@@ -287,25 +261,6 @@ def _search(
         displaced,
         tuple(cell.entry for cell in cells if cell.entry >= 0),
     )
-
-
-def _displaced(cells: Sequence[Operand], operands: Sequence[Operand]) -> int:
-    """The derivation takes a row's cell that the sentence does not state, while the
-    sentence states the row's other cell and takes no number of that row: "worth $13.1
-    million, about 22.8% of $36.0 million" explained by the row's 8.2 beside the 13.1.
-    Unless its words name another period, that is the stated figure's period mixed up.
-    The row, or -1."""
-    for cell in cells:
-        if cell.strength == STATED or cell.row < 0:
-            continue
-        if any(used.strength == STATED and used.row == cell.row for used in cells):
-            continue
-        for stated in operands:
-            if stated.strength != STATED:
-                break
-            if stated.row == cell.row and stated not in cells:
-                return cell.row
-    return -1
 
 
 def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
@@ -409,7 +364,7 @@ def _dated(operand: Operand, index: EvidenceIndex) -> Operand:
 
 def _mixed_period(row: int, index: EvidenceIndex, words: str, years: frozenset[int]) -> bool:
     """A derivation takes the cell of a prose row beside the one its sentence states
-    (`_displaced`), and the sentence names no other period ("a year earlier", two years).
+    (`displaced_row`), and the sentence names no other period ("a year earlier", two years).
     A prose row only: the evidence's own sentence ties each of its values to its period
     (in a table's row, writers take the other column's cell beside a stated one often
     enough, "gross margin compressed from roughly 50.9% to 40.0%")."""
@@ -445,7 +400,7 @@ def _rescue(
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
-    if claim.close and not named:
+    if claim.close and not (named := named or _shares.share_named(cue, mention)):
         return False  # close to a cell its words name, and no words of a result: a slip
     found = explain(
         claim,
@@ -454,14 +409,15 @@ def _rescue(
         periods_named(words),
         direction,
         named,
-        claim.close != [],
+        not _shares.searched_whole(claim),
         points_of(body, mention),
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
         partial(specify, claims, position, index, (low, high), words, operands, body),
+        _shares.specs_of(cue, years) + _shares.parallel(claims, position, (low, high), operands),
     )
-    if found is None:
+    if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
     if _mixed_period(found.displaced, index, words, years):
         return False  # the stated figure's own period, not the cell beside it

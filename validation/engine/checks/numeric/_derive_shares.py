@@ -1,0 +1,200 @@
+"""A share or a multiple the claim's words specify (:mod:`._derive`), judged among its own
+kind of candidates only.
+
+"Interest cost came to about 3.8% of the opening obligation in 2019" says what was
+divided by what, and when: two line items the sentence names, of the one period it
+names, in a share. Such a derivation is no pair picked from a crowd: its chance of a
+coincidence is counted over the candidates of that specification alone (the same
+operation over two cells of rows the sentence names or states, of the period it names),
+not over every pair of the pool's weaker tiers. Where the sentence names no period, the
+two cells must lie in one column of one table (one period's line items).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from validation.engine.checks.numeric._cues import MEAN, MULTIPLE, SHARE, Cue
+from validation.engine.checks.numeric._derive_candidates import Candidate
+from validation.engine.checks.numeric._derive_pool import (
+    BESIDE,
+    NAMED,
+    NEAR,
+    STATED,
+    Operand,
+    around,
+)
+from validation.engine.checks.numeric._matching import Claim
+from validation.engine.checks.numeric._types import NumberMention
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """What the words fix: the operation, the period (0 when they name none), and how
+    plainly the sentence names the operands' rows (`Operand.strength`, at least)."""
+
+    operation: str
+    year: int
+    strength: int = NAMED
+    years: frozenset[int] = frozenset()  # every year the sentence names (an average's)
+    # A share of these two rows (numerator, denominator) in the period beside the one of
+    # the stated share's cells `skip` (`parallel`: of its numerator's `beside` year and
+    # column), or (-1, -1).
+    rows: tuple[int, int] = (-1, -1)
+    skip: frozenset[int] = frozenset()
+    beside: tuple[int, int] = (0, -1)
+
+
+def specs_of(cue: Cue, years: frozenset[int]) -> tuple[Spec, ...]:
+    """The specifications a claim's words give: "X% of", "accounts for", "a share" make a
+    percentage a share; "times" makes a multiple one; "averaged" makes an amount an
+    average of two periods of one line. The period is the claim's own year ("... in
+    2018"), else the one year its sentence names. Rows its own clause names or states
+    first (`NEAR`), then any the sentence names."""
+    operations = [SHARE] if SHARE in cue.kinds or cue.of_after else []
+    operations += [kind for kind in (MULTIPLE, MEAN) if kind in cue.kinds]
+    year = cue.year or (next(iter(years)) if len(years) == 1 else 0)
+    return tuple(
+        Spec(_OPERATION[kind], year, strength, years)
+        for strength in (NEAR, NAMED)
+        for kind in operations
+    )
+
+
+_OPERATION = {SHARE: "share", MULTIPLE: "multiple", MEAN: "average"}  # the candidates' names
+_KIND = {"share": "percent", "multiple": "multiple", "average": "amount"}  # of their claims
+
+
+def share_named(cue: Cue, mention: NumberMention) -> frozenset[str]:
+    """A percentage followed by "of" ("about 68.6% of the benchmark rate") is a share by its
+    words: close to an evidence cell, it is still searched as one."""
+    return frozenset(("share",)) if cue.of_after and mention.is_percent else frozenset()
+
+
+def look_specified(
+    look: partial[Iterator[Candidate]], spec: Spec, operands: Sequence[Operand]
+) -> Iterator[Candidate]:
+    """`specified` over the candidates `look` (a partial `candidates` over `operands`) gives
+    of the cells that may meet the specification and its operation only: the same
+    candidates, in the same order, for a fraction of the pairs."""
+    if look.args[1] != _KIND[spec.operation]:
+        return iter(())  # a share is of a percentage's search, an average of an amount's
+    kept = [o for o in operands if o.row >= 0 and o.strength >= spec.strength]
+    if spec.rows != (-1, -1):
+        kept = [o for o in kept if o.row in spec.rows]
+    elif spec.strength < NEAR and all(o.strength >= NEAR for o in kept):
+        return iter(())  # the same cells as the look over its own clause's rows
+    if len(kept) < 2:
+        return iter(())
+    only = frozenset((spec.operation,))
+    return specified(look.func(kept, *look.args[1:], only, **look.keywords), spec, operands)
+
+
+def specified(
+    found: Iterator[Candidate], spec: Spec, operands: Sequence[Operand] = ()
+) -> Iterator[Candidate]:
+    """The candidates that meet the specification: its operation, over two cells of rows
+    the sentence names or states (with `Spec.strength` NEAR, rows its own clause names or
+    states), of its period (or of one column when it names none). A line over time takes
+    every cell its sentence states ("from $36,974 thousand to $12,186 thousand, about 5.4
+    times the 2017 level" is of those two levels, not of a cell in place of one)."""
+    stated = [o.position for o in operands if o.strength == STATED and o.row >= 0]
+    for candidate in found:
+        used = candidate[4]
+        if candidate[3] != spec.operation or len(used) != 2:
+            continue
+        first, second = used
+        if not (isinstance(first, Operand) and isinstance(second, Operand)):
+            continue
+        if spec.rows != (-1, -1):
+            if (first.row, second.row) == spec.rows and _other_period(first, second, spec):
+                yield candidate
+        elif (
+            min(first.strength, second.strength) >= spec.strength
+            and first.row >= 0
+            and second.row >= 0
+            and _one_period(first, second, spec)
+            and (first.row != second.row or set(stated) <= {first.position, second.position})
+        ):
+            yield candidate
+
+
+def parallel(
+    claims: Sequence[Claim], position: int, sentence: tuple[int, int], operands: Sequence[Operand]
+) -> tuple[Spec, ...]:
+    """A percentage whose sentence states a share of two evidence cells ("the margin fell
+    to roughly 10.5% from 12.7%", the 10.5% 34.4 / 328.8) may be that share in the period
+    beside: the same two rows' cells of the year (or column) next to the stated share's,
+    the few candidates it is weighed among."""
+    if not claims[position].mention.is_percent:
+        return ()
+    low, high = sentence
+    rows = {operand.entry: operand for operand in operands if operand.row >= 0}
+    found: list[Spec] = []
+    for at in around(position, len(claims)):
+        derivation = claims[at].derivation
+        if not low <= claims[at].mention.start < high or derivation is None:
+            continue
+        cells = derivation.entries
+        if derivation.label == "share" and len(cells) == 2 and all(c in rows for c in cells):
+            top, bottom = rows[cells[0]], rows[cells[1]]
+            place = (top.year, top.column)
+            found += [
+                Spec(
+                    "share", 0, BESIDE, frozenset(), (top.row, bottom.row), frozenset(cells), place
+                )
+            ]
+    return tuple(found)
+
+
+def _other_period(first: Operand, second: Operand, spec: Spec) -> bool:
+    """Two cells of one period (one year, or one column when undated) next to the stated
+    share's, not the cells it takes."""
+    if {first.entry, second.entry} & spec.skip:
+        return False
+    year, column = spec.beside
+    if first.year and year:
+        return first.year == second.year and abs(first.year - year) == 1
+    same = first.item == second.item and first.column == second.column
+    return same and abs(first.column - column) == 1
+
+
+def _one_period(first: Operand, second: Operand, spec: Spec) -> bool:
+    """Two line items of the period the words name (each cell dated to it), or, with no
+    period named, two rows of one column of one table. An average is of one line item's
+    periods (of the years the sentence names, where they are known); a multiple may be
+    too ("2.5 times the 2018 figure": one of the cells of that year, where it is known)."""
+    if first.row == second.row:
+        dated = [cell.year for cell in (first, second) if cell.year]
+        if spec.operation == "average":
+            return not (first.percent or second.percent) and set(dated) <= spec.years
+        if spec.operation == "multiple":
+            return not (spec.year and dated) or spec.year in dated
+        return False  # one line item over time: a change, not a share of a period
+    if spec.operation == "average":
+        return False
+    if spec.year:
+        return first.year == second.year == spec.year
+    return first.item == second.item >= 0 and first.column == second.column >= 0
+
+
+def searched_whole(claim: Claim) -> bool:
+    """Every operation is searched for the claim, not only those its words name: unless it
+    is close to an evidence cell its words name (a slip of that cell, most often) and
+    written with fewer than four significant digits. A derivation landing on four digits
+    or more is rarely chance ("36,386" beside a cell of 34,968: two named rows' difference)."""
+    return not claim.close or claim.mention.significant_digits >= _MANY_DIGITS
+
+
+_MANY_DIGITS = 4
+
+
+def restates_close(
+    claim: Claim, operation: str, entries: Sequence[int], named: frozenset[str]
+) -> bool:
+    """A derivation its words do not name that takes the very cell the claim is close to
+    ("$138.00" as 139.00 - 1 beside that 139.00): the cell slipped, not a result."""
+    close = {hit.number.entry for hit in claim.close}
+    return bool(close) and operation not in named and not close.isdisjoint(entries)
