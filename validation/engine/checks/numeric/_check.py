@@ -59,8 +59,8 @@ from validation.engine.checks.numeric._context import (
     _line,
     _query_numbers,
     _quoted,
-    _sentence,
     newlines_of,
+    sentence_reader,
 )
 from validation.engine.checks.numeric._derive import rescue
 from validation.engine.checks.numeric._derive_pool import supported
@@ -225,7 +225,7 @@ def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: 
     key = ("grounding", body, tuple(_state(claim) for claim in claims))
     remembered: tuple[_Grounded, ...] | None = index.memo.get(key)
     if remembered is None:
-        sentence = lambda start, end: _sentence(body, newlines, start, end)  # noqa: E731
+        sentence = sentence_reader(body, newlines)
         grounding = ground(
             body,
             claims,
