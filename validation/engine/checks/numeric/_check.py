@@ -106,12 +106,14 @@ def analyze(
     settings: EngineSettings,
     mentions: Sequence[NumberMention] | None = None,
     newlines: list[int] | None = None,
+    counted: int | None = None,
 ) -> NumericResult:
     """Judge every numeric claim of `body` against `index` (see the module docstring); past
     `caps.MAX_NUMBERS_JUDGED` numbers, one finding counts the ones left unchecked.
 
     `mentions` and `newlines` are what `extract` and `newlines_of` read from `body`,
-    when the caller has read them already (`validate()` passes its report reading's)."""
+    when the caller has read them already (`validate()` passes its report reading's: the
+    mentions up to one past the cap, and `counted`, how many the body states)."""
     tolerance = settings.relative_tolerance
     mentions = extract(body, labelled=MAX_NUMBERS_JUDGED) if mentions is None else list(mentions)
     unread = mentions[MAX_NUMBERS_JUDGED:]
@@ -209,7 +211,7 @@ def analyze(
     numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
     if unread:
         first = unread[0]
-        total = len(mentions) + len(unread)
+        total = counted if counted is not None else len(mentions) + len(unread)
         numeric.findings.append(numbers_limit_finding(total, first.start, first.end, first.text))
     return numeric
 
