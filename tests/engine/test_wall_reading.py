@@ -1,0 +1,61 @@
+"""What a long report is read for once: the numbers past the judged cap are counted, not
+read; a word said again adds nothing to the report's terms; the words before a number
+are judged once per text (issue 26, point 5)."""
+
+from __future__ import annotations
+
+from validation.engine.checks._query_words import terms
+from validation.engine.checks.numeric import extract, extract_judged
+from validation.engine.checks.numeric._lexicon import _is_hedged, _is_reference
+from validation.engine.checks.reading import ReportReading
+
+
+def test_past_the_judged_numbers_only_the_next_one_is_read_and_the_rest_are_counted() -> None:
+    text = "Sales were $4.1 million, costs $2.2 million, 12% margin, 7 stores, 9 towns, 31 staff."
+
+    read, count = extract_judged(text, 3)
+
+    everything = extract(text, labelled=3)
+    assert count == len(everything) == 6
+    assert read == everything[:4]  # the first three labelled, the fourth as extract reads it
+    assert read[3].label == ""
+
+
+def test_a_text_with_fewer_numbers_than_judged_is_read_whole() -> None:
+    text = "Orders rose from 1,200 to 1,450 [crm]."
+
+    read, count = extract_judged(text, 10)
+
+    assert read == extract(text, labelled=10)
+    assert count == 2
+
+
+def test_the_report_reading_counts_the_numbers_it_does_not_read() -> None:
+    body = "Units shipped: " + ", ".join(str(n) for n in range(100, 160)) + "."
+    reading = ReportReading(body, [])
+
+    assert reading.mention_count == len(extract(body))
+    assert len(reading.mentions) <= reading.mention_count
+
+
+def test_words_said_again_keep_the_first_surface_form_and_order_of_terms() -> None:
+    found = terms("Costs, margin; freight. costs, cost, margins, Costs, freight")
+
+    assert list(found) == ["cost", "margin", "freight"]
+    assert found["cost"] == "costs"
+    assert found == terms("Costs, margin; freight.")
+
+
+def test_a_reference_or_a_hedge_is_read_from_the_words_just_before_a_number() -> None:
+    wall = "see page 4, about 9 units, " * 50
+    for start in (wall.index("4"), wall.rindex("4")):
+        assert _is_reference(wall, start, "4")
+        assert not _is_hedged(wall, start)
+    for start in (wall.index("9"), wall.rindex("9")):
+        assert _is_hedged(wall, start)
+        assert not _is_reference(wall, start, "9")
+    assert not _is_reference("4 units", 0, "4")
+    # The same words before an index's size and before any other number.
+    assert _is_reference("the S&P 500 fell", 8, "500")
+    assert not _is_reference("the S&P 517 fell", 8, "517")
+    assert not _is_hedged("9 units", 0)
