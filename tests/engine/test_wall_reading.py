@@ -1,9 +1,13 @@
 """What a long report is read for once: the numbers past the judged cap are counted, not
 read; a word said again adds nothing to the report's terms; the words before a number
-are judged once per text (issue 26, point 5)."""
+are judged once per text; two plain numbers and an operator are computed without a parse,
+to the same result (issue 26, point 5)."""
 
 from __future__ import annotations
 
+import pytest
+
+from validation.engine import calculator
 from validation.engine.checks._query_words import terms
 from validation.engine.checks.numeric import extract, extract_judged
 from validation.engine.checks.numeric._lexicon import _is_hedged, _is_reference
@@ -59,3 +63,49 @@ def test_a_reference_or_a_hedge_is_read_from_the_words_just_before_a_number() ->
     assert _is_reference("the S&P 500 fell", 8, "500")
     assert not _is_reference("the S&P 517 fell", 8, "517")
     assert not _is_hedged("9 units", 0)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "15.5 - 0.7",
+        "2 + 2",
+        "0.1+0.2",
+        "1418 * 0.25",
+        "7 / 3",
+        "100/8",
+        "0 - 12.75",
+        "123456789012345678901234567890 * 987654321098765432109876543210",
+        "4 / 0",
+        "0.5 / 0.0",
+        "05.5 + 1",  # a leading zero: read by the parse tree, as before
+        "007 + 1",  # not a Python number at all
+        "1.5e3 - 2",
+        "2 ** 8",
+        "9 // 2",
+        "-3 + 4",
+    ],
+)
+def test_two_numbers_and_an_operator_compute_as_the_parsed_walk_does(expression: str) -> None:
+    walked = _walked(expression)
+
+    calculator.clear_cache()
+    try:
+        result = calculator.calculate(expression)
+    except calculator.CalculatorError as error:
+        assert str(error) == walked
+    else:
+        assert result == walked
+
+
+def _walked(expression: str) -> calculator.Calculation | str:
+    """What the calculator gives by walking the expression's parse tree alone."""
+    normalized = calculator.normalize(expression)
+    try:
+        exact = calculator._Walker(normalized).run()
+    except calculator.CalculatorError as error:
+        return str(error)
+    value = calculator._to_decimal(exact)
+    return calculator.Calculation(
+        normalized, value, calculator.format_plain(value), calculator._terminates(exact)
+    )
