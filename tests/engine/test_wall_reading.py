@@ -1,7 +1,7 @@
 """What a long report is read for once: the numbers past the judged cap are counted, not
 read; a word said again adds nothing to the report's terms; the words before a number
-are judged once per text; two plain numbers and an operator are computed without a parse,
-to the same result (issue 26, point 5)."""
+are judged once per text; two plain numbers and an operator, or a change in percent,
+are computed without a parse, to the same result (issue 26, point 5)."""
 
 from __future__ import annotations
 
@@ -84,9 +84,15 @@ def test_a_reference_or_a_hedge_is_read_from_the_words_just_before_a_number() ->
         "2 ** 8",
         "9 // 2",
         "-3 + 4",
+        "(12 - 10) / 10 * 100",
+        "(1 - 2) / 3 * 100",
+        "(3.5 + 1.25) * 4 / 7",
+        "(5 - 5) / 0 * 100",
+        "(5 - 4) / 2 * 3 + 1",
+        "(05 - 4) / 2 * 3",
     ],
 )
-def test_two_numbers_and_an_operator_compute_as_the_parsed_walk_does(expression: str) -> None:
+def test_two_numbers_or_a_change_in_percent_compute_as_the_walk_does(expression: str) -> None:
     walked = _walked(expression)
 
     calculator.clear_cache()

@@ -103,32 +103,39 @@ def _calculate(expression: str) -> Calculation | str:
     return Calculation(normalized, value, format_plain(value), _terminates(result))
 
 
-# Two plain numbers and one of + - * / ("15.5 - 0.7"): most of what the engine writes. Each
-# literal is one Python reads the same way (no leading zero, at most 30 characters: inside
-# every bound), so the walk over its parse tree would give the same value.
-_TWO_NUMBERS = re.compile(
-    r"[ ]*((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[ ]*([-+*/])[ ]*((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[ ]*"
-)
+# Two plain numbers and one of + - * / ("15.5 - 0.7"), and a change in percent of them
+# ("(12 - 10) / 10 * 100"): most of what the engine writes. Each literal is one Python reads
+# the same way (no leading zero, at most 30 characters: inside every bound), so the walk
+# over its parse tree would give the same value, step by step.
+_NUMBER = r"[ ]*((?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[ ]*"
+_TWO_NUMBERS = re.compile(rf"{_NUMBER}([-+*/]){_NUMBER}")
+_CHANGE = re.compile(rf"[ ]*\({_NUMBER}([-+]){_NUMBER}\)[ ]*([*/]){_NUMBER}([*/]){_NUMBER}")
 
 
 def _two_numbers(text: str) -> Fraction | None:
-    """`text`'s value when it is two plain numbers and one operator, else None (parsed)."""
-    found = _TWO_NUMBERS.fullmatch(text)
+    """`text`'s value when it has one of those two forms, else None (it is parsed)."""
+    found = _TWO_NUMBERS.fullmatch(text) or _CHANGE.fullmatch(text)
     if found is None:
         return None
-    left, op, right = found.groups()
-    if len(left) > 30 or len(right) > 30:
+    parts = found.groups()
+    if any(len(part) > 30 for part in parts[::2]):
         return None
-    a, b = Fraction(Decimal(left)), Fraction(Decimal(right))
+    value = Fraction(Decimal(parts[0]))
+    for op, literal in zip(parts[1::2], parts[2::2], strict=True):
+        value = _step(value, op, Fraction(Decimal(literal)))
+    return value
+
+
+def _step(left: Fraction, op: str, right: Fraction) -> Fraction:
     if op == "+":
-        return _check(a + b)
+        return _check(left + right)
     if op == "-":
-        return _check(a - b)
+        return _check(left - right)
     if op == "*":
-        return _check(a * b)
-    if not b:
+        return _check(left * right)
+    if not right:
         raise CalculatorError("division by zero")
-    return _check(a / b)
+    return _check(left / right)
 
 
 def clear_cache() -> None:
