@@ -45,7 +45,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch, name: str) -> list[int]:
 
 
 @pytest.mark.parametrize(
-    "name", ["mask_code", "blocks", "read_citations", "extract", "find_links", "terms"]
+    "name", ["mask_code", "blocks", "read_citations", "extract_judged", "find_links", "terms"]
 )
 def test_validate_reads_each_part_of_the_body_once(
     monkeypatch: pytest.MonkeyPatch, name: str
@@ -58,7 +58,7 @@ def test_validate_reads_each_part_of_the_body_once(
 
 
 def test_a_part_no_check_asks_for_is_never_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _counting(monkeypatch, "extract")
+    calls = _counting(monkeypatch, "extract_judged")
     reading = ReportReading(BODY, EVIDENCE)
 
     check_format(BODY, reading=reading)

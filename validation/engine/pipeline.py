@@ -134,6 +134,7 @@ def _validate(bundle: Bundle, settings: EngineSettings, index: EvidenceIndex | N
             query=bundle.query,
             settings=settings,
             mentions=reading.mentions,
+            counted=reading.mention_count,
             newlines=reading.newlines,
         ),
     )

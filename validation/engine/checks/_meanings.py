@@ -66,8 +66,12 @@ _COUNTED = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)?[ ]+(?:[a-z]+[ ]+)?([A-Za-z
 def counted_terms(body: str) -> frozenset[str]:
     """Terms of the nouns the report gives a number of ("1,146 stores": ``stor``)."""
     found: set[str] = set()
+    nouns: set[str] = set()  # read once each: a long report counts the same nouns often
     for match in _COUNTED.finditer(body):
-        found.update(terms(match.group(1)))
+        noun = match.group(1)
+        if noun not in nouns:
+            nouns.add(noun)
+            found.update(terms(noun))
     if "%" in body:
         found.add(PERCENT)
     return frozenset(found)

@@ -183,10 +183,22 @@ def _word_terms(word: str, keep: frozenset[str] = frozenset()) -> list[str]:
 def terms(text: str) -> dict[str, str]:
     """``{term: first surface form}`` of ``text``, in order of appearance."""
     found: dict[str, str] = {}
+    seen: set[str] = set()  # words read already: their terms are in `found`
     for match in _WORD.finditer(text.lower()):
-        for term in _word_terms(match.group(0), _CAPITALISED_KEEP):
-            found.setdefault(term, match.group(0).strip("'-&/"))
+        word = match.group(0)
+        if word in seen:
+            continue
+        seen.add(word)
+        for term in _terms_of(word):
+            found.setdefault(term, word.strip("'-&/"))
     return found
+
+
+@lru_cache(maxsize=8192)
+def _terms_of(word: str) -> tuple[str, ...]:
+    """`_word_terms` of one word of running text, read once per word (a long report says
+    the same words thousands of times)."""
+    return tuple(_word_terms(word, _CAPITALISED_KEEP))
 
 
 # ---------------------------------------------------------------- the topic of a query

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import lru_cache
 from itertools import islice
 
 from validation.engine.checks._query_words import terms
@@ -121,19 +122,19 @@ def restated(
     it is another number; else empty. ``span`` is where its neighbouring numbers end and
     start; ``stated`` the values the report states."""
     low, high = span
-    cue = cue_of(body, match.start, match.end, span, low, high)
-    level = cue.kinds == {CHANGE} and _LEVEL.match(body, match.end, high) is not None
-    if cue.named and not level:
-        return {}  # its words make it a result
     left, right = _around(body, match.start, match.end, low, high)
     lead = _plain(_clause(left))
     counts = _plain(frozenset(_first(body[match.end : high], _NOUN_WORDS)))
     said = lead | counts
     if not said or said & _NUMBER_TERMS:
         return {}  # "the price for two nights": computed from a count it says
+    # (read after the words: most claims say none, and their cue is then not needed)
+    cue = cue_of(body, match.start, match.end, span, low, high)
+    level = cue.kinds == {CHANGE} and _LEVEL.match(body, match.end, high) is not None
+    if cue.named and not level:
+        return {}  # its words make it a result
     claimed = abs(match.value)
-    found = scan_numbers(match.text)
-    unit = found[0][4] if found else ""
+    unit = _unit_of(match.text)
     years = _years(left + " " + right)
     best: dict[Decimal, _Value] = {}
     top = 0
@@ -168,6 +169,13 @@ def restated(
     if operands & _plain(_words(left + " " + right)) or _aggregate(match, value, by_value):
         return {}
     return best
+
+
+@lru_cache(maxsize=1024)
+def _unit_of(text: str) -> str:
+    """The unit of a claim's text ("%", "km"), read once per text (a wall repeats them)."""
+    found = scan_numbers(text)
+    return found[0][4] if found else ""
 
 
 def _aggregate(match: NumberMatch, value: _Value, by_value: dict[Decimal, list[_Value]]) -> bool:

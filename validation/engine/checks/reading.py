@@ -43,7 +43,7 @@ from validation.engine.checks._markdown import (
     sentences,
 )
 from validation.engine.checks._query_words import terms
-from validation.engine.checks.numeric import NumberMention, extract, newlines_of
+from validation.engine.checks.numeric import NumberMention, extract_judged, newlines_of
 from validation.engine.types import EvidenceItem, Finding
 
 
@@ -125,8 +125,20 @@ class ReportReading:
         return tuple(sorted(span for span in spans if span is not None))
 
     @cached_property
+    def _judged(self) -> tuple[tuple[NumberMention, ...], int]:
+        found, count = extract_judged(self.body, MAX_NUMBERS_JUDGED)
+        return tuple(found), count
+
+    @property
     def mentions(self) -> tuple[NumberMention, ...]:
-        return tuple(extract(self.body, labelled=MAX_NUMBERS_JUDGED))
+        """The numbers the numbers check judges, and the first past its cap (the rest are
+        only counted: ``mention_count``)."""
+        return self._judged[0]
+
+    @property
+    def mention_count(self) -> int:
+        """How many numbers the body states."""
+        return self._judged[1]
 
     @cached_property
     def newlines(self) -> list[int]:

@@ -52,7 +52,12 @@ from validation.engine.checks.numeric._context import newlines_of
 from validation.engine.checks.numeric._cues import CHANGE, cue_of
 from validation.engine.checks.numeric._durations import durations_in_units
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber, build_index
-from validation.engine.checks.numeric._extract import extract, extract_values, scan_numbers
+from validation.engine.checks.numeric._extract import (
+    extract,
+    extract_judged,
+    extract_values,
+    scan_numbers,
+)
 from validation.engine.checks.numeric._number_words import (
     ONES,
     TEENS,
@@ -78,6 +83,7 @@ __all__ = [
     "cue_of",
     "durations_in_units",
     "extract",
+    "extract_judged",
     "extract_values",
     "newlines_of",
     "number_words",

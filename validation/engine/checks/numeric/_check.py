@@ -59,8 +59,8 @@ from validation.engine.checks.numeric._context import (
     _line,
     _query_numbers,
     _quoted,
-    _sentence,
     newlines_of,
+    sentence_reader,
 )
 from validation.engine.checks.numeric._derive import rescue
 from validation.engine.checks.numeric._derive_pool import supported
@@ -106,12 +106,14 @@ def analyze(
     settings: EngineSettings,
     mentions: Sequence[NumberMention] | None = None,
     newlines: list[int] | None = None,
+    counted: int | None = None,
 ) -> NumericResult:
     """Judge every numeric claim of `body` against `index` (see the module docstring); past
     `caps.MAX_NUMBERS_JUDGED` numbers, one finding counts the ones left unchecked.
 
     `mentions` and `newlines` are what `extract` and `newlines_of` read from `body`,
-    when the caller has read them already (`validate()` passes its report reading's)."""
+    when the caller has read them already (`validate()` passes its report reading's: the
+    mentions up to one past the cap, and `counted`, how many the body states)."""
     tolerance = settings.relative_tolerance
     mentions = extract(body, labelled=MAX_NUMBERS_JUDGED) if mentions is None else list(mentions)
     unread = mentions[MAX_NUMBERS_JUDGED:]
@@ -209,7 +211,7 @@ def analyze(
     numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
     if unread:
         first = unread[0]
-        total = len(mentions) + len(unread)
+        total = counted if counted is not None else len(mentions) + len(unread)
         numeric.findings.append(numbers_limit_finding(total, first.start, first.end, first.text))
     return numeric
 
@@ -225,7 +227,7 @@ def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: 
     key = ("grounding", body, tuple(_state(claim) for claim in claims))
     remembered: tuple[_Grounded, ...] | None = index.memo.get(key)
     if remembered is None:
-        sentence = lambda start, end: _sentence(body, newlines, start, end)  # noqa: E731
+        sentence = sentence_reader(body, newlines)
         grounding = ground(
             body,
             claims,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Callable
 from decimal import Decimal
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -87,6 +88,20 @@ def _sentence(body: str, newlines: list[int], start: int, end: int) -> tuple[int
         if 0 <= found < high:
             high = found
     return low, high
+
+
+def sentence_reader(body: str, newlines: list[int]) -> Callable[[int, int], tuple[int, int]]:
+    """`_sentence` of `body` as a function of a number's span, each span read once (the
+    grounding asks for a claim's sentence for its cue, its year, its neighbours...)."""
+    read: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def sentence(start: int, end: int) -> tuple[int, int]:
+        found = read.get((start, end))
+        if found is None:
+            found = read[start, end] = _sentence(body, newlines, start, end)
+        return found
+
+    return sentence
 
 
 def _line(newlines: list[int], size: int, position: int) -> tuple[int, int]:

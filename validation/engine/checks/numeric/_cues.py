@@ -185,8 +185,8 @@ def cue_of(
     if comma >= 0:
         high = comma
     near_start = max(low, min(previous_end, start))
-    before = _WORD.findall(body[near_start:start].lower())
-    after = _WORD.findall(body[end:high].lower())[:_AFTER_WORDS] if high > end else []
+    before = _words_in(body[near_start:start])
+    after = _words_in(body[end:high])[:_AFTER_WORDS] if high > end else []
     if _operator_after(after):
         after = []  # "$15.5B less capex": an operand; the words after are the other's
     bound, hedged, taken = _bound(before)
@@ -198,7 +198,7 @@ def cue_of(
     # A verb of calculation names the operation of a result it stands before, with
     # other words between ("and dividing by two gives $411.5"), but not of the
     # number it takes as its object ("Subtracting $519 from $592").
-    far = _WORD.findall(body[low:near_start].lower()) if near_start > low else []
+    far = _words_in(body[low:near_start]) if near_start > low else []
     if before and all(word in _OBJECT_LIST for word in before):
         far = []  # "Adding 2 and €3M": the verb's objects go on, its result is still to come
     for word in far + before[: max(0, len(before) - _OBJECT_WORDS)]:
@@ -227,6 +227,17 @@ def cue_of(
         year,
         direction,
     )
+
+
+def _words_in(text: str) -> list[str]:
+    """The words of `text`, lower-cased: each distinct text read once (the words between
+    the numbers of a long report repeat)."""
+    return list(_words_of(text))
+
+
+@lru_cache(maxsize=4096)
+def _words_of(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
 
 
 def _operator_after(after: list[str]) -> bool:
@@ -273,7 +284,7 @@ def mark_of(body: str, start: int, previous_end: int) -> str:
     and "to" (where a change starts and ends), "of", "by", "over", "versus",
     "against" (the base of a share, ratio or change); "" when none."""
     low = max(previous_end, start - _MARK_REACH)
-    words = _WORD.findall(body[low:start].lower())
+    words = _words_in(body[low:start])
     if not words:
         return ""
     last = words[-1]

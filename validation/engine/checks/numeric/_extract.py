@@ -70,6 +70,13 @@ def extract(text: str, *, labelled: int | None = None) -> list[NumberMention]:
     return _Extractor(text, labels=True).run(labelled)
 
 
+def extract_judged(text: str, judged: int) -> tuple[list[NumberMention], int]:
+    """The first `judged` claims of `text` with labels, the next without, and how many it has:
+    all the numbers check reads of a wall past its cap (the rest are counted, not read)."""
+    extractor = _Extractor(text, labels=True)
+    return extractor.run(judged, finished=judged + 1), extractor.count
+
+
 def extract_values(text: str) -> list[NumberMention]:
     """Like `extract` but without labels."""
     return _Extractor(text, labels=False).run()
@@ -140,17 +147,21 @@ class _Extractor:
         self.labels = labels
         self.tables = _find_tables(text) if "|" in text else []
         self.table_starts = [table.start for table in self.tables]
+        self.count = 0  # claims found by the last `run`
 
-    def run(self, labelled: int | None = None) -> list[NumberMention]:
+    def run(self, labelled: int | None = None, finished: int | None = None) -> list[NumberMention]:
+        """The claims (the first `finished`, if given), the first `labelled` with labels."""
         raws = self._scan()
+        self.count = len(raws)
         if not raws:
             return []
         _mark_ranges(self.text, raws)
         self._apply_context_scale(raws)
-        last = len(raws) if labelled is None else labelled
-        found = [self._finish(index, raws) for index in range(min(last, len(raws)))]
+        stop = len(raws) if finished is None else min(finished, len(raws))
+        last = stop if labelled is None else min(labelled, stop)
+        found = [self._finish(index, raws) for index in range(last)]
         self.labels = False  # past `labelled`
-        return found + [self._finish(index, raws) for index in range(last, len(raws))]
+        return found + [self._finish(index, raws) for index in range(last, stop)]
 
     # ------------------------------------------------------------ scanning
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from functools import lru_cache
 from itertools import pairwise
 
 from validation.engine.checks.numeric._labels import wordset
@@ -88,9 +89,15 @@ def _words_before(text: str, start: int) -> list[str]:
 
 def _is_reference(text: str, start: int, number: str) -> bool:
     """ "page 67", "Table 2", "March 31", "FY 24", "S&P 500", "No. 1", "#3"."""
-    if text[start - 1 : start] in ("#", "№"):
+    return _reference_after(text[max(0, start - 24) : start], number)
+
+
+# Read from the 24 characters before a number, which a long report repeats: once each.
+@lru_cache(maxsize=4096)
+def _reference_after(head: str, number: str) -> bool:
+    if head[-1:] in ("#", "№"):
         return True
-    words = _words_before(text, start)
+    words = head.split()[-2:]  # `_words_before`
     if not words:
         return False
     last = words[-1].lstrip("*_([")  # "**Apr. 18", "(Oct. 9"
@@ -126,7 +133,12 @@ def _continues_references(text: str, last_end: int, num_start: int, number: str)
 
 def _is_hedged(text: str, start: int) -> bool:
     """ "about 1,200", "~$5B", "more than 40%"."""
-    head = text[max(0, start - 24) : start].rstrip()
+    return _hedge_in(text[max(0, start - 24) : start])
+
+
+@lru_cache(maxsize=4096)
+def _hedge_in(before: str) -> bool:
+    head = before.rstrip()
     if not head:
         return False
     if head[-1] in "~\u2248":

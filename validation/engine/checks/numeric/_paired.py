@@ -82,54 +82,59 @@ class _Sorted:
         """Index pairs (i, j) whose `op` over the values may lie in [low, high] (>= 0):
         for each i, the j whose value lies in the window that puts the result there."""
         found: list[tuple[int, int]] = []
-        keys, order = self.keys, self.order
-        size_order: list[int] = []
-        size_keys: list[float] = []
-        nonzero = 0
+        values = self.values
         if op in (ops.RATIO, ops.SHARE, ops.PRODUCT):
-            size_order, size_keys = self.by_size()
+            table, keyed = self.by_size()
             # A zero divisor measures nothing (as `_Paired._measure`): the zeros lead
             # the sizes, so a ratio's, share's or product's other operand starts past.
-            nonzero = bisect_right(size_keys, 0.0)
-        scale = 2.0 if op == ops.MEAN else 1.0
-        windows: tuple[tuple[float, float], ...]
-        for i, a in enumerate(self.values):
-            size = abs(a)
-            if op == ops.DIFF:
-                windows = ((a - high, a - low), (a + low, a + high))
-                table, keyed = order, keys
-            elif op in (ops.SUM, ops.MEAN):
-                windows = (
-                    (low * scale - a, high * scale - a),
-                    (-high * scale - a, -low * scale - a),
-                )
-                table, keyed = order, keys
-            elif op == ops.RATIO:
-                windows = ((size / high if high else 0.0, size / low if low else _HUGE),)
-                table, keyed = size_order, size_keys
-            elif op == ops.SHARE:
-                windows = (
-                    (100 * size / high if high else 0.0, 100 * size / low if low else _HUGE),
-                )
-                table, keyed = size_order, size_keys
-            elif op == ops.PRODUCT:
-                if not size:
-                    continue
-                windows = ((100 * low / size, 100 * high / size),)
-                table, keyed = size_order, size_keys
-            else:  # CHANGE: i is the base b; the other a = b + |b| x change, either way
+            nonzero = bisect_right(keyed, 0.0)
+        else:
+            table, keyed, nonzero = self.order, self.keys, 0
+        # Each i's windows for the other operand, the operation chosen once (not per i).
+        windows: list[tuple[int, float, float]] = []
+        add = windows.append
+        if op == ops.DIFF:
+            for i, a in enumerate(values):
+                add((i, a - high, a - low))
+                add((i, a + low, a + high))
+        elif op in (ops.SUM, ops.MEAN):
+            scale = 2.0 if op == ops.MEAN else 1.0
+            low_sum, high_sum = low * scale, high * scale
+            for i, a in enumerate(values):
+                add((i, low_sum - a, high_sum - a))
+                add((i, -high_sum - a, -low_sum - a))
+        elif op == ops.RATIO:
+            for i, a in enumerate(values):
+                size = abs(a)
+                add((i, size / high if high else 0.0, size / low if low else _HUGE))
+        elif op == ops.SHARE:
+            for i, a in enumerate(values):
+                size = abs(a)
+                add((i, 100 * size / high if high else 0.0, 100 * size / low if low else _HUGE))
+        elif op == ops.PRODUCT:
+            for i, a in enumerate(values):
+                size = abs(a)
+                if size:
+                    add((i, 100 * low / size, 100 * high / size))
+        else:  # CHANGE: i is the base b; the other a = b + |b| x change, either way
+            for i, a in enumerate(values):
+                size = abs(a)
                 if not size:
                     continue  # a change from zero measures nothing
                 step_low, step_high = size * low / 100, size * high / 100
-                windows = ((a + step_low, a + step_high), (a - step_high, a - step_low))
-                table, keyed = order, keys
-            for bottom, top in windows:
-                first = bisect_left(keyed, bottom - abs(bottom) * _LOOSE - _TINY)
-                first = max(first, nonzero)  # 0 but for a ratio, share or product
-                last = bisect_right(keyed, top + abs(top) * _LOOSE + _TINY)
-                for j in table[first:last]:
-                    if j != i:
-                        found.append((j, i) if op == ops.CHANGE else (i, j))
+                add((i, a + step_low, a + step_high))
+                add((i, a - step_high, a - step_low))
+        swap = op == ops.CHANGE
+        for i, bottom, top in windows:
+            first = bisect_left(keyed, bottom - abs(bottom) * _LOOSE - _TINY)
+            if first < nonzero:
+                first = nonzero  # 0 but for a ratio, share or product
+            last = bisect_right(keyed, top + abs(top) * _LOOSE + _TINY)
+            if first >= last:
+                continue
+            for j in table[first:last]:
+                if j != i:
+                    found.append((j, i) if swap else (i, j))
         if ordered or op in (ops.CHANGE, ops.RATIO, ops.SHARE, ops.PRODUCT):
             return found  # (current, base), (numerator, denominator), (rate, amount)
         return [(i, j) if i < j else (j, i) for i, j in found]
