@@ -172,6 +172,37 @@ def test_a_changes_start_in_the_year_its_change_is_taken_from_is_left_alone() ->
     assert verdict.fixes == []
 
 
+def test_a_start_of_one_change_is_not_judged_by_the_next_change_of_its_sentence() -> None:
+    """The 2.3-point gain lies between 2024 and 2023; the margin the sentence starts
+    from, 26.1%, is 2022's and begins the first change, not that one."""
+    body = (
+        "Service margin climbed from 26.1% in 2022 to 29.8% in 2023, and then added "
+        "a further 1.8 points to 31.6% in 2024."
+    )
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "26.1%") == []
+    assert verdict.fixes == []
+
+
+def test_a_start_named_after_the_change_it_began_is_fixed_to_the_changes_base() -> None:
+    """The 21.3 rise (about 5.5%) is 2024 over 2023; the start written after it, 350.4,
+    is 2022's."""
+    body = "Service revenue rose 21.3 in 2024, or about 5.5%, from 350.4 the year before."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "350.4")
+    assert fixes_on(verdict, "350.4") == [("350.4", "388.9")]
+
+
+def test_a_start_named_after_the_change_it_truly_began_is_left_alone() -> None:
+    body = "Service revenue rose 21.3 in 2024, or about 5.5%, from 388.9 the year before."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "388.9") == []
+    assert verdict.fixes == []
+
+
 def test_an_earlier_periods_sub_column_compared_with_that_period_is_fixed() -> None:
     """The plan issued $140 thousand this year; $305 thousand was the year before, so a
     figure "smaller than in 2023" cannot be 2023's."""
