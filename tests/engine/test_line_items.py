@@ -248,3 +248,26 @@ def test_the_figure_a_stated_change_is_computed_from_stands_and_its_neighbour_is
 
     assert not findings_on(verdict, "$610 million")
     assert fixes_on(verdict, "465") == [("$465 million", "$540 million")]
+
+
+# ------------------------------------------------------------------ finer than the cell
+
+GROWTH_NOTE = (
+    "Management attributes 58% of organic growth to Germany, and the Nordic region contributed 26%."
+)
+
+
+def test_a_figure_finer_than_a_cell_about_something_else_is_no_restatement_of_it() -> None:
+    # 25.9% is written to a tenth; the coarser 26% is the Nordic region's share.
+    verdict = check(
+        "Iberian orders were down about 25.9% in relative terms.", ("note", GROWTH_NOTE)
+    )
+
+    assert findings_on(verdict, "25.9%") == ["orphan"]
+
+
+def test_a_figure_finer_than_a_cell_about_the_same_thing_still_restates_it() -> None:
+    body = "The Nordic region contributed roughly 25.9% of organic growth."
+    verdict = check(body, ("note", GROWTH_NOTE))
+
+    assert findings_on(verdict, "25.9%") == []
