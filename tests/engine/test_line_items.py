@@ -86,6 +86,123 @@ def test_a_two_level_header_dates_each_sub_column() -> None:
     }
 
 
+CENTRED = (
+    "              Year ended 2024            Year ended 2023       \n"
+    "             Revenue    Share of group    Revenue    Share of group\n"
+    "Nordics       $62,410       28.5%         $51,020       33.0%\n"
+    "Iberia         41,300       18.9%          30,150       19.5%\n"
+)
+CHANGES = (
+    "                      2024        2023      Change    Change %\n"
+    "                    Amount      Amount      Amount     Percent\n"
+    "Licences             8,410       7,950         460        5.8%\n"
+)
+
+
+def test_sub_columns_named_again_under_each_centred_year_are_that_years() -> None:
+    """Each year's caption spans its group of sub-columns, off their edges: the labels
+    under it, repeated once per year, give the group's size."""
+    years = {
+        value: _layout_period(CENTRED, CENTRED.index(value))
+        for value in ("$62,410", "28.5", "$51,020", "33.0", "41,300", "18.9", "30,150", "19.5")
+    }
+    assert years == {
+        "$62,410": 2024,
+        "28.5": 2024,
+        "$51,020": 2023,
+        "33.0": 2023,
+        "41,300": 2024,
+        "18.9": 2024,
+        "30,150": 2023,
+        "19.5": 2023,
+    }
+
+
+def test_sub_column_labels_that_do_not_repeat_per_year_date_nothing_by_order() -> None:
+    # Two years over four columns whose labels differ: the change columns are no year's.
+    assert _layout_period(CHANGES, CHANGES.index("460")) is None
+    assert _layout_period(CHANGES, CHANGES.index("5.8")) is None
+
+
+def test_a_share_a_fall_ends_at_quoted_from_the_earlier_year_is_fixed() -> None:
+    body = "The Nordics' share of the group fell 4.5 points to 33.0% over the year."
+    verdict = check(body, ("regions", CENTRED))
+
+    assert findings_on(verdict, "33.0%")
+    assert fixes_on(verdict, "33.0") == [("33.0%", "28.5%")]
+
+
+def test_a_share_a_fall_ends_at_in_the_later_year_is_left_alone() -> None:
+    body = "The Nordics' share of the group fell 4.5 points to 28.5% over the year."
+    verdict = check(body, ("regions", CENTRED))
+
+    assert findings_on(verdict, "28.5%") == []
+    assert verdict.fixes == []
+
+
+MARGINS = (
+    "| Year | 2024 | 2023 | 2022 |\n|---|---|---|---|\n"
+    "| Service revenue | 410.2 | 388.9 | 350.4 |\n"
+    "| Service margin % | 31.6% | 29.8% | 26.1% |\n"
+)
+
+
+def test_a_changes_start_quoted_from_the_year_before_its_base_is_fixed() -> None:
+    """The stated gain, 1.8 points, lies between 31.6% and 29.8%: the change came from
+    2023's margin, so the 26.1% it is said to come from is another year's."""
+    body = "Service margin widened to 31.6% from 26.1%, a gain of 1.8 points."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "26.1%")
+    assert fixes_on(verdict, "26.1") == [("26.1%", "29.8%")]
+
+
+def test_a_changes_start_its_stated_change_agrees_with_is_left_alone() -> None:
+    body = "Service margin widened to 31.6% from 26.1%, a gain of 5.5 points over two years."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "26.1%") == []
+
+
+def test_a_changes_start_in_the_year_its_change_is_taken_from_is_left_alone() -> None:
+    body = "Service margin widened to 31.6% from 29.8%, a gain of 1.8 points."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "29.8%") == []
+    assert verdict.fixes == []
+
+
+def test_a_start_of_one_change_is_not_judged_by_the_next_change_of_its_sentence() -> None:
+    """The 2.3-point gain lies between 2024 and 2023; the margin the sentence starts
+    from, 26.1%, is 2022's and begins the first change, not that one."""
+    body = (
+        "Service margin climbed from 26.1% in 2022 to 29.8% in 2023, and then added "
+        "a further 1.8 points to 31.6% in 2024."
+    )
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "26.1%") == []
+    assert verdict.fixes == []
+
+
+def test_a_start_named_after_the_change_it_began_is_fixed_to_the_changes_base() -> None:
+    """The 21.3 rise (about 5.5%) is 2024 over 2023; the start written after it, 350.4,
+    is 2022's."""
+    body = "Service revenue rose 21.3 in 2024, or about 5.5%, from 350.4 the year before."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "350.4")
+    assert fixes_on(verdict, "350.4") == [("350.4", "388.9")]
+
+
+def test_a_start_named_after_the_change_it_truly_began_is_left_alone() -> None:
+    body = "Service revenue rose 21.3 in 2024, or about 5.5%, from 388.9 the year before."
+    verdict = check(body, ("segment", MARGINS))
+
+    assert findings_on(verdict, "388.9") == []
+    assert verdict.fixes == []
+
+
 def test_an_earlier_periods_sub_column_compared_with_that_period_is_fixed() -> None:
     """The plan issued $140 thousand this year; $305 thousand was the year before, so a
     figure "smaller than in 2023" cannot be 2023's."""
@@ -131,3 +248,26 @@ def test_the_figure_a_stated_change_is_computed_from_stands_and_its_neighbour_is
 
     assert not findings_on(verdict, "$610 million")
     assert fixes_on(verdict, "465") == [("$465 million", "$540 million")]
+
+
+# ------------------------------------------------------------------ finer than the cell
+
+GROWTH_NOTE = (
+    "Management attributes 58% of organic growth to Germany, and the Nordic region contributed 26%."
+)
+
+
+def test_a_figure_finer_than_a_cell_about_something_else_is_no_restatement_of_it() -> None:
+    # 25.9% is written to a tenth; the coarser 26% is the Nordic region's share.
+    verdict = check(
+        "Iberian orders were down about 25.9% in relative terms.", ("note", GROWTH_NOTE)
+    )
+
+    assert findings_on(verdict, "25.9%") == ["orphan"]
+
+
+def test_a_figure_finer_than_a_cell_about_the_same_thing_still_restates_it() -> None:
+    body = "The Nordic region contributed roughly 25.9% of organic growth."
+    verdict = check(body, ("note", GROWTH_NOTE))
+
+    assert findings_on(verdict, "25.9%") == []

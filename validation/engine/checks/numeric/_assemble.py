@@ -20,6 +20,7 @@ from validation.engine.checks.numeric._findings import (
     _short_label,
     _worded_finding,
 )
+from validation.engine.checks.numeric._from_level import from_level_of
 from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
 from validation.engine.checks.numeric._misquotes import (
     Looks,
@@ -97,6 +98,15 @@ def _assemble(
             claim.other_period_proof = (
                 f"its words {how}, so it is {latest}'s (no other period is named around "
                 f"it); the figure is {quoted}'s"
+            )
+            claim.other_period_chance = 0.0
+        elif claim.other_period is None and (
+            started := from_level_of(body, index, claims, position, sentence_of(claim))
+        ):
+            claim.other_period, change = started
+            claim.other_period_proof = (
+                f"its sentence's change, {change}, is taken from that cell and the "
+                "figure the change goes to"
             )
             claim.other_period_chance = 0.0
     items = {

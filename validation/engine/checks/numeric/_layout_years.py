@@ -85,14 +85,17 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
         grouped = _grouped_year(passed, [(year.end(), int(year.group())) for year in found], column)
         if grouped is not None:
             return grouped
-        # Columns out of line with their header ("At December 31, 2019At December 31,
-        # 2018"): as many values on the row as years above, read in order.
         reach = min(len(text), position + _LAYOUT_REACH)
         row_end = text.find("\n", position, reach)
         values = list(_LAYOUT_VALUE.finditer(text[line_start : row_end if row_end >= 0 else reach]))
+        order = [at for at, value in enumerate(values) if value.start() + line_start <= position]
+        repeated = _repeated_labels(passed, len(found))
+        if repeated is not None and order and len(values) == repeated * len(found):
+            return int(found[order[-1] // repeated].group())
+        # Columns out of line with their header ("At December 31, 2019At December 31,
+        # 2018"): as many values on the row as years above, read in order.
         if len(values) != len(found):
             return None
-        order = [at for at, value in enumerate(values) if value.start() + line_start <= position]
         return int(found[order[-1]].group()) if order else None
     return None
 
@@ -136,6 +139,27 @@ def _grouped_year(lines: list[str], years: list[tuple[int, int]], column: int) -
         if edges == right and at >= first - size + 1:
             return years[(at - first + size - 1) // size][1]
     return None
+
+
+def _repeated_labels(lines: list[str], years: int) -> int | None:
+    """A two-level header whose sub-columns are named again under each year ("Net Sales
+    % of Total" under "2018", the same under "2017"): the number of sub-columns under
+    each year, read from the line right under the years (no digits; labels set apart by
+    two spaces or more). None when no such line repeats its labels once per year."""
+    line = next((line for line in reversed(lines) if line.strip()), None)
+    if line is None or any(c.isdigit() for c in line):
+        return None
+    labels = _LABEL_GAP.split(line.strip())
+    if len(labels) % years or len(labels) == years:
+        return None
+    size = len(labels) // years
+    group = labels[:size]
+    if any(labels[k * size : (k + 1) * size] != group for k in range(1, years)):
+        return None
+    return size
+
+
+_LABEL_GAP = re.compile(r"\s{2,}")
 
 
 def _aligned(ends: list[int], edge: int) -> int | None:

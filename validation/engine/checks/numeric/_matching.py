@@ -192,6 +192,16 @@ def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool)
                 # "1%" covers 0.5% to 1.5%: a coarse number far from an evidence number it
                 # rounds to must at least be about the same thing.
                 continue
+            if (
+                difference
+                and mention.decimals > number.decimals
+                and not mention.has_explicit_scale
+                and not claim.mention.tokens & number.tokens
+                and number.item not in claim.cited
+            ):
+                # "25.9%" is no restatement of a coarser "26%": written finer than the
+                # cell, it is another figure unless its words are about the same thing.
+                continue
             status: Literal["exact", "rounded", "close"] = "exact" if not difference else "rounded"
             distance = float(difference / target) if target else 0.0
             hit = Hit(number, status, distance, label, probe.factor)
