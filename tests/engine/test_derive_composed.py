@@ -63,3 +63,23 @@ def test_no_change_joins_a_level_and_a_cell_of_another_kind() -> None:
 
     assert found == []
     assert shares_of_changes([part, level, small], "amount", lambda a, b: 3) == []
+
+
+def test_a_part_of_another_order_than_the_change_gives_no_share() -> None:
+    part = Operand(50.0, "50", False, 1.0, STATED, -1, -1, unit="$")
+    opening = cell(38_700_000.0, "38,700", 0, 0)
+    closing = cell(35_000_000.0, "35,000", 1, 0)
+
+    assert shares_of_changes([part, opening, closing], "percent", lambda a, b: 3) == []
+
+
+def test_a_cell_explains_only_its_own_periods_change() -> None:
+    part = Operand(5.0, "5.0", False, 1e6, STATED, 2, 1, item=0, unit="$")
+    opening = cell(60.0, "60.0", 0, 0)
+    closing = cell(52.0, "52.0", 1, 0)
+
+    assert shares_of_changes([part, opening, closing], "percent", lambda a, b: 3) == []
+    same = Operand(5.0, "5.0", False, 1e6, STATED, 2, 0, item=0, unit="$")
+    assert [
+        found[1] for found in shares_of_changes([same, opening, closing], "percent", lambda a, b: 3)
+    ] == [62.5]
