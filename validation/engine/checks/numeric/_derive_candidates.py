@@ -18,6 +18,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import chain
 
+from validation.engine.checks.numeric._derive_composed import shares_of_changes
 from validation.engine.checks.numeric._derive_means import undoes
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
@@ -466,7 +467,7 @@ def row_changes(operands: Sequence[Operand], kind: str) -> list[Candidate]:
             if scale != 1.0:
                 formula += " * 100"
             found.append((tier, abs(part / whole * scale), formula, "share of a change", ()))
-    return found
+    return found + shares_of_changes(operands, kind, _tier)
 
 
 _STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two columns
