@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from validation.engine.checks.numeric._derive_pool import _rows, direction_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._layout_years import _YEAR
-from validation.engine.checks.numeric._matching import Claim, small_integer
+from validation.engine.checks.numeric._matching import Claim, Hit, small_integer
 from validation.engine.checks.numeric._misquotes import _one_year, _period, row_of
 from validation.engine.checks.numeric._tables import _find_tables, _Table
 
@@ -44,10 +44,8 @@ def end_period_of(
     around it: the row's latest cell, that period, the period of the cell quoted, and
     what its words say."""
     claim = claims[position]
-    hit, mention = claim.hit, claim.mention
-    if hit is None or claim.derivation is not None or claim.calculation is not None:
-        return None
-    if claim.operand or claim.in_expression or small_integer(mention) or mention.in_range:
+    hit, mention = quoted_cell(claim), claim.mention
+    if hit is None:
         return None
     # A sentence without an end (a wall of figures) is read only near the figure.
     low, high = max(sentence[0], mention.start - _REACH), min(sentence[1], mention.end + _REACH)
@@ -82,6 +80,18 @@ def end_period_of(
     if other.unit != hit.number.unit or abs(other.value) == abs(hit.number.value):
         return None
     return other, latest, quoted, how
+
+
+def quoted_cell(claim: Claim) -> Hit | None:
+    """The evidence cell the claim restates as it stands, or None: a claim that is derived,
+    part of a written calculation or an operand of one, a small integer or a range's end
+    quotes no one cell a period fix could replace."""
+    mention = claim.mention
+    if claim.hit is None or claim.derivation is not None or claim.calculation is not None:
+        return None
+    if claim.operand or claim.in_expression or small_integer(mention) or mention.in_range:
+        return None
+    return claim.hit
 
 
 def _same_place(

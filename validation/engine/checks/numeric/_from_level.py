@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from validation.engine.checks.numeric._derive_pool import direction_of
+from validation.engine.checks.numeric._end_period import quoted_cell
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
-from validation.engine.checks.numeric._matching import Claim, small_integer
+from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._misquotes import row_of
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -41,10 +42,8 @@ def from_level_of(
     """For a change's start whose sentence states a change taken from another cell of
     the start's row: that cell, and the change's text."""
     claim = claims[position]
-    hit, mention = claim.hit, claim.mention
-    if hit is None or claim.derivation is not None or claim.calculation is not None:
-        return None
-    if claim.operand or claim.in_expression or small_integer(mention) or mention.in_range:
+    hit, mention = quoted_cell(claim), claim.mention
+    if hit is None:
         return None
     if not _FROM.search(body[max(0, mention.start - _BEFORE) : mention.start]):
         return None
