@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from validation.engine.checks.numeric._derive_pool import Operand
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings, Verdict
 
@@ -49,3 +50,28 @@ def fixes_on(verdict: Verdict, text: str) -> list[tuple[str, str]]:
 def findings_on(verdict: Verdict, text: str) -> list[str]:
     """The kinds of the findings on exactly `text`."""
     return [finding.kind for finding in verdict.findings if finding.text == text]
+
+
+def cell(
+    value: float,
+    strength: int,
+    row: int,
+    column: int,
+    year: int = 0,
+    *,
+    also: tuple[tuple[int, int], ...] = (),
+) -> Operand:
+    """An evidence cell as the derived search's pool holds it: an amount in full units at
+    `strength`, in (`row`, `column`) of table 0, of `year`, and `also` in those other cells."""
+    return Operand(
+        value=value,
+        text=f"{value:g}",
+        percent=False,
+        digits=1.0,
+        strength=strength,
+        row=row,
+        column=column,
+        item=0,
+        year=year,
+        also=tuple((r, c, 0) for r, c in also),
+    )

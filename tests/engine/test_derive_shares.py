@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from tests.engine.reports import NUMBERS_ONLY, flagged
+from tests.engine.reports import NUMBERS_ONLY, cell, flagged
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
@@ -16,21 +16,6 @@ from validation.engine.checks.numeric._derive_shares import Spec, share_named, s
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
-
-
-def cell(value: float, strength: int, row: int, column: int, year: int = 0) -> Operand:
-    return Operand(
-        value=value,
-        text=f"{value:g}",
-        percent=False,
-        digits=1.0,
-        strength=strength,
-        row=row,
-        column=column,
-        item=0,
-        year=year,
-    )
-
 
 # ------------------------------------------------------------------ what the words specify
 

@@ -8,26 +8,12 @@ from __future__ import annotations
 
 import json
 
-from tests.engine.reports import NUMBERS_ONLY, flagged
+from tests.engine.reports import NUMBERS_ONLY, cell, flagged
 from validation.engine.checks.numeric._derive import _covered
 from validation.engine.checks.numeric._derive_candidates import _tier, candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
-
-
-def cell(value: float, strength: int, row: int, column: int, *, year: int = 0) -> Operand:
-    return Operand(
-        value=value,
-        text=f"{value:g}",
-        percent=False,
-        digits=1.0,
-        strength=strength,
-        row=row,
-        column=column,
-        item=0,
-        year=year,
-    )
 
 
 def stated(value: float, row: int = -1, column: int = -1) -> Operand:

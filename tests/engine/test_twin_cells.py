@@ -8,32 +8,18 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.engine.reports import NUMBERS_ONLY, flagged
+from tests.engine.reports import NUMBERS_ONLY, cell, flagged
 from validation.engine.checks.numeric import build_index
 from validation.engine.checks.numeric._derive_candidates import _fits, _tier
-from validation.engine.checks.numeric._derive_pool import BESIDE, NEAR, Operand
+from validation.engine.checks.numeric._derive_pool import BESIDE, NEAR
 from validation.engine.checks.numeric._derive_rows import _rows, twins
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EvidenceItem, Verdict
 
 
-def cell(value: float, strength: int, row: int, column: int, *also: tuple[int, int]) -> Operand:
-    return Operand(
-        value=value,
-        text=f"{value:g}",
-        percent=False,
-        digits=1.0,
-        strength=strength,
-        row=row,
-        column=column,
-        item=0,
-        also=tuple((r, c, 0) for r, c in also),
-    )
-
-
 def test_a_closing_balance_that_opens_the_next_period_lies_in_that_periods_column() -> None:
     interest = cell(305.0, NEAR, 2, 0)
-    closing_2018 = cell(8240.0, BESIDE, 5, 1, (0, 0))  # also the 2019 opening
+    closing_2018 = cell(8240.0, BESIDE, 5, 1, also=((0, 0),))  # also the 2019 opening
 
     assert _fits("share", (interest, closing_2018), frozenset())
     assert _tier(interest, closing_2018) < _tier(interest, cell(8240.0, BESIDE, 5, 1))
@@ -41,7 +27,7 @@ def test_a_closing_balance_that_opens_the_next_period_lies_in_that_periods_colum
 
 def test_a_value_in_no_cell_of_the_pairs_row_or_column_still_lies_apart() -> None:
     interest = cell(305.0, NEAR, 2, 0)
-    elsewhere = cell(8240.0, BESIDE, 5, 1, (4, 2))
+    elsewhere = cell(8240.0, BESIDE, 5, 1, also=((4, 2),))
 
     assert not _fits("share", (interest, elsewhere), frozenset())
     assert _tier(interest, elsewhere) == _tier(interest, cell(8240.0, BESIDE, 5, 1))
@@ -49,7 +35,7 @@ def test_a_value_in_no_cell_of_the_pairs_row_or_column_still_lies_apart() -> Non
 
 def test_a_twin_in_one_column_fits_no_change_over_time() -> None:
     interest = cell(305.0, NEAR, 2, 0)
-    closing_2018 = cell(8240.0, BESIDE, 5, 1, (0, 0))
+    closing_2018 = cell(8240.0, BESIDE, 5, 1, also=((0, 0),))
 
     assert not _fits("percent change", (interest, closing_2018), frozenset())
 
