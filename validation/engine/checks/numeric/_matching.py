@@ -10,6 +10,7 @@ Engine-internal: `analyze` (`_check`) is the entry point.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Literal
@@ -152,7 +153,9 @@ def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool)
                 target_float, target_float - reach, target_float + reach, 16
             ):
                 if probe.shifted and (
-                    index.has_scale(entry) or _FULL_UNITS <= index.magnitude(entry) < claimed
+                    index.has_scale(entry)
+                    or _FULL_UNITS <= index.magnitude(entry) < claimed
+                    or _dollars_in_prose(index, entry)
                 ):
                     continue  # its scale is known, or it is too large to be in larger units
                 if not _units_fit(probe.units, index.unit(entry)):
@@ -256,6 +259,7 @@ def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
         return None
     written = abs(mention.written)
     step = _ONE.scaleb(-mention.decimals)
+    one_digit = mention.significant_digits < 2
     for scale in _RESCALES:
         if scale == mention.scale:
             continue
@@ -266,7 +270,10 @@ def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
             if index.unit(entry) in PERCENT_UNITS:
                 continue
             number = index.number(entry)
-            if abs(abs(number.full_value) - target) > half:
+            off = abs(abs(number.full_value) - target)
+            if off > half or (off and one_digit):
+                # "$3 million" beside "$3.4 billion" shares one digit by chance: a single
+                # digit is another scale's figure only where the evidence writes it alone.
                 continue
             if claim.mention.tokens & number.tokens or number.item in claim.cited:
                 return Hit(number, "close", 0.0, 1.0, scale)
@@ -327,6 +334,34 @@ _PERCENT_WORDS = wordset(
     volatility iv payout yoy qoq surprise upside downside discount premium ownership stake
     utilization occupancy churn conversion"""
 )
+
+
+_SCALE_WORD = re.compile(r"\b(?:thousand|million|billion|trillion)s?\b", re.IGNORECASE)
+_LINE_REACH = 400  # characters either side of a figure looked at for a table's marks
+
+
+def _dollars_in_prose(index: EvidenceIndex, entry: int) -> bool:
+    """A currency figure of evidence prose ("revenues increased $710,000") in a passage
+    that writes a scale word where it means one ("$2.2 million"): its digits are in full
+    units. Such a passage never leaves thousands for its reader to infer; a table's cell
+    (a line with a pipe or a wide gap) may, under its header's "(in thousands)"."""
+    span = index.text_span(entry)
+    if span is None or not index.unit(entry):
+        return False
+    item = index.item_of(entry)
+    text = index.items[item].text or ""
+    start, end = span
+    low = max(text.rfind("\n", max(0, start - _LINE_REACH), start) + 1, start - _LINE_REACH)
+    high = text.find("\n", end, end + _LINE_REACH)
+    line = text[low : high if high >= 0 else end + _LINE_REACH]
+    if "|" in line or "  " in line or "\t" in line:
+        return False
+    key = ("scale-words", item)
+    writes: bool | None = index.memo.get(key)
+    if writes is None:
+        writes = _SCALE_WORD.search(text) is not None
+        index.remember(key, writes)
+    return writes
 
 
 def _vouched(claim: Claim, number: EvidenceNumber, index: EvidenceIndex) -> bool:

@@ -132,8 +132,9 @@ def rescaled_of(
             if index.unit(entry) in PERCENT_UNITS:
                 continue
             number = index.number(entry)
-            if abs(abs(number.full_value) - target) > half:
-                continue
+            off = abs(abs(number.full_value) - target)
+            if off > half or (off and mention.significant_digits < 2):
+                continue  # one digit rounded from another figure's: chance (`_matching`)
             is_named = _named(claim, number, words, mention.significant_digits)
             if not is_named and not (
                 number.item in read_at and mention.significant_digits >= _MIN_DIGITS
