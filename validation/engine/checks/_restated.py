@@ -128,19 +128,16 @@ def restated(
     said = lead | counts
     if not said or said & _NUMBER_TERMS:
         return {}  # "the price for two nights": computed from a count it says
-    # (read after the words: most claims say none, and their cue is then not needed)
-    cue = cue_of(body, match.start, match.end, span, low, high)
-    level = cue.kinds == {CHANGE} and _LEVEL.match(body, match.end, high) is not None
-    if cue.named and not level:
-        return {}  # its words make it a result
     claimed = abs(match.value)
-    unit = _unit_of(match.text)
-    years = _years(left + " " + right)
+    unit: str | None = None  # its unit and years, read once a value of its words asks
+    years: frozenset[str] = frozenset()
     best: dict[Decimal, _Value] = {}
     top = 0
     seen: set[int] = set()
     for word in said:
         for value in islice(by_word.get(word, ()), _LOOK):
+            if unit is None:
+                unit, years = _unit_of(match.text), _years(left + " " + right)
             if id(value) in seen or value.unit != unit or value.value == claimed:
                 continue
             seen.add(id(value))
@@ -160,6 +157,11 @@ def restated(
                 best.setdefault(value.value, value)
     if len(best) != 1:
         return {}
+    # (read after the values: most claims restate none, and their cue is then not needed)
+    cue = cue_of(body, match.start, match.end, span, low, high)
+    level = cue.kinds == {CHANGE} and _LEVEL.match(body, match.end, high) is not None
+    if cue.named and not level:
+        return {}  # its words make it a result
     ((other, value),) = best.items()
     if other in stated or _near(claimed, other):
         return {}

@@ -69,8 +69,16 @@ def _assemble(
     looks = Looks(body, index, sentences, read_at_of(index, claims))
     columns = ColumnYears(body)
 
+    read: dict[int, tuple[int, int]] = {}  # a claim's sentence, read once (asked thrice)
+
     def sentence_of(claim: Claim) -> tuple[int, int]:
-        return _sentence(body, sentences.newlines, claim.mention.start, claim.mention.end)
+        found = read.get(id(claim))
+        if found is None:
+            mention = claim.mention
+            found = read[id(claim)] = _sentence(
+                body, sentences.newlines, mention.start, mention.end
+            )
+        return found
 
     for position, claim in enumerate(claims):
         if claim.other_period is None and (

@@ -252,13 +252,23 @@ def _cells_by_value(index: EvidenceIndex, rows: _Rows) -> dict[tuple[int, Decima
     if remembered is not None:
         return remembered
     found: dict[tuple[int, Decimal], list[int]] = {}
+    item_of, raw_of = index.item_of, index.raw_of  # no full record per cell
     for entry in rows.row_of:
-        number = index.number(entry)
+        raw = raw_of(entry)
         # Two cells of one or two digits agree by chance too often to be one quantity.
-        if len(abs(number.written).normalize().as_tuple().digits) >= _TWIN_DIGITS:
-            found.setdefault((number.item, number.written), []).append(entry)
+        if _significant(raw) >= _TWIN_DIGITS:
+            found.setdefault((item_of(entry), Decimal(raw)), []).append(entry)
     index.remember(("derive-twins",), found)
     return found
+
+
+def _significant(raw: str) -> int:
+    """The significant digits of a number as written ("1200" and "0.0120" have two)."""
+    if raw.isdigit():
+        return len(raw.lstrip("0").rstrip("0"))
+    if raw.replace(".", "", 1).isdigit():
+        return len(raw.replace(".", "", 1).lstrip("0").rstrip("0"))
+    return len(abs(Decimal(raw)).normalize().as_tuple().digits)
 
 
 _SPACED_REACH = 8  # characters before a number read for a currency sign set apart from it

@@ -38,6 +38,11 @@ class _IndexLabels(_IndexBuilding):
         record = self._record[entry]
         return int(record[1]) if record[0] == _TEXT else self._containers[record[1]][0]
 
+    def raw_of(self, entry: int) -> str:
+        """An entry's digits as written ("1234.50", no sign), as its full record's `raw`,
+        without building the record (its label is the costly part)."""
+        return self._parts(entry)[0]
+
     def label_of(self, entry: int) -> str:
         """The label of one entry, as its full record has it, without building the record."""
         cached = self._cache.get(entry)

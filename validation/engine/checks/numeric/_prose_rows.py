@@ -32,19 +32,48 @@ GroupKey = tuple[int, int, str, int]  # (item, sentence start, unit, row of the 
 
 
 def prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
-    """For each entry that is a cell of a prose row, the row's key."""
-    bounds: dict[int, list[int]] = {}  # per text item, the sentence ends in order
+    """For each entry that is a cell of a prose row, the row's key (read once per
+    evidence index and kept in its memo: the rows, their periods and their words ask)."""
+    found: dict[int, GroupKey] | None = index.memo.get(("prose-groups",))
+    if found is None:
+        found = _prose_groups(index)
+        index.remember(("prose-groups",), found)
+    return found
+
+
+def _prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
     members: dict[tuple[int, int, str], list[int]] = {}
     years: dict[tuple[int, int], int] = {}  # (item, sentence start) -> distinct years
-    for entry in range(len(index)):
+    for item, each in enumerate(index.items):
+        if each.text is not None:  # a text item's own numbers (JSON values have no span)
+            _text_members(index, item, each.text, members, years)
+    found: dict[int, GroupKey] = {}
+    for (item, start, unit), entries in members.items():
+        periods = years[(item, start)]
+        rows, rest = divmod(len(entries), periods)
+        if rest or not 1 <= rows <= _MAX_ROWS or periods > _MAX_CELLS:
+            continue
+        for order, entry in enumerate(entries):
+            found[entry] = (item, start, unit, order // periods)
+    return found
+
+
+def _text_members(
+    index: EvidenceIndex,
+    item: int,
+    text: str,
+    members: dict[tuple[int, int, str], list[int]],
+    years: dict[tuple[int, int], int],
+) -> None:
+    """The numbers of one text item by sentence and unit, in sentences naming two or
+    more distinct years (and those counts, by sentence)."""
+    ends: list[int] | None = None  # the sentence ends in order, once a number asks
+    for entry in range(index.items[item].first, index.items[item].last):
         span = index.text_span(entry)
         if span is None or index.is_mantissa(entry):
             continue
-        item = index.item_of(entry)
-        text = index.items[item].text or ""
-        ends = bounds.get(item)
         if ends is None:
-            ends = bounds[item] = [found.start() for found in _END.finditer(text)]
+            ends = [found.start() for found in _END.finditer(text)]
             ends.append(len(text))
         start = _sentence_start(ends, span[0])
         place = (item, start)
@@ -60,15 +89,6 @@ def prose_groups(index: EvidenceIndex) -> dict[int, GroupKey]:
         if not number.unit and _DAY.search(text, max(0, span[0] - 10), span[0]):
             continue  # the day of a date ("December 31")
         members.setdefault((item, start, number.unit), []).append(entry)
-    found: dict[int, GroupKey] = {}
-    for (item, start, unit), entries in members.items():
-        periods = years[(item, start)]
-        rows, rest = divmod(len(entries), periods)
-        if rest or not 1 <= rows <= _MAX_ROWS or periods > _MAX_CELLS:
-            continue
-        for order, entry in enumerate(entries):
-            found[entry] = (item, start, unit, order // periods)
-    return found
 
 
 def _after(ends: list[int], position: int) -> int:
