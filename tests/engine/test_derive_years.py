@@ -44,3 +44,13 @@ def test_a_year_that_opens_a_span_does_not_date_the_figure() -> None:
     )
 
     assert status(verdict, "$10.6 million") == "derived"
+
+
+def test_a_year_followed_by_and_another_figure_still_dates_its_own() -> None:
+    # "in 2019 and $7.4 million in 2021" is no list of years: the 10.6 is 2019's figure.
+    verdict = check(
+        "Customer deposits went from $10.6 million in 2019 and $7.4 million in 2021.",
+        DEPOSITS,
+    )
+
+    assert any("10.6" in text for text in flagged(verdict))

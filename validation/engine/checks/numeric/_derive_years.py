@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from validation.engine.checks.numeric._matching import Claim
 
 # "$11.3 billion in 2017", "... for fiscal 2019", "... during FY2018"; not "in 2017-2019",
-# "in 2019, 2018 and 2017" or "in 2018 and 2019" (a span or a list of years).
+# "in 2019, 2018 and 2017" or "in 2018 and 2019" (a span or a list of years): a year followed
+# by "and" and another figure ("in 2018 and $1,389 thousand in 2019") dates its own.
 _ONE_YEAR = re.compile(
     r"[ \t]+(?:in|for|during|at)[ \t]+(?:(?:fiscal|calendar)[ \t]+(?:year[ \t]+)?|FY[ \t]?)?"
     r"(?:19|20)\d\d\b"
-    r"(?![ \t]*(?:[-\u2013/]|,[ \t]*(?:FY[ \t]?)?(?:19|20)\d\d|(?:and|to|through)\b))",
+    r"(?![ \t]*(?:[-\u2013/][ \t]*(?:FY)?\d|(?:,|and|to|through)[ \t]+(?:FY[ \t]?)?(?:19|20)\d\d))",
     re.IGNORECASE,
 )
 _AVERAGE_WORDS = re.compile(r"(?i)\b(?:averag\w*|mean|per[ \t]+year|a[ \t]+year|annual\w*)\b")
