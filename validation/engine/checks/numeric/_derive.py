@@ -394,7 +394,11 @@ def _rescue(
     mention = claim.mention
     low, high = sentence_of(mention.start, mention.end)
     words = body[low:high]
-    operands = pool(position, claims, index, (low, high), words, units)
+    before = next(
+        (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
+    )
+    previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
+    operands = pool(position, claims, index, (low, high), words, units, previous)
     years = years_named(words)
     if years:
         operands = [_dated(operand, index) for operand in operands]

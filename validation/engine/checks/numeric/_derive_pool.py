@@ -25,6 +25,7 @@ from functools import lru_cache
 
 from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._derive_carried import carried_over
 from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_implied import implied_levels
 from validation.engine.checks.numeric._derive_naming import _MAX_NAMED, named_rows
@@ -195,6 +196,7 @@ def pool(
     sentence: tuple[int, int],
     words: str,
     units: dict[int, float],
+    previous: tuple[int, int] = (0, 0),  # the sentence before it
 ) -> list[Operand]:
     """The operands offered to the claim at `position`, strongest first."""
     rows = _rows(index)
@@ -262,6 +264,9 @@ def pool(
     mention = claims[position].mention
     clause = _own_words(claims, position, sentence, words) if not mention.in_table else ()
     own, named = named_rows(rows, mention.label, words, clause)
+    if not (near or own or named):  # "The same pair totalled $17.2 million a year earlier."
+        for entry in carried_over(claims, previous, words, index, rows):
+            add_entry(entry, NEAR)
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
