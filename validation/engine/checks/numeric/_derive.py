@@ -62,6 +62,7 @@ from validation.engine.checks.numeric._derive_pool import (
 )
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_taken import computed_step, conflict_of, displaced_row
+from validation.engine.checks.numeric._derive_years import dated_alone, over_years
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
@@ -393,7 +394,11 @@ def _rescue(
     mention = claim.mention
     low, high = sentence_of(mention.start, mention.end)
     words = body[low:high]
-    operands = pool(position, claims, index, (low, high), words, units)
+    before = next(
+        (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
+    )
+    previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
+    operands = pool(position, claims, index, (low, high), words, units, previous)
     years = years_named(words)
     if years:
         operands = [_dated(operand, index) for operand in operands]
@@ -421,6 +426,8 @@ def _rescue(
         return False
     if _mixed_period(found.displaced, index, words, years):
         return False  # the stated figure's own period, not the cell beside it
+    if over_years(found.operation) and dated_alone(body, claims, position, low):
+        return False  # "$11.3 billion in 2017": that year's value, not a mean over years
     if found.conflict is not None:
         stated, cell = found.conflict
         at = next(

@@ -10,7 +10,8 @@ would compute a claim from, strongest first.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
 object's path and key; a markdown row without a label takes its section's heading); a row
-is named by a text that shares half its label words, or four of them; evidence digits
+is named by a text that shares half its label words, or four of them, and a lone figure of
+the evidence's prose by the noun phrase its words end in (`_derive_naming`); evidence digits
 whose scale nothing states are read at the scale the report reads them at elsewhere. The
 pool is bounded: `_MAX_POOL` operands, found among the `_REACH` claims on each side.
 """
@@ -24,18 +25,18 @@ from functools import lru_cache
 
 from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._derive_carried import carried_over
 from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
-from validation.engine.checks.numeric._derive_rows import _CAPITALS, MAX_GROUP, _Rows, column_cells
+from validation.engine.checks.numeric._derive_implied import implied_levels
+from validation.engine.checks.numeric._derive_naming import _MAX_NAMED, named_rows
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, column_cells
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
 
 STATED, NEAR, NAMED, BESIDE = 4, 3, 2, 1  # operand strengths
 _MAX_POOL = 24  # operands offered to one claim
-_MAX_NAMED = 3  # rows named by one text
-_COMMON = 64  # a word in more rows than this names none of them
 _REACH = 24  # claims looked at on each side for operands
 
 
@@ -195,6 +196,7 @@ def pool(
     sentence: tuple[int, int],
     words: str,
     units: dict[int, float],
+    previous: tuple[int, int] = (0, 0),  # the sentence before it
 ) -> list[Operand]:
     """The operands offered to the claim at `position`, strongest first."""
     rows = _rows(index)
@@ -235,6 +237,8 @@ def pool(
     periods: list[int] = []  # the same line item's other periods
     column: list[int] = []  # the same period's other line items (its total)
     sources: list[int] = []  # the cells of the results the sentence derives
+    implied = implied_levels(index, rows)  # prose levels their sentence gives a change of
+    earlier: list[Operand] = []
     for other in near:
         operand = _report_operand(other, index, rows, units, STATED)
         add(operand)
@@ -242,6 +246,7 @@ def pool(
             periods += rows.cells[operand.row][:MAX_GROUP]
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
             periods += finer_cells(index, rows, units, operand.row)  # its table's digits
+            earlier += [operand] if operand.row in implied else []
         elif other.derivation is not None:
             # A result the sentence states from evidence cells: those cells are the
             # writer's operands too (the two values an average takes, and their change).
@@ -253,9 +258,15 @@ def pool(
             column += column_cells(rows, index, *place)[:_MAX_POOL]
     for entry in periods:
         add_entry(entry, NEAR)
+    for level in earlier:  # "$1,952 million, an increase of $473 million": the year before
+        change, sign = implied[level.row]
+        add(_implied(level, _evidence_operand(index, rows, units, change, NEAR), sign))
     mention = claims[position].mention
     clause = _own_words(claims, position, sentence, words) if not mention.in_table else ()
-    own, named = _named_rows(rows, mention.label, words, clause)
+    own, named = named_rows(rows, mention.label, words, clause)
+    if not (near or own or named):  # "The same pair totalled $17.2 million a year earlier."
+        for entry in carried_over(claims, previous, words, index, rows):
+            add_entry(entry, NEAR)
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
@@ -278,6 +289,22 @@ def pool(
     for entry in later:
         add_entry(entry, BESIDE)
     return found
+
+
+def _implied(level: Operand, change: Operand, sign: int) -> Operand:
+    """The level before a prose level's stated change (`sign` 1 a rise, -1 a fall), as
+    its row's other period."""
+    return replace(
+        level,
+        value=level.value - sign * change.value,
+        text=f"({level.text} {'-' if sign > 0 else '+'} {change.text})",
+        strength=NEAR,
+        column=level.column + 1,
+        reported=False,
+        entry=-1,
+        position=-1,
+        also=(),
+    )
 
 
 def _repeated(places: set[tuple[int, int]], place: tuple[int, int]) -> bool:
@@ -330,62 +357,6 @@ def _own_words(
 
 _CLAUSE_MARKS = (",", ";", ":", "(", ")", "\n", "|")
 _CLAUSE_END = re.compile(r"[,;:()\n|]|\. ")
-
-
-def _named_rows(
-    rows: _Rows, label: str, words: str, clause: Sequence[str] = ()
-) -> tuple[list[int], list[int]]:
-    """The evidence rows the claim's words name: most of a row's label words stand in
-    the claim's own clause (the words before it and the phrase after it; else its label,
-    back to the clause's start), or in its sentence; more shared words first."""
-    own: list[int] = []
-    named: list[int] = []
-    texts = [(own, text) for text in clause] + [(own, label), (named, words)]
-    for position, (found, text) in enumerate(texts):
-        if found is own and position == len(clause) and own:
-            continue  # its own clause named its row: the label's words reach past it
-        wanted = label_tokens(text)
-        if not wanted:
-            continue
-        candidates: set[int] = set()
-        for token in wanted:
-            posting = rows.postings.get(token, ())
-            if len(posting) <= _COMMON:
-                candidates.update(posting)
-        # More shared words first; of as many, the rows whose label adds fewest words
-        # the text does not write (named the most plainly).
-        scored = sorted(
-            (-len(wanted & rows.tokens[row]), len(rows.tokens[row] - wanted), row)
-            for row in candidates
-            if _names(len(wanted & rows.tokens[row]), len(rows.tokens[row]))
-        )
-        if found is named:
-            # A label's word in capitals names its row alone ("of EBT": "Earnings before
-            # taxes EBT"), when it names few rows.
-            for acronym in _capitals(text) if rows.acronyms else ():
-                posting = rows.acronyms.get(acronym, ())
-                if len(posting) <= _MAX_NAMED:
-                    found += [row for row in posting if row not in own and row not in found]
-                if len(found) >= _MAX_NAMED:
-                    break
-        found += [row for *_, row in scored[:_MAX_NAMED] if row not in own and row not in found]
-    return own, named
-
-
-@lru_cache(maxsize=16)
-def _capitals(text: str) -> tuple[str, ...]:
-    # Each number of a sentence asks for its words in capitals: read once per sentence.
-    return tuple(dict.fromkeys(_CAPITALS.findall(text)))
-
-
-def _names(shared: int, words: int) -> bool:
-    """A text names a row when it shares half of the row's label words, or at least
-    `_NAMING_WORDS` of them (a long label: "total deferred tax assets before valuation
-    allowances" is named by "gross deferred tax assets")."""
-    return shared * 2 >= words or shared >= _NAMING_WORDS
-
-
-_NAMING_WORDS = 4  # label tokens, pairs of words included ("deferredtax")
 
 
 def around(position: int, count: int) -> Iterator[int]:

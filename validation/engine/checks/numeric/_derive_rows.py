@@ -33,6 +33,9 @@ class _Rows:
     totals: dict[int, list[int]]  # an item's total rows ("Total", an unlabelled sum line)
     acronyms: dict[str, list[int]]  # the rows whose label writes a word in capitals ("EBT")
     sentence_rows: dict[int, list[int]]  # a prose row: the rows of its sentence (its columns)
+    # A lone evidence number: the words of the noun phrase its own words end in, before it
+    # ("pre-tax acquisition expenses of $15.4 million": acquisition, expense).
+    heads: dict[int, frozenset[str]]
 
 
 def _rows(index: EvidenceIndex) -> _Rows:
@@ -49,6 +52,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
     key_places: dict[tuple[int, str], dict[str, int]] = {}  # a JSON object's keys, in order
     totals: dict[int, list[int]] = {}
     acronyms: dict[str, list[int]] = {}
+    heads: dict[int, frozenset[str]] = {}
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     groups = prose_groups(index)  # a prose sentence's one quantity over its years
     group_rows: dict[tuple[int, int, str, int], int] = {}
@@ -82,6 +86,8 @@ def _rows(index: EvidenceIndex) -> _Rows:
             if not label.strip() and index.items[item].text is not None:
                 words = _section_name(index, sections, item, index.number(entry).raw)
             tokens.append(words)
+            if index.items[item].text is not None and (head := head_words(label)):
+                heads[len(cells) - 1] = head
             for acronym in set(_CAPITALS.findall(label)):
                 acronyms.setdefault(acronym, []).append(len(cells) - 1)
             last = key
@@ -123,14 +129,47 @@ def _rows(index: EvidenceIndex) -> _Rows:
     for row, words in enumerate(tokens):
         for word in words:
             postings.setdefault(word, []).append(row)
+    heads = {row: head for row, head in heads.items() if len(cells[row]) == 1}
     found = _Rows(
-        row_of, column_of, cells, tokens, by_item_column, postings, totals, acronyms, sentence_rows
+        row_of,
+        column_of,
+        cells,
+        tokens,
+        by_item_column,
+        postings,
+        totals,
+        acronyms,
+        sentence_rows,
+        heads,
     )
     index.remember(("derive-rows",), found)
     return found
 
 
 _CAPITALS = re.compile(r"\b[A-Z]{2,6}\b")
+_HEAD_WORD = re.compile(r"[a-z]+")
+# The words that link a noun phrase to its number ("expenses of $15.4 million", "costs
+# were $6.8 million"); a phrase before any other word ("sales increased by") is no name.
+_LINKS = frozenset(("of", "was", "were", "is", "are", "totaled", "totalled", "amounted", "to"))
+_LINK_FILLERS = frozenset(("approximately", "about", "roughly", "nearly", "some", "to"))
+
+
+def head_words(label: str) -> frozenset[str]:
+    """The words of the noun phrase a number's own words end in ("Fiscal 2019 also includes
+    pre-tax acquisition expenses of": acquisition, expense): its last two words, when a
+    word of linking ("of", "were", "totaled") stands between them and the number, and
+    each is a content word."""
+    words = _HEAD_WORD.findall(label.lower())
+    while words and words[-1] in _LINK_FILLERS:
+        words.pop()
+    if len(words) < 3 or words[-1] not in _LINKS:
+        return frozenset()
+    parts = [label_tokens(word) for word in words[-3:-1]]
+    if not all(parts):
+        return frozenset()
+    return frozenset().union(*parts)
+
+
 _TOTAL_LABEL = re.compile(r"\s*(?:grand\s+)?totals?\b", re.IGNORECASE)
 
 

@@ -33,10 +33,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
+from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
-    _named_rows,
     _own_words,
     _rows,
     direction_of,
@@ -86,7 +86,7 @@ def specify(
         return ()
     rows = _rows(index)
     clause = _own_words(claims, position, sentence, words)
-    own, named = _named_rows(rows, mention.label, words, clause)
+    own, named = named_rows(rows, mention.label, words, clause)
     end = _end(body, claims, position, operands)
     span = _span(words)
     # The year of the claim's own clause: the words after it first ("1.1 points in 2017").
