@@ -16,6 +16,7 @@ from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, S
 from validation.engine.checks.numeric._derive_shares import (
     OF_A_CHANGE,
     Spec,
+    a_share,
     look_specified,
     share_named,
     specified,
@@ -329,3 +330,14 @@ def test_its_candidates_are_a_named_lines_change_over_a_named_totals() -> None:
         "(2991 - 2245) / (79126 - 71402) * 100"
     }
     assert list(look_specified(look, Spec(OF_A_CHANGE, 0, NAMED), pool)) == []  # no total
+
+
+# ---------------------------------------------------- a stated share, whichever search found it
+
+
+def test_a_stated_share_is_one_cell_over_another_as_a_percentage_whoever_named_it() -> None:
+    # This search names its operation; the open search writes its formula as the label.
+    assert a_share("share", "9587 / 67314 * 100 (chance 0.3%)")
+    assert a_share("12,491 / 68,000 * 100", "12,491 / 68,000 * 100")
+    assert not a_share("(12,491 - 9,587) / 9,587 * 100", "(12,491 - 9,587) / 9,587 * 100")
+    assert not a_share("12,491 / 68,000", "12,491 / 68,000")  # a ratio, not a percentage

@@ -26,6 +26,7 @@ from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
     around,
+    bare,
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
@@ -149,7 +150,11 @@ def parallel(
         if not low <= claims[at].mention.start < high or derivation is None:
             continue
         cells = derivation.entries
-        if derivation.label == "share" and len(cells) == 2 and all(c in rows for c in cells):
+        if (
+            a_share(derivation.label, derivation.formula)
+            and len(cells) == 2
+            and all(c in rows for c in cells)
+        ):
             top, bottom = rows[cells[0]], rows[cells[1]]
             place = (top.year, top.column)
             found += [
@@ -214,6 +219,15 @@ def unmixed(found: Iterator[Candidate], per_unit: frozenset[int]) -> Iterator[Ca
             if any(len(both) == 2 for both in kinds.values()):
                 continue
         yield candidate
+
+
+def a_share(label: str, formula: str) -> bool:
+    """A derivation that divides one cell by another, as a percentage: this search's share,
+    or the open search's "12,491 / 68,000 * 100" (`_search`, which names it by its formula)."""
+    return label == "share" or _SHARE_FORMULA.fullmatch(bare(formula)) is not None
+
+
+_SHARE_FORMULA = re.compile(r"[^-+*/()]+ / [^-+*/()]+ \* 100")
 
 
 def _other_period(first: Operand, second: Operand, spec: Spec) -> bool:
