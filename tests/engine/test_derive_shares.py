@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 
 from tests.engine.reports import NUMBERS_ONLY, cell, flagged
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
-from validation.engine.checks.numeric._derive_shares import Spec, share_named, specified, specs_of
+from validation.engine.checks.numeric._derive_shares import (
+    OF_A_CHANGE,
+    Spec,
+    a_share,
+    look_specified,
+    share_named,
+    specified,
+    specs_of,
+)
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, Verdict
@@ -244,3 +253,91 @@ def test_a_multiple_of_a_stated_line_over_its_earlier_figure_passes() -> None:
 
 def test_a_multiple_no_earlier_figure_of_the_line_gives_is_flagged() -> None:
     assert "2.7" in flagged(receivables("2.7"))
+
+
+# ---------------------------------------------------- a per-share amount is no part of a count
+
+SHARES = (
+    "(in thousands, except per share amounts)\n\n"
+    "|  | 2020 | 2019 |\n|---|---|---|\n"
+    "| Net income | $188,402 | $221,917 |\n"
+    "| Weighted-average shares, basic | 69,310 | 68,544 |\n"
+    "| Dilutive effect of stock options | 1,882 | 2,029 |\n"
+    "| Weighted-average shares, diluted | 71,192 | 70,573 |\n"
+    "| Net income per diluted share | $2.64 | $3.12 |"
+)
+PER_SHARE = (
+    "Net income per diluted share was $2.64 in 2020. Set against the $3.12 a year before, it "
+    "moved by -$0.48, equal to {} of the 2019 base."
+)
+
+
+def per_share(written: str) -> Verdict:
+    evidence = [{"source_ref": "table", "content": SHARES}]
+    body = PER_SHARE.format(written)
+    return validate(Bundle(query="How did EPS move?", body=body, evidence=evidence), NUMBERS_ONLY)
+
+
+def test_a_per_share_amount_over_a_count_of_shares_is_no_share() -> None:
+    # -0.15% is the change as a ratio written as a percentage (-15.4% is right); it also
+    # lies on $3.12 / 2,029 thousand options: a dollar amount per share over a count.
+    assert "-0.15%" in flagged(per_share("-0.15%"))
+    assert flagged(per_share("-15.4%")) == []
+
+
+# ---------------------------------------------------- a named line's share of a named change
+
+MIX = (
+    "| (in thousands) | 2021 | 2020 |\n|---|---|---|\n"
+    "| Licences | $4,812 | $3,905 |\n"
+    "| Support | 1,377 | 1,240 |\n"
+    "| Training | 402 | 455 |\n"
+    "| Total revenue | $6,591 | $5,600 |"
+)
+MIX_REPORT = (
+    "Total revenue rose to $6,591 thousand from $5,600 thousand, up 17.7%. Licences grew "
+    "23.2% to $4,812 thousand, support rose 11.0% to $1,377 thousand, and training slipped "
+    "to $402 thousand from $455 thousand. Licences made up 73.0% of total revenue in 2021, "
+    "and licences explain roughly {} of the total revenue increase."
+)
+
+
+def mix(written: str) -> Verdict:
+    evidence = [{"source_ref": "table", "content": MIX}]
+    body = MIX_REPORT.format(written)
+    return validate(Bundle(query="What drove revenue?", body=body, evidence=evidence), NUMBERS_ONLY)
+
+
+def test_a_named_lines_share_of_a_named_total_change_is_weighed_among_those_lines() -> None:
+    # (4,812 - 3,905) / (6,591 - 5,600) = 91.5%: licences' change over the total's.
+    assert flagged(mix("92%")) == []
+
+
+def test_a_share_of_a_change_is_specified_by_words_of_a_share_and_of_a_change() -> None:
+    assert Spec(OF_A_CHANGE, 0, NAMED) in specs_of(Cue(frozenset({SHARE, CHANGE})), frozenset())
+    assert all(s.operation != OF_A_CHANGE for s in specs_of(Cue(frozenset({SHARE})), frozenset()))
+
+
+def test_its_candidates_are_a_named_lines_change_over_a_named_totals() -> None:
+    # Sales (row 0) is the total; marketing (NEAR) and sales (NAMED) are named. Neither the
+    # unnamed line's change nor the total's change over a line's is a candidate.
+    unnamed_2019 = cell(6188.0, BESIDE, 5, 2, 2019)
+    pool = [*POOL, unnamed_2019]
+    look = partial(candidates, pool, "percent", [], 0)
+    spec = Spec(OF_A_CHANGE, 0, NAMED, totals=frozenset({0}))
+
+    assert {c[2] for c in look_specified(look, spec, pool)} == {
+        "(2991 - 2245) / (79126 - 71402) * 100"
+    }
+    assert list(look_specified(look, Spec(OF_A_CHANGE, 0, NAMED), pool)) == []  # no total
+
+
+# ---------------------------------------------------- a stated share, whichever search found it
+
+
+def test_a_stated_share_is_one_cell_over_another_as_a_percentage_whoever_named_it() -> None:
+    # This search names its operation; the open search writes its formula as the label.
+    assert a_share("share", "9587 / 67314 * 100 (chance 0.3%)")
+    assert a_share("12,491 / 68,000 * 100", "12,491 / 68,000 * 100")
+    assert not a_share("(12,491 - 9,587) / 9,587 * 100", "(12,491 - 9,587) / 9,587 * 100")
+    assert not a_share("12,491 / 68,000", "12,491 / 68,000")  # a ratio, not a percentage

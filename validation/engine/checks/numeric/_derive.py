@@ -144,12 +144,15 @@ def explain(
     span: bool = False,
     specs: Callable[[], Sequence[Spec]] = tuple,
     share_specs: tuple[_shares.Spec, ...] = (),
+    per_unit: frozenset[int] = frozenset(),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
     candidates of the operands a rate's words specify (`specs`), and a share or multiple its
     words specify (`_derive_shares`), each alone; then the operations its words name, alone
-    (their candidates alone make the neighbourhood); then every operation."""
+    (their candidates alone make the neighbourhood); then every operation. No look sets an
+    amount per unit (`per_unit`: its cells) against one that is none in a share, multiple or
+    change (`_derive_shares.unmixed`)."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -169,6 +172,10 @@ def explain(
     if not readings:
         return None
     found = None
+
+    def search(found: Iterator[Candidate]) -> Explained | None:
+        return _search(_shares.unmixed(found, per_unit), readings, operands)
+
     bound = may_hit(operands, kind, readings, periods)
     searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
     keep = partial(
@@ -177,30 +184,35 @@ def explain(
     look = keep(searched)  # "fell ... to": never from the side the words rule out
     if bound:  # else no first-look hit (`_derive_bound`)
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
-        if ended is not None and (found := _search(ended, readings, operands)) is not None:
+        if ended is not None and (found := search(ended)) is not None:
             return found
         for spec in specs() if named else ():  # the candidates its words specify, alone
-            if found := _search(keep(partial(specified, spec, kind, named))(), readings, operands):
+            if found := search(keep(partial(specified, spec, kind, named))()):
                 return found
         for share in share_specs:
-            if found := _search(
-                _shares.look_specified(searched, share, operands), readings, operands
-            ):
+            if share.operation == _shares.OF_A_CHANGE:
+                continue  # a row's change over another's: of the second look
+            if found := search(_shares.look_specified(searched, share, operands)):
                 return found
         if named:
-            found = _search(look(named), readings, operands)
+            found = search(look(named))
             if found is not None or only_named:
                 return found
-        found = _search(look(), readings, operands)
+        found = search(look())
     elif named and only_named:
         return None
     if found is None and kind in ("percent", "multiple"):
         if not (bound or changes_may_hit(operands, kind, readings)):
             return None  # no candidate of either look lands on the claim: no hit
+        for share in share_specs:  # a named line's change over another named line's
+            if share.operation == _shares.OF_A_CHANGE and (
+                found := search(_shares.look_specified(searched, share, operands))
+            ):
+                return found
         # A second look with the changes of whole rows: their candidates join the
         # neighbourhood, so a hit among many is not taken.
         every = look(compound=True)
-        found = _search(every, readings, operands)
+        found = search(every)
     return found
 
 
@@ -382,6 +394,11 @@ def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]
     return any(claims[between].index not in used for between in range(low + 1, high))
 
 
+def _totals(index: EvidenceIndex) -> frozenset[int]:
+    """The rows of the evidence that are totals (a "Total" line, an unlabelled sum line)."""
+    return frozenset(row for rows in _rows(index).totals.values() for row in rows)
+
+
 def _rescue(
     body: str,
     claims: Sequence[Claim],
@@ -420,7 +437,9 @@ def _rescue(
         stated_end(body, claims, position, operands),
         spans_years(words),
         partial(specify, claims, position, index, (low, high), words, operands, body),
-        _shares.specs_of(cue, years) + _shares.parallel(claims, position, (low, high), operands),
+        _shares.specs_of(cue, years, _totals(index))
+        + _shares.parallel(claims, position, (low, high), operands),
+        _shares.per_unit(index, operands),
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False

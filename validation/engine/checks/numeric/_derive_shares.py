@@ -12,11 +12,12 @@ two cells must lie in one column of one table (one period's line items).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from validation.engine.checks.numeric._cues import MEAN, MULTIPLE, SHARE, Cue
+from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import Candidate
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
@@ -25,7 +26,9 @@ from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
     around,
+    bare,
 )
+from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -45,9 +48,12 @@ class Spec:
     rows: tuple[int, int] = (-1, -1)
     skip: frozenset[int] = frozenset()
     beside: tuple[int, int] = (0, -1)
+    totals: frozenset[int] = frozenset()  # a share of a change: the rows that are totals
 
 
-def specs_of(cue: Cue, years: frozenset[int]) -> tuple[Spec, ...]:
+def specs_of(
+    cue: Cue, years: frozenset[int], totals: frozenset[int] = frozenset()
+) -> tuple[Spec, ...]:
     """The specifications a claim's words give: "X% of", "accounts for", "a share" make a
     percentage a share; "times" makes a multiple one; "averaged" makes an amount an
     average of two periods of one line. The period is the claim's own year ("... in
@@ -56,15 +62,19 @@ def specs_of(cue: Cue, years: frozenset[int]) -> tuple[Spec, ...]:
     operations = [SHARE] if SHARE in cue.kinds or cue.of_after else []
     operations += [kind for kind in (MULTIPLE, MEAN) if kind in cue.kinds]
     year = cue.year or (next(iter(years)) if len(years) == 1 else 0)
-    return tuple(
+    found = tuple(
         Spec(_OPERATION[kind], year, strength, years)
         for strength in (NEAR, NAMED)
         for kind in operations
     )
+    if SHARE in operations and CHANGE in cue.kinds:
+        found += (Spec(OF_A_CHANGE, 0, NAMED, totals=totals),)  # "95% of the increase"
+    return found
 
 
+OF_A_CHANGE = "share of a change"
 _OPERATION = {SHARE: "share", MULTIPLE: "multiple", MEAN: "average"}  # the candidates' names
-_KIND = {"share": "percent", "multiple": "multiple", "average": "amount"}  # of their claims
+_KIND = {"share": "percent", "multiple": "multiple", "average": "amount", OF_A_CHANGE: "percent"}
 
 
 def share_named(cue: Cue, mention: NumberMention) -> frozenset[str]:
@@ -82,6 +92,8 @@ def look_specified(
     if look.args[1] != _KIND[spec.operation]:
         return iter(())  # a share is of a percentage's search, an average of an amount's
     kept = [o for o in operands if o.row >= 0 and o.strength >= spec.strength]
+    if spec.operation == OF_A_CHANGE:
+        return _of_a_total(kept, spec.totals)
     if spec.rows != (-1, -1):
         kept = [o for o in kept if o.row in spec.rows]
     elif spec.strength < NEAR and all(o.strength >= NEAR for o in kept):
@@ -138,7 +150,11 @@ def parallel(
         if not low <= claims[at].mention.start < high or derivation is None:
             continue
         cells = derivation.entries
-        if derivation.label == "share" and len(cells) == 2 and all(c in rows for c in cells):
+        if (
+            a_share(derivation.label, derivation.formula)
+            and len(cells) == 2
+            and all(c in rows for c in cells)
+        ):
             top, bottom = rows[cells[0]], rows[cells[1]]
             place = (top.year, top.column)
             found += [
@@ -147,6 +163,71 @@ def parallel(
                 )
             ]
     return tuple(found)
+
+
+def _of_a_total(cells: Sequence[Operand], totals: frozenset[int]) -> Iterator[Candidate]:
+    """A named line's change over the change of a named total of its table, between the
+    same two columns (next to each other, or one apart): "explains roughly 95% of the
+    total increase"."""
+    rows: dict[tuple[int, int], dict[int, Operand]] = {}
+    for cell in cells:
+        if not cell.percent and cell.column >= 0 and not cell.repeat:
+            rows.setdefault((cell.item, cell.row), {}).setdefault(cell.column, cell)
+    for (item, row), whole in rows.items():
+        if row not in totals:
+            continue
+        for (other, part_row), part in rows.items():
+            if other != item or part_row == row:
+                continue
+            for first in sorted(whole):
+                for second in (first + 1, first + 2):
+                    if first not in part or second not in part or second not in whole:
+                        continue
+                    a1, a2, b1, b2 = part[first], part[second], whole[first], whole[second]
+                    step, of = a1.value - a2.value, b1.value - b2.value
+                    if step and of:
+                        formula = f"({a1.text} - {a2.text}) / ({b1.text} - {b2.text}) * 100"
+                        yield (1, abs(step / of * 100), formula, OF_A_CHANGE, ())
+
+
+def per_unit(index: EvidenceIndex, operands: Sequence[Operand]) -> frozenset[int]:
+    """The cells of an amount per unit: of a row whose line says so ("per diluted share",
+    "per unit", "EPS")."""
+    return frozenset(
+        o.entry for o in operands if o.entry >= 0 and _PER_UNIT.search(index.line_before(o.entry))
+    )
+
+
+# "per share", "per diluted share", "per unit", "EPS"; never "per cent" or "per annum".
+_PER_UNIT = re.compile(r"\bper[ \t]+(?!cent\b|annum\b)[a-z]|\beps\b", re.IGNORECASE)
+# The operations that compare two quantities of one kind: never an amount per unit with a
+# total or a count ("$4.33 / 2,291 thousand shares" is no share of anything).
+_LIKE_KINDS = frozenset(("share", "multiple", "percent change", "share of a change"))
+
+
+def unmixed(found: Iterator[Candidate], per_unit: frozenset[int]) -> Iterator[Candidate]:
+    """The candidates, less a share, multiple or change that sets an amount per unit against
+    a cell of the same evidence item that is none (a dollar amount per share over a count
+    of shares): the item's labels tell its two kinds apart. (A cell of another item, a
+    passage's "$31,560", may be a rate per day its words do not call one.)"""
+    for candidate in found:
+        if per_unit and candidate[3] in _LIKE_KINDS:
+            kinds: dict[int, set[bool]] = {}
+            for o in candidate[4]:
+                if isinstance(o, Operand) and o.entry >= 0:
+                    kinds.setdefault(o.item, set()).add(o.entry in per_unit)
+            if any(len(both) == 2 for both in kinds.values()):
+                continue
+        yield candidate
+
+
+def a_share(label: str, formula: str) -> bool:
+    """A derivation that divides one cell by another, as a percentage: this search's share,
+    or the open search's "12,491 / 68,000 * 100" (`_search`, which names it by its formula)."""
+    return label == "share" or _SHARE_FORMULA.fullmatch(bare(formula)) is not None
+
+
+_SHARE_FORMULA = re.compile(r"[^-+*/()]+ / [^-+*/()]+ \* 100")
 
 
 def _other_period(first: Operand, second: Operand, spec: Spec) -> bool:

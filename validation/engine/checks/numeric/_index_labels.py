@@ -24,6 +24,8 @@ from validation.engine.checks.numeric._lexicon import prose_label
 from validation.engine.checks.numeric._scales import declared_scales, single_scale
 from validation.engine.types import EvidenceExcerpt
 
+_LINE_REACH = 300  # characters of a number's line read back from it (`line_before`)
+
 
 class _IndexLabels(_IndexBuilding):
     """What an entry is: its path, label, row label, excerpt and declared scale."""
@@ -183,6 +185,19 @@ class _IndexLabels(_IndexBuilding):
         return EvidenceExcerpt(
             source_ref=item.source_ref, url=item.url, excerpt=snippet, label=label
         )
+
+    def line_before(self, entry: int) -> str:
+        """The words of a text number's line before it, as written (stop words and all:
+        "Net income per diluted share (1) | $3.50 |"), at most `_LINE_REACH` characters; a
+        JSON number's path."""
+        record = self._record[entry]
+        if record[0] != _TEXT:
+            return self._path(entry) if record[0] != _PROSE else self._label(entry)
+        text: str | None = self.items[record[1]].text
+        assert text is not None
+        start: int = record[2]
+        reach = max(0, start - _LINE_REACH)
+        return text[text.rfind("\n", reach, start) + 1 : start]
 
     def shares_row_label(self, entry: int) -> bool:
         """The number next to this one in the same text item has its label, with nothing
