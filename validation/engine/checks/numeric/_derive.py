@@ -27,11 +27,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import partial
+from itertools import islice
 
 from validation.engine.checks.numeric import _derive_shares as _shares
 from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
+    DIVIDE,
     MEAN,
     MULTIPLE,
     POINTS,
@@ -152,8 +154,9 @@ def explain(
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
-    if points and not mention.is_percent:
-        kind = "points"  # "narrowed by 1.1 points": a difference of two rates
+    if points and (not mention.is_percent or mention.unit == "pp"):
+        # "narrowed by 1.1 points", "0.3 percentage points": a difference of two rates
+        kind = "points"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     elif _percent_target(mention):
         kind = "percent"
@@ -178,12 +181,15 @@ def explain(
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := _search(ended, readings, operands)) is not None:
             return found
-        for spec in specs() if named else ():  # the candidates its words specify, alone
-            if found := _search(keep(partial(specified, spec, kind, named))(), readings, operands):
+        # A number written as points names its operation by its unit: a change of rates.
+        given = named or (frozenset(("points",)) if kind == "points" else named)
+        for spec in specs() if given else ():  # the candidates its words specify, alone
+            look_spec = keep(partial(specified, spec, kind, given))
+            if found := _search(look_spec(), readings, operands, True):
                 return found
         for share in share_specs:
             if found := _search(
-                _shares.look_specified(searched, share, operands), readings, operands
+                _shares.look_specified(searched, share, operands), readings, operands, True
             ):
                 return found
         if named:
@@ -207,7 +213,17 @@ def _search(
     found: Iterator[Candidate],
     readings: list[tuple[float, float]],
     operands: Sequence[Operand],
+    whole: bool = False,
 ) -> Explained | None:
+    """The first hit among `found` whose chance of a coincidence is below `ACCEPT`. With
+    `whole`, `found` are the candidates a specification its words give whole (`Spec.whole`):
+    when every one of them lands in the hit's window, the hit is the writer's own
+    arithmetic verified, accepted whatever its chance (`_whole`)."""
+    values: list[float] = []
+    if whole:
+        listed = list(islice(found, _MAX_CANDIDATES))
+        values = [candidate[1] for candidate in listed]
+        found = iter(listed)
     neighbourhood = 0
     near: list[list[float]] = [[] for _ in readings]  # the neighbours' values, per reading
     missed: set[str] = set()  # operations over the sentence's own numbers that nearly fit
@@ -240,10 +256,14 @@ def _search(
         return None
     chance = min(1.0, max(1.0, _covered(near, readings)) * width / (target * _LOG_SPREAD))
     conflict = conflict_of(texts, operands) if tier >= 1 else None
-    if chance >= ACCEPT or conflict == ():
+    verified = whole and conflict is None and _whole(values, target, width)
+    if (chance >= ACCEPT and not verified) or conflict == ():
         return None
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
     written = formula.format(*shown) if texts else formula
+    formula = f"{written} (chance {chance:.1%})"
+    if chance >= ACCEPT:  # verified: the words' one derivation, not a search's find
+        formula = f"{written} (chance {chance:.1%} as a search; specified whole: its one value)"
     pair = conflict or None
     cells = [text for text in texts if isinstance(text, Operand)]
     used = frozenset(cell.position for cell in cells)
@@ -251,7 +271,7 @@ def _search(
     displaced = displaced_row(cells, operands) if tier >= 1 else -1
     return Explained(
         value,
-        f"{written} (chance {chance:.1%})",
+        formula,
         operation,
         chance,
         int(tier),
@@ -261,6 +281,12 @@ def _search(
         displaced,
         tuple(cell.entry for cell in cells if cell.entry >= 0),
     )
+
+
+def _whole(values: Sequence[float], target: float, width: float) -> bool:
+    """Every candidate of a specification lands in the claim's window: the words leave one
+    value, so the hit is no pick among several (docs/derivations.md, "Specified whole")."""
+    return bool(values) and all(abs(value - target) <= width / 2 * 1.000001 for value in values)
 
 
 def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
@@ -400,6 +426,8 @@ def _rescue(
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
+        named |= frozenset(_OPERATIONS[MEAN])
     if claim.close and not (named := named or _shares.share_named(cue, mention)):
         return False  # close to a cell its words name, and no words of a result: a slip
     found = explain(
@@ -410,11 +438,22 @@ def _rescue(
         direction,
         named,
         not _shares.searched_whole(claim),
-        points_of(body, mention),
+        points_of(body, mention) or mention.unit == "pp",
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
-        partial(specify, claims, position, index, (low, high), words, operands, body),
+        partial(
+            specify,
+            claims,
+            position,
+            index,
+            (low, high),
+            words,
+            operands,
+            body,
+            cue.count,
+            bool(cue.year),
+        ),
         _shares.specs_of(cue, years) + _shares.parallel(claims, position, (low, high), operands),
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
