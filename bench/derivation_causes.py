@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from validation.engine.checks.numeric import _derive
+from validation.engine.checks.numeric import _derive, _derive_accept
 from validation.engine.checks.numeric._derive_candidates import TIERS, candidates
 from validation.engine.checks.numeric._derive_pool import Operand, periods_named
 from validation.engine.pipeline import validate
@@ -58,14 +58,17 @@ def _best_hit(claim: Any, body: str, operands: Sequence[Operand], periods: Seque
     hit: tuple[float, float, float] | None = None
     for tier, value, _, _, _ in candidates(operands, kind, periods, 0, compound=True):
         for target, width in readings:
-            if target and target / _derive._SPREAD <= value <= target * _derive._SPREAD:
+            if (
+                target
+                and target / _derive_accept._SPREAD <= value <= target * _derive_accept._SPREAD
+            ):
                 neighbours[int(tier)] += 1
                 if hit is None and abs(value - target) <= width / 2 * 1.000001:
                     hit = (tier, target, width)
     if hit is None:
         return "no candidate hits"
     tier, target, width = hit
-    chance = sum(neighbours[: int(tier) + 1]) * width / (target * _derive._LOG_SPREAD)
+    chance = sum(neighbours[: int(tier) + 1]) * width / (target * _derive_accept._LOG_SPREAD)
     return f"hit at tier {tier}, chance {chance:.2f}"
 
 

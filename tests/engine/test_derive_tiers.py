@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from tests.engine.reports import NUMBERS_ONLY, cell, flagged
-from validation.engine.checks.numeric._derive import _covered
+from validation.engine.checks.numeric._derive_accept import _covered
 from validation.engine.checks.numeric._derive_candidates import _tier, candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 from validation.engine.pipeline import validate

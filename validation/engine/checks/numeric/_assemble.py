@@ -30,6 +30,7 @@ from validation.engine.checks.numeric._misquotes import (
     read_at_of,
     swap_fix,
 )
+from validation.engine.checks.numeric._misses import settle
 from validation.engine.checks.numeric._other_item import computed_from, other_item_of
 from validation.engine.checks.numeric._outcome import (
     NumericResult,
@@ -55,6 +56,7 @@ def _assemble(
     sentences: _SentenceNumbers,
 ) -> NumericResult:
     result = _Output(tool_calls)
+    settle(claims)  # a number following only from ones the search supported since
     for reference in references:
         result.finding_dicts.append(_reference_finding(reference))
     matches: list[dict[str, Any]] = []
@@ -353,7 +355,7 @@ def _label_for(mention: NumberMention) -> str:
 
 def _orphan_finding(claim: Claim, result: _Output) -> None:
     mention = claim.mention
-    if claim.depends:
+    if claim.depends and not claim.settled:
         result.finding_dicts.append(
             {
                 "check": "no_hallucinations",

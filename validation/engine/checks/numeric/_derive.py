@@ -22,9 +22,8 @@ docs/derivations.md tells the whole of it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
 from functools import partial
 
@@ -32,6 +31,7 @@ from validation.engine.checks.numeric import _derive_shares as _shares
 from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
+    DIVIDE,
     MEAN,
     MULTIPLE,
     POINTS,
@@ -39,6 +39,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
 )
+from validation.engine.checks.numeric._derive_accept import Explained, _search
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
 from validation.engine.checks.numeric._derive_candidates import (
     Candidate,
@@ -61,7 +62,6 @@ from validation.engine.checks.numeric._derive_pool import (
     years_named,
 )
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
-from validation.engine.checks.numeric._derive_taken import computed_step, conflict_of, displaced_row
 from validation.engine.checks.numeric._derive_years import dated_alone, over_years
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -74,29 +74,6 @@ from validation.engine.checks.numeric._matching import (
 from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._stated_ends import keeping_direction
 from validation.engine.checks.numeric._types import NumberMention
-
-ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
-_MAX_CANDIDATES = 600  # candidate values looked at for one number
-_NEAR_MISS = 0.15  # a slip of the writer's own operation lands this close, relatively
-_SPREAD = 3.0  # candidates within this factor of the claim make its neighbourhood
-_LOG_SPREAD = 2 * math.log(_SPREAD)
-
-
-@dataclass(frozen=True, slots=True)
-class Explained:
-    value: float
-    formula: str
-    operation: str
-    chance: float
-    tier: int
-    # (the stated number, the cell of its row the derivation takes instead)
-    conflict: tuple[Operand, Operand] | None = None
-    used: frozenset[int] = frozenset()  # the claims (their index) the derivation takes
-    step: bool = False  # the conflict's stated number is the sum or difference of two cells
-    # The row whose cell it takes in place of the row's other cell its sentence states
-    # (see `_derive_taken.displaced_row`), or -1.
-    displaced: int = -1
-    entries: tuple[int, ...] = ()  # the evidence cells it takes
 
 
 def _percent_target(mention: NumberMention) -> bool:
@@ -156,8 +133,9 @@ def explain(
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
-    if points and not mention.is_percent:
-        kind = "points"  # "narrowed by 1.1 points": a difference of two rates
+    if points and (not mention.is_percent or mention.unit == "pp"):
+        # "narrowed by 1.1 points", "0.3 percentage points": a difference of two rates
+        kind = "points"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     elif _percent_target(mention):
         kind = "percent"
@@ -173,8 +151,8 @@ def explain(
         return None
     found = None
 
-    def search(found: Iterator[Candidate]) -> Explained | None:
-        return _search(_shares.unmixed(found, per_unit), readings, operands)
+    def search(found: Iterator[Candidate], whole: bool = False) -> Explained | None:
+        return _search(_shares.unmixed(found, per_unit), readings, operands, whole)
 
     bound = may_hit(operands, kind, readings, periods)
     searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
@@ -186,13 +164,15 @@ def explain(
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := search(ended)) is not None:
             return found
-        for spec in specs() if named else ():  # the candidates its words specify, alone
-            if found := search(keep(partial(specified, spec, kind, named))()):
+        # A number written as points names its operation by its unit: a change of rates.
+        given = named or (frozenset(("points",)) if kind == "points" else named)
+        for spec in specs() if given else ():  # the candidates its words specify, alone
+            if found := search(keep(partial(specified, spec, kind, given))(), True):
                 return found
         for share in share_specs:
             if share.operation == _shares.OF_A_CHANGE:
                 continue  # a row's change over another's: of the second look
-            if found := search(_shares.look_specified(searched, share, operands)):
+            if found := search(_shares.look_specified(searched, share, operands), True):
                 return found
         if named:
             found = search(look(named))
@@ -214,80 +194,6 @@ def explain(
         every = look(compound=True)
         found = search(every)
     return found
-
-
-def _search(
-    found: Iterator[Candidate],
-    readings: list[tuple[float, float]],
-    operands: Sequence[Operand],
-) -> Explained | None:
-    neighbourhood = 0
-    near: list[list[float]] = [[] for _ in readings]  # the neighbours' values, per reading
-    missed: set[str] = set()  # operations over the sentence's own numbers that nearly fit
-    hit: tuple[float, float, str, str, tuple[Operand | str, ...], float, float] | None = None
-    current = 0.0
-    # Past this many neighbours no hit can be accepted any more: the search may stop.
-    enough = ACCEPT / min(width / (target * _LOG_SPREAD) for target, width in readings if target)
-    for looked, (tier, value, formula, operation, texts) in enumerate(found):
-        if looked >= _MAX_CANDIDATES:
-            break  # the search is bounded: a hit further on would be a weak one anyway
-        if tier != current:
-            if hit is not None or (neighbourhood >= enough and _covered(near, readings) >= enough):
-                break
-            current = tier
-        for reading, (target, width) in enumerate(readings):
-            if target / _SPREAD <= value <= target * _SPREAD:
-                neighbourhood += 1
-                near[reading].append(value)
-                off = abs(value - target)
-                if hit is None and off <= width / 2 * 1.000001:
-                    hit = (tier, value, formula, operation, texts, target, width)
-                elif tier < 1 and off <= target * _NEAR_MISS:
-                    missed.add(operation)
-    if hit is None:
-        return None
-    tier, value, formula, operation, texts, target, width = hit
-    if tier >= 1 and operation in missed:
-        # The numbers stated beside it, in the same operation, miss it: the writer
-        # computed from those and slipped; another pair landing on it is chance.
-        return None
-    chance = min(1.0, max(1.0, _covered(near, readings)) * width / (target * _LOG_SPREAD))
-    conflict = conflict_of(texts, operands) if tier >= 1 else None
-    if chance >= ACCEPT or conflict == ():
-        return None
-    shown = [text.text if isinstance(text, Operand) else text for text in texts]
-    written = formula.format(*shown) if texts else formula
-    pair = conflict or None
-    cells = [text for text in texts if isinstance(text, Operand)]
-    used = frozenset(cell.position for cell in cells)
-    step = pair is not None and computed_step(pair[0], cells)
-    displaced = displaced_row(cells, operands) if tier >= 1 else -1
-    return Explained(
-        value,
-        f"{written} (chance {chance:.1%})",
-        operation,
-        chance,
-        int(tier),
-        pair,
-        used,
-        step,
-        displaced,
-        tuple(cell.entry for cell in cells if cell.entry >= 0),
-    )
-
-
-def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]]) -> float:
-    """How many windows the neighbours cover, each reading's windows counted once where
-    they overlap: candidates that are one value reached several ways ("181 / 81,731" and
-    "(81,912 - 81,731) / 81,731") cover no more of the range than one does."""
-    covered = 0.0
-    for values, (_, width) in zip(near, readings, strict=True):
-        end = -math.inf
-        for value in sorted(values):
-            low, high = value - width / 2, value + width / 2
-            covered += (high - max(low, end)) / width if high > end else 0.0
-            end = max(end, high)
-    return covered
 
 
 def rescue(
@@ -422,6 +328,8 @@ def _rescue(
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
+        named |= frozenset(_OPERATIONS[MEAN])
     if claim.close and not (named := named or _shares.share_named(cue, mention)):
         return False  # close to a cell its words name, and no words of a result: a slip
     found = explain(
@@ -432,11 +340,22 @@ def _rescue(
         direction,
         named,
         not _shares.searched_whole(claim),
-        points_of(body, mention),
+        points_of(body, mention) or mention.unit == "pp",
         years,
         stated_end(body, claims, position, operands),
         spans_years(words),
-        partial(specify, claims, position, index, (low, high), words, operands, body),
+        partial(
+            specify,
+            claims,
+            position,
+            index,
+            (low, high),
+            words,
+            operands,
+            body,
+            cue.count,
+            bool(cue.year),
+        ),
         _shares.specs_of(cue, years, _totals(index))
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),

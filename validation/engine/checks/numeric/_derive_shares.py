@@ -60,7 +60,11 @@ def specs_of(
     2018"), else the one year its sentence names. Rows its own clause names or states
     first (`NEAR`), then any the sentence names."""
     operations = [SHARE] if SHARE in cue.kinds or cue.of_after else []
+    # An amount its words date to one year ("2019: $0.5 million") is that year's figure,
+    # not an average of years.
     operations += [kind for kind in (MULTIPLE, MEAN) if kind in cue.kinds]
+    if cue.year:
+        operations = [kind for kind in operations if kind != MEAN]
     year = cue.year or (next(iter(years)) if len(years) == 1 else 0)
     found = tuple(
         Spec(_OPERATION[kind], year, strength, years)

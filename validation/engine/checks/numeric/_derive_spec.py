@@ -23,7 +23,13 @@ and those of the cells it states), of the periods they name:
 
 Otherwise a pair lies in one row (one line item's periods), and where the sentence names
 years, one of its cells is of them. The words must name an operation: with none, there is
-no specified look.
+no specified look (a number written as points names its own). An amount's words specify
+an average of one line item's periods ("the three-year average is $83 million"); a
+percentage's, a change of one line item's amounts too ("from $81,912 thousand to $81,731
+thousand, a decline of about 0.2%"). A sentence naming no row and stating no cell takes
+the rows of the sentence before it (its subject: "It then eased ..."). When every
+candidate of a look lands on the claim, the words left one value: `_derive_accept._search`
+accepts it whatever its chance (docs/derivations.md, "Specified whole").
 """
 
 from __future__ import annotations
@@ -41,14 +47,18 @@ from validation.engine.checks.numeric._derive_pool import (
     _rows,
     direction_of,
     periods_named,
-    points_of,
     years_named,
 )
+from validation.engine.checks.numeric._derive_rows import _Rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 
 # A gap between two line items of one period is a difference of them, in points or not.
 _GAP_OPERATIONS = frozenset(("points", "difference"))
+# A percentage of a line item's amounts its words specify: their change over time.
+_CHANGES = frozenset(("percent change", "CAGR"))
+_MEAN = frozenset(("average",))
+_LEVEL_WORDS = frozenset(("to", "from"))
 _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
 # "rose 1.1 points to 50.8%", "up 2.4% to 31.0%": a change, then the level it ends at.
 _TO_END = re.compile(
@@ -67,6 +77,10 @@ class Spec:
     periods: tuple[int, ...] = ()
     years: frozenset[int] = frozenset()
     direction: int = 0
+    count: int = 0  # how many values an average is of, when its words say ("three-year")
+    # Its words give the claim one year ("2019: $0.5 million") or make it a level a change
+    # runs to or from ("to $1.12 thousand").
+    dated: bool = False
 
 
 def specify(
@@ -77,13 +91,20 @@ def specify(
     words: str,
     operands: Sequence[Operand],
     body: str,
+    count: int = 0,
+    dated: bool = False,
 ) -> tuple[Spec, ...]:
-    """The operands a rate's words specify (a percentage, or points), narrowest first: those
-    of the rows its own clause or label names, then those of the rows its sentence names or
-    states."""
+    """The operands a number's words specify (a percentage, points, or an average of
+    amounts), narrowest first: those of the rows its own clause or label names, then those
+    of the rows of the cells its sentence states, then of the rows it names or states (of
+    the sentence before, when it names and states none). `count`: how many values an
+    average is of, when the words say; `dated`: the words give an amount one year (or
+    make it a level: "to $1.12 thousand"), and it is no average of years."""
     mention = claims[position].mention
-    if mention.in_table or not (mention.is_percent or points_of(body, mention)):
+    if mention.in_table:
         return ()
+    before = body[max(sentence[0], mention.start - 12) : mention.start].split()
+    dated = dated or (bool(before) and before[-1].lower() in _LEVEL_WORDS)
     rows = _rows(index)
     clause = _own_words(claims, position, sentence, words)
     own, named = named_rows(rows, mention.label, words, clause)
@@ -98,7 +119,11 @@ def specify(
     direction = direction_of(body, claims, position, *sentence)
     looks = [{end.row}] if end is not None else [set(own)]
     if end is None:
-        looks.append({*own, *named, *(o.row for o in operands if o.strength == STATED)})
+        stated = {o.row for o in operands if o.strength == STATED}
+        looks.append({*own, *stated})  # the line items its sentence states, then names
+        looks.append({*own, *named, *stated})
+        if not looks[-1]:  # "It then eased ...": the rows of the sentence before
+            looks[-1] = _antecedent(body, claims, sentence, rows, operands)
     if gap:  # a gap between two line items the report states, in the year its clause names
         looks.append({*looks[-1], *(o.row for o in operands if o.reported)})
     found: list[Spec] = []
@@ -113,8 +138,42 @@ def specify(
             and (not gap or operand.year in years)
         )
         if len(cells) >= 2 and all(cells != spec.cells for spec in found):
-            found.append(Spec(cells, gap, span, end, *said, direction))
+            found.append(Spec(cells, gap, span, end, *said, direction, count, dated))
     return tuple(found)
+
+
+def _size(candidate: Candidate) -> int:
+    """How many values an average candidate is of (a group's, from its formula)."""
+    used = candidate[4]
+    if used:
+        return len(used)
+    size = candidate[2].rsplit(") / ", 1)[-1]
+    return int(size) if size.isdigit() else 0
+
+
+_LOOK_BACK = 600  # characters searched back for the sentence before a claim's
+
+
+def _antecedent(
+    body: str,
+    claims: Sequence[Claim],
+    sentence: tuple[int, int],
+    rows: _Rows,
+    operands: Sequence[Operand],
+) -> set[int]:
+    """The rows the sentence before names or states, in the same paragraph or bullet: the
+    subject of a sentence that names none ("It then eased by 0.3 points", "The three-year
+    average is ...")."""
+    low = sentence[0]
+    start = max(body.rfind("\n", max(0, low - _LOOK_BACK), low) + 1, low - _LOOK_BACK)
+    before = body[start:low].rstrip()
+    if not before.endswith((".", "!", "?", ";")):
+        return set()
+    cut = max(before.rfind(end, 0, len(before) - 1) for end in (". ", "! ", "? ", "; "))
+    first = start + cut + 2 if cut >= 0 else start
+    _, named = named_rows(rows, "", body[first:low])
+    stated = {c.index for c in claims if first <= c.mention.start < low and c.hit is not None}
+    return {*named, *(o.row for o in operands if o.position in stated and o.row >= 0)}
 
 
 def _span(words: str) -> tuple[int, int] | None:
@@ -150,9 +209,17 @@ def _end(
 def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate]:
     """The candidates of the specified operands, in the operations the words name: a pair of
     one row (or, for a gap, of one period), or a row's group; ending at the level, if any."""
-    if kind not in ("points", "percent") or not only:
+    if kind == "amount":  # an amount's words specify an average of one line item's periods
+        only = only & _MEAN
+        if spec.gap or spec.end is not None or spec.dated:
+            return  # one year's amount ("2019: $0.5 million"), a level: no average of years
+    if kind not in ("points", "percent", "amount") or not only:
         return
-    cells = spec.cells if kind == "points" else [cell for cell in spec.cells if cell.percent]
+    # A percentage is of rates, or a change of one line item's amounts ("from $81.9 million
+    # to $81.7 million, a decline of about 0.2%"): an amount is no rate's operand otherwise.
+    cells = spec.cells if kind != "percent" else [cell for cell in spec.cells if cell.percent]
+    if kind == "percent" and not spec.gap and only & _CHANGES:
+        cells = list(spec.cells)
     span = spec.span is not None
     for candidate in candidates(
         cells, kind, spec.periods, spec.direction, only, years=spec.years, span=span
@@ -160,8 +227,13 @@ def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate
         used = [cell for cell in candidate[4] if isinstance(cell, Operand)]
         if candidate[0] != int(candidate[0]):
             continue  # two cells whose places do not fit the operation
+        amounts = not all(cell.percent for cell in used)
+        if kind == "percent" and amounts and candidate[3] not in _CHANGES:
+            continue  # a share or a multiple of amounts: `_derive_shares` says which
         if spec.end is not None and spec.end not in used:
             continue
+        if spec.count and candidate[3] == "average" and _size(candidate) != spec.count:
+            continue  # "the three-year average": of three values, not of two
         if len(used) == 2:
             first, second = used
             if spec.gap and not (candidate[3] in _GAP_OPERATIONS and first.row != second.row):

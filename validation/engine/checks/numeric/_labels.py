@@ -82,6 +82,11 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ("research and development", "rd"),
     ("r&d", "rd"),
     ("cap ex", "capex"),
+    # A balance at the beginning of a period is its opening balance.
+    ("beginning of year", "opening"),
+    ("beginning of the year", "opening"),
+    ("beginning of period", "opening"),
+    ("beginning of the period", "opening"),
     ("op ex", "opex"),
     ("yo y", "yoy"),
     ("q o q", "qoq"),

@@ -77,6 +77,8 @@ class Claim:
     miss: Miss | None = None  # a result its words name, that its operation misses
     rescaled: Hit | None = None  # an evidence number its digits state at another scale
     depends: tuple[str, ...] = ()  # the unsupported numbers it follows from
+    # Every number it follows from was supported later (`_misses.settle`): unexplained itself.
+    settled: bool = False
     # The cell of the same row a result stated from this number needs instead (a wrong
     # period), and how that result follows from it.
     other_period: EvidenceNumber | None = None

@@ -27,6 +27,7 @@ from itertools import pairwise
 
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._derive_pool import supported
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._operations import Miss, Operand, Outcome, Target
@@ -57,6 +58,17 @@ def judge(grounding: Grounding) -> None:
         # A number follows from another only if that one carries the finding.
         if any(root not in depends and claims[root].miss is None for root in roots):
             claims[position].depends = tuple(claims[root].mention.text for root in roots)
+
+
+def settle(claims: Sequence[Claim]) -> None:
+    """A number follows from an unsupported one only while that one carries a finding: once
+    the closed search supports all it follows from, it is unexplained itself ("19.2%" of a
+    "2.7%" now derived), an orphan, but still no slip of a cell to be fixed to it."""
+    unsupported = {claim.mention.text for claim in claims if not supported(claim)}
+    for claim in claims:
+        near = claim.close or claim.rescaled is not None
+        if claim.depends and not near and unsupported.isdisjoint(claim.depends):
+            claim.settled = True
 
 
 def _judge(grounding: Grounding, position: int) -> tuple[int, ...]:

@@ -20,12 +20,11 @@ from validation.engine.checks.numeric._context import _sentence
 from validation.engine.checks.numeric._cues import cue_of, header_kinds
 from validation.engine.checks.numeric._derive import (
     _OPERATIONS,
-    Explained,
     _multiple,
     _percent_target,
     _readings,
-    _search,
 )
+from validation.engine.checks.numeric._derive_accept import Explained, _search
 from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
 from validation.engine.checks.numeric._derive_pool import (
