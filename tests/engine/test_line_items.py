@@ -271,3 +271,28 @@ def test_a_figure_finer_than_a_cell_about_the_same_thing_still_restates_it() -> 
     verdict = check(body, ("note", GROWTH_NOTE))
 
     assert findings_on(verdict, "25.9%") == []
+
+
+TWO_NET_LINES = (
+    "| $ thousand | 2024 | 2023 |\n|---|---|---|\n"
+    "| Gross deferred tax assets | 310,412 | 295,870 |\n"
+    "| Less valuation allowance | (101,540) | (83,226) |\n"
+    "| Net deferred tax assets | 208,872 | 212,644 |\n"
+    "| Deferred tax liabilities | (121,305) | (109,488) |\n"
+    "| Net deferred tax assets | 87,567 | 103,156 |\n"
+)
+
+
+def test_a_start_from_a_line_of_the_same_name_is_fixed_to_the_line_its_change_is_of() -> None:
+    """Two lines share the label "Net deferred tax assets": the words cannot tell them apart,
+    the stated change can. A fall of $15,589 thousand to 87,567 starts at 103,156, not at the
+    other line's 212,644 of the same year."""
+    body = (
+        "Net deferred tax assets after liabilities fell from $212,644 thousand in 2023 to "
+        "$87,567 thousand in 2024, a drop of $15,589 thousand."
+    )
+    verdict = check(body, ("note", TWO_NET_LINES))
+
+    assert fixes_on(verdict, "212,644") == [("$212,644 thousand", "$103,156 thousand")]
+    right = check(body.replace("$212,644", "$103,156"), ("note", TWO_NET_LINES))
+    assert right.decision == "APPROVE"

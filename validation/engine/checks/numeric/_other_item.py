@@ -50,8 +50,7 @@ def other_item_of(
     if row is None or row in rows.sentence_rows or len(rows.cells[row]) < 2:
         return None  # a table's row only: a prose row's places are no periods
     column = rows.column_of[entry]
-    if label_tokens(mention.label) & rows.tokens[row]:
-        return None  # its own words name its line item
+    own = label_tokens(mention.label) & rows.tokens[row]  # its own words naming its row
     low, high = sentence
     inside = [
         at
@@ -68,6 +67,8 @@ def other_item_of(
             return None  # the sentence states its own line item beside it
         if abs(at - position) != 1 or other_row is None or _judged(other):
             continue  # its comparison partner is the figure right beside it
+        if own and rows.tokens[other_row] != rows.tokens[row]:
+            continue  # its own words name its line item (two lines of one name they cannot)
         if other.mention.is_percent != mention.is_percent:
             continue
         if other_row in rows.sentence_rows or other.hit.number.item != hit.number.item:
