@@ -10,6 +10,7 @@ from dataclasses import replace
 from functools import partial
 
 from tests.engine.reports import NUMBERS_ONLY, cell, flagged
+from tests.engine.reports import check as verdict_on
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
@@ -150,8 +151,7 @@ REPORT = (
 
 
 def check(body: str) -> Verdict:
-    evidence = [{"source_ref": "table", "content": TABLE}]
-    return validate(Bundle(query="How did costs move?", body=body, evidence=evidence), NUMBERS_ONLY)
+    return verdict_on(body, ("table", TABLE), query="How did costs move?")
 
 
 def test_a_share_of_two_named_lines_in_the_named_year_passes_among_many_numbers() -> None:
@@ -303,9 +303,7 @@ MIX_REPORT = (
 
 
 def mix(written: str) -> Verdict:
-    evidence = [{"source_ref": "table", "content": MIX}]
-    body = MIX_REPORT.format(written)
-    return validate(Bundle(query="What drove revenue?", body=body, evidence=evidence), NUMBERS_ONLY)
+    return verdict_on(MIX_REPORT.format(written), ("table", MIX), query="What drove revenue?")
 
 
 def test_a_named_lines_share_of_a_named_total_change_is_weighed_among_those_lines() -> None:
