@@ -62,6 +62,7 @@ from validation.engine.checks.numeric._derive_pool import (
     years_named,
 )
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
+from validation.engine.checks.numeric._derive_when import relative_period, years_of
 from validation.engine.checks.numeric._derive_years import dated_alone, over_years
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -323,7 +324,8 @@ def _rescue(
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
     operands = pool(position, claims, index, (low, high), words, units, previous)
     years = years_named(words)
-    if years:
+    relative = 0 if years else relative_period(body, claims, position, low, high)
+    if years or relative:
         operands = [_dated(operand, index) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
@@ -356,7 +358,7 @@ def _rescue(
             cue.count,
             bool(cue.year),
         ),
-        _shares.specs_of(cue, years, _totals(index))
+        _shares.specs_of(cue, years or years_of(operands, relative), _totals(index))
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),
     )

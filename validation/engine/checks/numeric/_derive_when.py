@@ -1,0 +1,49 @@
+"""The period a claim's own clause names without a year: "now equals about 2.4% of billed
+receivables" is of the latest period of the cells its words point to, "up from roughly 1.6%
+a year earlier" of the period before it.
+
+The clause is the words between the claim and its neighbouring numbers, within its
+sentence: the words before it back to the previous number, and after it up to the next.
+"now", "currently", "today", "at present" name the latest period; "a year earlier", "a year
+ago", "the year before", "the prior (previous, preceding) year" the one before. A clause
+naming both, or neither, names none ("last year" is either: none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from validation.engine.checks.numeric._derive_pool import Operand
+from validation.engine.checks.numeric._matching import Claim
+
+_NOW = re.compile(r"(?i)\b(?:now|currently|today|at present)\b")
+_BEFORE = re.compile(
+    r"(?i)\ba year (?:earlier|ago|before)\b|\bthe year before\b|"
+    r"\bthe (?:prior|previous|preceding) year\b"
+)
+_REACH = 80  # characters of the clause read on each side
+
+
+def relative_period(body: str, claims: Sequence[Claim], position: int, low: int, high: int) -> int:
+    """+1 for the latest period, -1 for the one before it, 0 when the clause names none."""
+    mention = claims[position].mention
+    start = max(low, mention.start - _REACH)
+    if position > 0 and claims[position - 1].mention.end > start:
+        start = claims[position - 1].mention.end
+    end = min(high, mention.end + _REACH)
+    if position + 1 < len(claims) and claims[position + 1].mention.start < end:
+        end = claims[position + 1].mention.start
+    clause = body[start : mention.start] + " " + body[mention.end : max(mention.end, end)]
+    now, before = _NOW.search(clause) is not None, _BEFORE.search(clause) is not None
+    return 0 if now == before else (1 if now else -1)
+
+
+def years_of(operands: Sequence[Operand], relative: int) -> frozenset[int]:
+    """The year a relative period names among the dated cells of `operands`."""
+    dated = {operand.year for operand in operands if operand.row >= 0 and operand.year}
+    if not dated or not relative:
+        return frozenset()
+    latest = max(dated)
+    year = latest if relative > 0 else latest - 1
+    return frozenset((year,)) if year in dated else frozenset()
