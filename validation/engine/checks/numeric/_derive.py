@@ -155,6 +155,9 @@ def explain(
     def search(found: Iterator[Candidate], whole: bool = False) -> Explained | None:
         return _search(_shares.unmixed(found, per_unit), readings, operands, whole)
 
+    if (found := search(_results(operands, kind, readings))) is not None:
+        return found  # a result the report derives elsewhere, restated
+
     bound = may_hit(operands, kind, readings, periods)
     searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
     keep = partial(
@@ -195,6 +198,26 @@ def explain(
         every = look(compound=True)
         found = search(every)
     return found
+
+
+def _results(
+    operands: Sequence[Operand], kind: str, readings: Sequence[tuple[float, float]]
+) -> Iterator[Candidate]:
+    """The results the report derives or calculates elsewhere, each as it stands: a number
+    may restate one at its own scale or rounding ("$3.57 million" in a headline for the
+    "$3,571 thousand" a bullet sums). Weighed among themselves alone, tier 0. A result on
+    the very edge of the number's rounding window ("52 percent" of a 52.5) is no
+    restatement: half-way, the writer's rounding cannot tell."""
+    percent = kind in ("percent", "points")
+    for operand in operands:
+        if not operand.derived or operand.percent != percent:
+            continue
+        if any(
+            abs(abs(operand.value - target) - width / 2) <= 1e-9 * target
+            for target, width in readings
+        ):
+            continue
+        yield 0, operand.value, "{0}", "restated result", (operand,)
 
 
 def rescue(

@@ -61,6 +61,7 @@ class Operand:
     # For a result the report derives from evidence cells: those cells' entries.
     sources: tuple[int, ...] = ()
     mean: bool = False  # that result is their average: a pair of it and one of them is none
+    derived: bool = False  # a result the report derives or calculates (not a cell it restates)
     also: tuple[tuple[int, int, int], ...] = ()  # other cells of its value in its table
 
 
@@ -170,6 +171,7 @@ def _report_operand(
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
         sources=sources,
         mean=mine is not None and MEAN.fullmatch(bare(how)) is not None,
+        derived=bool(how),
     )
 
 
