@@ -7,6 +7,7 @@ calculation. The figures and sentences are ours."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from tests.engine.reports import NUMBERS_ONLY, cell, flagged
 from validation.engine.checks.numeric._derive_accept import _covered
@@ -17,17 +18,8 @@ from validation.engine.types import Bundle, Verdict
 
 
 def stated(value: float, row: int = -1, column: int = -1) -> Operand:
-    return Operand(
-        value=value,
-        text=f"{value:g}",
-        percent=False,
-        digits=1.0,
-        strength=STATED,
-        row=row,
-        column=column,
-        item=0,
-        reported=True,
-    )
+    """A number the report states, in that evidence cell (or none)."""
+    return replace(cell(value, STATED, row, column), reported=True)
 
 
 # ------------------------------------------------------------------ tiers
