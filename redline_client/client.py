@@ -97,22 +97,33 @@ class Client:
     ) -> dict[str, Any]:
         """Poll the analysis until it stops (see ``submit``); its last detail."""
         pause = min(FIRST_POLL_S, poll_interval)
+        goal = "approved, rejected or failed" if wait else "validated"
+        status: object = None
         while True:
-            detail = self.analysis(analysis_id, deadline=deadline)
+            try:
+                detail = self.analysis(analysis_id, deadline=deadline)
+            except TimedOut:
+                if status is None:
+                    raise
+                # The deadline ran out during a poll: the wait timed out at the last status.
+                raise _not_done(analysis_id, goal, timeout, status) from None
             status = detail.get("status")
             if status in FINAL_STATUSES or (not wait and status != VALIDATING):
                 return detail
             left = deadline - self.clock()
             if left <= pause:
                 self.sleep(max(left, 0.0))
-                goal = "approved, rejected or failed" if wait else "validated"
-                raise TimedOut(
-                    f"analysis {analysis_id} was not {goal} within {timeout:g} s "
-                    f"(it is {status}); it goes on on the server",
-                    analysis_id,
-                )
+                raise _not_done(analysis_id, goal, timeout, status)
             self.sleep(pause)
             pause = min(pause * 1.5, poll_interval)
+
+
+def _not_done(analysis_id: int, goal: str, timeout: float, status: object) -> TimedOut:
+    return TimedOut(
+        f"analysis {analysis_id} was not {goal} within {timeout:g} s "
+        f"(it is {status}); it goes on on the server",
+        analysis_id,
+    )
 
 
 def submit(
