@@ -16,6 +16,7 @@ from validation.engine.checks.numeric._derive_candidates import candidates
 from validation.engine.checks.numeric._derive_pool import BESIDE, NAMED, NEAR, STATED, Operand
 from validation.engine.checks.numeric._derive_shares import (
     OF_A_CHANGE,
+    OF_A_SUM,
     Spec,
     a_share,
     look_specified,
@@ -34,11 +35,15 @@ def test_a_percentage_of_something_is_a_share_of_the_year_it_names() -> None:
     specs = specs_of(Cue(of_after=True, year=2020), frozenset({2020, 2021}))
 
     years = frozenset({2020, 2021})
-    assert specs == (Spec("share", 2020, NEAR, years), Spec("share", 2020, NAMED, years))
+    assert specs == (
+        Spec("share", 2020, NEAR, years),
+        Spec("share", 2020, NAMED, years),
+        Spec(OF_A_SUM, 2020, NAMED),  # or named lines of that year together over their total
+    )
 
 
 def test_the_one_year_of_the_sentence_dates_a_share_that_names_none_itself() -> None:
-    (first, _) = specs_of(Cue(frozenset({SHARE})), frozenset({2019}))
+    first, *_ = specs_of(Cue(frozenset({SHARE})), frozenset({2019}))
 
     assert (first.operation, first.year, first.strength) == ("share", 2019, NEAR)
 

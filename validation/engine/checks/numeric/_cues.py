@@ -269,13 +269,14 @@ _RISE = wordset(
     """increase increases increased increasing rise rises rose risen rising grew grow grows
     growing growth gain gains gained up higher more above exceed exceeds exceeded climb
     climbed climbs jump jumped jumps widened expanded expansion surged surge soared soar
-    advanced larger bigger greater wider"""
+    advanced larger bigger greater wider rebounded rallied"""
 )
 _FALL = wordset(
     """decrease decreases decreased decreasing decline declines declined declining fell fall
     falls fallen falling drop drops dropped dropping dip dipped reduction reduced reduce
     lower down less fewer below shortfall shrank shrink shrunk contracted contraction
-    plunged plunge slipped slid sank retreated narrowed smaller narrower"""
+    plunged plunge slipped slid sank retreated narrowed smaller narrower eased eases easing
+    softened slumped tumbled"""
 )
 
 

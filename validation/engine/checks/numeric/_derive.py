@@ -41,14 +41,17 @@ from validation.engine.checks.numeric._cues import (
 )
 from validation.engine.checks.numeric._derive_accept import Explained, _search
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
+from validation.engine.checks.numeric._derive_buckets import per_year
 from validation.engine.checks.numeric._derive_candidates import (
     Candidate,
     candidates,
     ending_at,
     spans_years,
 )
+from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_pool import (
     Operand,
+    _own_words,
     _rows,
     around,
     direction_of,
@@ -62,7 +65,11 @@ from validation.engine.checks.numeric._derive_pool import (
     years_named,
 )
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
-from validation.engine.checks.numeric._derive_when import relative_period, years_of
+from validation.engine.checks.numeric._derive_when import (
+    dates_early_year,
+    relative_period,
+    years_of,
+)
 from validation.engine.checks.numeric._derive_years import dated_alone, over_years
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
@@ -123,6 +130,8 @@ def explain(
     specs: Callable[[], Sequence[Spec]] = tuple,
     share_specs: tuple[_shares.Spec, ...] = (),
     per_unit: frozenset[int] = frozenset(),
+    buckets: Sequence[Candidate] = (),
+    grossed: Sequence[Candidate] = (),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
@@ -130,7 +139,9 @@ def explain(
     words specify (`_derive_shares`), each alone; then the operations its words name, alone
     (their candidates alone make the neighbourhood); then every operation. No look sets an
     amount per unit (`per_unit`: its cells) against one that is none in a share, multiple or
-    change (`_derive_shares.unmixed`)."""
+    change (`_derive_shares.unmixed`). `buckets`: an amount's averages a year over a span
+    of bucketed periods (`_derive_buckets`), and `grossed`, the wholes a part and its share
+    imply (`_derive_grossed`), each weighed among themselves first."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -157,9 +168,21 @@ def explain(
 
     if (found := search(_results(operands, kind, readings))) is not None:
         return found  # a result the report derives elsewhere, restated
+    for own in (buckets, grossed) if kind == "amount" else ():
+        # "average about $2,988 thousand a year" over 2020 through 2024; "that price points
+        # to a whole-company value of $61.5 million" (an $8.0 million stake of 13 %)
+        if own and (found := search(iter(own), True)) is not None:
+            return found
 
     bound = may_hit(operands, kind, readings, periods)
     searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
+    for share in share_specs if kind == "percent" else ():
+        # Named lines together over their total: candidates no other look has (no bound
+        # of those looks says whether one may land), a handful weighed among themselves.
+        if share.operation == _shares.OF_A_SUM and (
+            found := search(_shares.look_specified(searched, share, operands), True)
+        ):
+            return found
     keep = partial(
         keeping_direction, body=body, mention=mention, operands=operands, direction=direction
     )
@@ -174,8 +197,8 @@ def explain(
             if found := search(keep(partial(specified, spec, kind, given))(), True):
                 return found
         for share in share_specs:
-            if share.operation == _shares.OF_A_CHANGE:
-                continue  # a row's change over another's: of the second look
+            if share.operation in _shares.OWN_LOOKS:
+                continue  # a look of its own (below)
             if found := search(_shares.look_specified(searched, share, operands), True):
                 return found
         if named:
@@ -291,17 +314,23 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     )
 
 
-def _dated(operand: Operand, index: EvidenceIndex) -> Operand:
-    """The operand with its cell's year, where the evidence says it plainly."""
+def _dated(operand: Operand, index: EvidenceIndex, early: bool = False) -> Operand:
+    """The operand with its cell's year, where the evidence says it plainly; with `early`
+    (the sentence dates its period as the evidence does, "the year ended January 31, 2020"),
+    the year of a fiscal year ending early in the calendar year too, as written."""
     if operand.entry < 0:
         return operand
-    years: dict[int, int] | None = index.memo.get(("derive-years",))
+    key = ("derive-years", early)
+    years: dict[int, int] | None = index.memo.get(key)
     if years is None:
         years = {}
-        index.remember(("derive-years",), years)
+        index.remember(key, years)
     year = years.get(operand.entry)
     if year is None:
-        year = years[operand.entry] = period_of(index, operand.entry) or 0
+        year = period_of(index, operand.entry) or (
+            (early and period_of(index, operand.entry, True)) or 0
+        )
+        years[operand.entry] = year
     return operand if year == operand.year else replace(operand, year=year)
 
 
@@ -349,7 +378,8 @@ def _rescue(
     years = years_named(words)
     relative = 0 if years else relative_period(body, claims, position, low, high)
     if years or relative:
-        operands = [_dated(operand, index) for operand in operands]
+        early = dates_early_year(words)
+        operands = [_dated(operand, index, early) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
@@ -381,9 +411,17 @@ def _rescue(
             cue.count,
             bool(cue.year),
         ),
-        _shares.specs_of(cue, years or years_of(operands, relative), _totals(index))
+        _shares.completed(
+            _shares.specs_of(cue, years or years_of(operands, relative), _totals(index)),
+            index,
+            operands,
+            units,
+            _own_words(claims, position, (low, high), words)[1] if cue.of_after else "",
+        )
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),
+        list(per_year(operands, index, words)) if MEAN in cue.kinds else (),
+        list(grossed_up(operands, words)),
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False

@@ -6,6 +6,7 @@ phrase its own words end in (`_derive_rows.head_words`), after every row a label
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -60,7 +61,37 @@ def named_rows(
                 if len(found) >= _MAX_NAMED:
                     break
         found += [row for *_, row in scored[:_MAX_NAMED] if row not in own and row not in found]
+        if found is named and len(found) < _MAX_NAMED:
+            found += [row for row in _proper_names(rows, text) if row not in own + found]
     return own, named
+
+
+def _proper_names(rows: _Rows, text: str) -> list[int]:
+    """The rows a name the sentence writes with a capital names alone: "Transportation and
+    Industrial account for ..." names "Transportation Solutions" and "Industrial Solutions"
+    when each word stands in one row label only. A capital that opens the sentence, or
+    follows a colon, says nothing of a name."""
+    found: list[int] = []
+    for name in _names_in(text):
+        posting = rows.postings.get(name, ())
+        if len(posting) == 1 and posting[0] not in found:
+            found.append(posting[0])
+    return found[:_MAX_NAMED]
+
+
+@lru_cache(maxsize=16)
+def _names_in(text: str) -> tuple[str, ...]:
+    # Each number of a sentence asks: its names read once per sentence.
+    names: list[str] = []
+    for match in _PROPER.finditer(text):
+        before = text[max(0, match.start() - 8) : match.start()].rstrip(" *_")
+        if not before or before[-1] in ".!?:;\n-|#(":
+            continue  # a sentence's, a bullet's or a heading's first word
+        names += [token for token in label_tokens(match.group()) if token.isalpha()]
+    return tuple(dict.fromkeys(names))
+
+
+_PROPER = re.compile(r"\b[A-Z][a-z]{3,}\b")
 
 
 @lru_cache(maxsize=16)

@@ -146,6 +146,12 @@ def _report_operand(
     hit = claim.hit
     if hit is not None and hit.number.is_percent == mention.is_percent:
         return _evidence_operand(index, rows, units, hit.number.entry, strength, claim)
+    if hit is not None and mention.unit == "%" and hit.number.entry in rows.row_of:
+        # A rate the evidence writes without its sign (a JSON record's 2.0 for 2.0 %): the
+        # report's percentage, in its cell's row and column. (A change in points that
+        # matches a bare cell is no rate of it.)
+        cell = _evidence_operand(index, rows, units, hit.number.entry, strength, claim)
+        return replace(cell, value=float(mention.value), percent=True, digits=1.0, unit="%")
     how = claim.computed
     if claim.derivation is not None:
         how = claim.derivation.formula

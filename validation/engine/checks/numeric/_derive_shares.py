@@ -14,20 +14,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
+from itertools import combinations
 
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
 from validation.engine.checks.numeric._derive_candidates import Candidate
+from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
     NAMED,
     NEAR,
     STATED,
     Operand,
+    _evidence_operand,
+    _rows,
     around,
     bare,
 )
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
@@ -49,6 +54,10 @@ class Spec:
     skip: frozenset[int] = frozenset()
     beside: tuple[int, int] = (0, -1)
     totals: frozenset[int] = frozenset()  # a share of a change: the rows that are totals
+    # A share of a sum: the cells of the total rows of the named lines' tables.
+    wholes: tuple[Operand, ...] = ()
+    # The rows the phrase after "X% of" names: a share's denominator is one of them.
+    bottoms: frozenset[int] = frozenset()
 
 
 def specs_of(
@@ -73,12 +82,59 @@ def specs_of(
     )
     if SHARE in operations and CHANGE in cue.kinds:
         found += (Spec(OF_A_CHANGE, 0, NAMED, totals=totals),)  # "95% of the increase"
+    if SHARE in operations:  # "X and Y (together) account for 75.6% of ..."
+        found += (Spec(OF_A_SUM, year, NAMED, totals=totals),)
     return found
 
 
+def completed(
+    specs: tuple[Spec, ...],
+    index: EvidenceIndex,
+    operands: Sequence[Operand],
+    units: dict[int, float],
+    after: str,
+) -> tuple[Spec, ...]:
+    """The specifications with what the evidence and the claim's own words add: a share's
+    denominator among the rows the phrase after "of" names (`after`, the claim's clause
+    after it: "just under 64% of total net receivables"), and a share of a sum the cells of
+    the total rows of the tables its named lines lie in ("the year-end balance" names no
+    row, and the report need not state it)."""
+    if not specs:
+        return specs
+    rows = _rows(index)
+    bottoms: frozenset[int] = frozenset()
+    words = after.split()
+    if words and words[0].lower() == "of":
+        _, named = named_rows(rows, "", " ".join(words[1:]))
+        bottoms = frozenset(named)
+    wholes: tuple[Operand, ...] = ()
+    if any(spec.operation == OF_A_SUM for spec in specs):
+        items = {o.item for o in operands if o.row >= 0 and o.strength >= NAMED and not o.percent}
+        wholes = tuple(
+            _evidence_operand(index, rows, units, entry, BESIDE)
+            for item in sorted(items)
+            for row in rows.totals.get(item, ())
+            for entry in rows.cells[row][:MAX_GROUP]
+        )
+    return tuple(
+        replace(spec, wholes=wholes if spec.operation == OF_A_SUM else (), bottoms=bottoms)
+        for spec in specs
+    )
+
+
 OF_A_CHANGE = "share of a change"
+OF_A_SUM = "share of a sum"
+# The looks of their own: candidates no other look has, weighed among themselves.
+OWN_LOOKS = frozenset((OF_A_CHANGE, OF_A_SUM))
 _OPERATION = {SHARE: "share", MULTIPLE: "multiple", MEAN: "average"}  # the candidates' names
-_KIND = {"share": "percent", "multiple": "multiple", "average": "amount", OF_A_CHANGE: "percent"}
+_KIND = {
+    "share": "percent",
+    "multiple": "multiple",
+    "average": "amount",
+    OF_A_CHANGE: "percent",
+    OF_A_SUM: "percent",
+}
+_MAX_PARTS = 4  # named lines whose groups of two or more a share of a sum is taken over
 
 
 def share_named(cue: Cue, mention: NumberMention) -> frozenset[str]:
@@ -98,6 +154,8 @@ def look_specified(
     kept = [o for o in operands if o.row >= 0 and o.strength >= spec.strength]
     if spec.operation == OF_A_CHANGE:
         return _of_a_total(kept, spec.totals)
+    if spec.operation == OF_A_SUM:
+        return _sum_of_a_total(kept, operands, spec)
     if spec.rows != (-1, -1):
         kept = [o for o in kept if o.row in spec.rows]
     elif spec.strength < NEAR and all(o.strength >= NEAR for o in kept):
@@ -131,6 +189,7 @@ def specified(
             min(first.strength, second.strength) >= spec.strength
             and first.row >= 0
             and second.row >= 0
+            and (not spec.bottoms or spec.operation != "share" or second.row in spec.bottoms)
             and _one_period(first, second, spec)
             and (first.row != second.row or set(stated) <= {first.position, second.position})
         ):
@@ -192,6 +251,43 @@ def _of_a_total(cells: Sequence[Operand], totals: frozenset[int]) -> Iterator[Ca
                     if step and of:
                         formula = f"({a1.text} - {a2.text}) / ({b1.text} - {b2.text}) * 100"
                         yield (1, abs(step / of * 100), formula, OF_A_CHANGE, ())
+
+
+def _sum_of_a_total(
+    named: Sequence[Operand], operands: Sequence[Operand], spec: Spec
+) -> Iterator[Candidate]:
+    """Named lines taken together over their table's total, in one column (of the year the
+    words name, where they name one): "indirect taxes receivable and unbilled revenues
+    together account for about 75.6% of the balance" is (36,821 + 31,629) / 90,529. The
+    parts are two or more of the rows the sentence names; the total is a cell of a total
+    row of their table (named or not: "the balance", "the book")."""
+    parts: dict[tuple[int, int], dict[int, Operand]] = {}
+    for cell in named:
+        if not (cell.percent or cell.repeat) and cell.column >= 0 and cell.row not in spec.totals:
+            parts.setdefault((cell.item, cell.row), {}).setdefault(cell.column, cell)
+    wholes: dict[tuple[int, int], Operand] = {}
+    for cell in sorted((*operands, *spec.wholes), key=lambda cell: cell.reported):
+        if cell.row in spec.totals and not cell.percent and cell.column >= 0:
+            wholes.setdefault((cell.item, cell.column), cell)
+    if len(parts) < 2 or len(parts) > _MAX_PARTS or not wholes:
+        return
+    for size in range(2, len(parts) + 1):
+        for group in combinations(sorted(parts), size):
+            items = {item for item, _ in group}
+            if len(items) != 1:
+                continue  # the lines of one table
+            item = items.pop()
+            columns = set.intersection(*(set(parts[key]) for key in group))
+            for column in sorted(columns):
+                whole = wholes.get((item, column))
+                cells = [parts[key][column] for key in group]
+                if whole is None or not whole.value:
+                    continue
+                if spec.year and any(c.year and c.year != spec.year for c in (*cells, whole)):
+                    continue
+                top = " + ".join(cell.text for cell in cells)
+                value = abs(sum(cell.value for cell in cells) / whole.value * 100)
+                yield (1, value, f"({top}) / {whole.text} * 100", OF_A_SUM, ())
 
 
 def per_unit(index: EvidenceIndex, operands: Sequence[Operand]) -> frozenset[int]:

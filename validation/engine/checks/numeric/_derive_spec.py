@@ -38,6 +38,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from validation.engine.checks.numeric._cues import _WORD, _direction
 from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
@@ -81,6 +82,8 @@ class Spec:
     # Its words give the claim one year ("2019: $0.5 million") or make it a level a change
     # runs to or from ("to $1.12 thousand").
     dated: bool = False
+    # The direction the claim's own clause says ("eased by 0.3 points"), not its sentence's.
+    own_direction: int = 0
 
 
 def specify(
@@ -117,6 +120,7 @@ def specify(
     gap = end is None and span is None and len(years) == 1
     said = (tuple(periods_named(words)), years_named(words))
     direction = direction_of(body, claims, position, *sentence)
+    own_direction = _direction(_WORD.findall(clause[0].lower()))
     looks = [{end.row}] if end is not None else [set(own)]
     if end is None:
         stated = {o.row for o in operands if o.strength == STATED}
@@ -138,8 +142,17 @@ def specify(
             and (not gap or operand.year in years)
         )
         if len(cells) >= 2 and all(cells != spec.cells for spec in found):
-            found.append(Spec(cells, gap, span, end, *said, direction, count, dated))
+            found.append(Spec(cells, gap, span, end, *said, direction, count, dated, own_direction))
     return tuple(found)
+
+
+def _against(direction: int, operation: str, first: Operand, second: Operand) -> bool:
+    """A change of one line item between two dated periods that runs against the direction
+    its words say (a rise where they say "eased", a fall where they say "rose")."""
+    if not direction or operation not in _GAP_OPERATIONS or not first.year or not second.year:
+        return False
+    earlier, later = sorted((first, second), key=lambda cell: cell.year)
+    return earlier.year != later.year and (later.value - earlier.value) * direction < 0
 
 
 def _size(candidate: Candidate) -> int:
@@ -243,6 +256,8 @@ def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate
             over = spec.span is not None and candidate[3] != "average"
             if over and {first.year, second.year} != set(spec.span or ()):
                 continue  # a change over a span is from its first year to its last
+            if not spec.gap and _against(spec.own_direction, candidate[3], first, second):
+                continue  # "eased by 0.3 points": never the rise between two of its years
         elif spec.gap or spec.end is not None:
             continue
         yield candidate

@@ -7,6 +7,11 @@ sentence: the words before it back to the previous number, and after it up to th
 "now", "currently", "today", "at present" name the latest period; "a year earlier", "a year
 ago", "the year before", "the prior (previous, preceding) year" the one before. A clause
 naming both, or neither, names none ("last year" is either: none).
+
+A fiscal year that ends in January, February or March is often named for the calendar
+year before, so the evidence's dates of such years ("January 31, 2020") give no year on
+their own. A sentence that dates its period the same way ("in the year ended January 31,
+2020") speaks the evidence's naming: there, each such cell has the year it is written with.
 """
 
 from __future__ import annotations
@@ -23,6 +28,16 @@ _BEFORE = re.compile(
     r"\bthe (?:prior|previous|preceding) year\b"
 )
 _REACH = 80  # characters of the clause read on each side
+# A date early in the calendar year, with its year: "January 31, 2020", "Feb. 1, 2019".
+_EARLY_DATE = re.compile(
+    r"(?i)\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?)\.?[ \t]+(?:\d{1,2},?[ \t]+)?(?:19|20)\d\d\b"
+)
+
+
+def dates_early_year(words: str) -> bool:
+    """The sentence names a period by a date early in the calendar year, as a fiscal year
+    ending then is written ("the year ended January 31, 2020")."""
+    return _EARLY_DATE.search(words) is not None
 
 
 def relative_period(body: str, claims: Sequence[Claim], position: int, low: int, high: int) -> int:

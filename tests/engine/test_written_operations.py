@@ -1,0 +1,163 @@
+"""Operations a writer's words make plain that the pairs of the family never give: named
+lines taken together over their total, an average a year over a span the evidence gives
+in buckets, the whole a part and its share imply, and a change of one line in a fiscal
+year the sentence dates as the evidence does. Each right figure passes; a wrong one is
+still flagged."""
+
+from __future__ import annotations
+
+from tests.engine.reports import check, flagged
+from validation.engine.checks.numeric._derive_buckets import _period
+
+# Two named lines, a third, and an unlabelled total line (a filing's text layout).
+RECEIVABLES = """\
+                                   December 31, 2024   December 31, 2023
+Customs duties recoverable                    41,208               6,115
+Accrued royalties                             27,460              13,902
+Staff advances                                 8,371               9,944
+                                              77,039              29,961
+Other receivables (in thousands)
+"""
+
+
+def test_named_lines_together_over_their_total_pass() -> None:
+    # (41,208 + 27,460) / 77,039 = 89.1 %
+    body = (
+        "Two items drove the build-up: customs duties recoverable and accrued royalties, "
+        "which together account for about {} of the year-end balance."
+    )
+    assert flagged(check(body.format("89.1%"), ("note", RECEIVABLES))) == []
+    assert flagged(check(body.format("86.1%"), ("note", RECEIVABLES))) != []
+
+
+SCHEDULE = {
+    "table_title": "Payments due by period (in thousands)",
+    "line_items": {
+        "Purchase obligations": {
+            "Total": 21760,
+            "2025": 5210,
+            "2026-2027": 8840,
+            "2028-2029": 3950,
+            "Thereafter": 3760,
+        },
+        "Debt service": {"Total": 12600, "2025": 2400, "2026-2027": 4800, "2028-2029": 5400},
+    },
+}
+SCHEDULE_MARKDOWN = """\
+| (In thousands) | Total | 2025 | 2026-2027 | 2028-2029 | Thereafter |
+|---|---|---|---|---|---|
+| Purchase obligations | 21,760 | 5,210 | 8,840 | 3,950 | 3,760 |
+| Debt service | 12,600 | 2,400 | 4,800 | 5,400 | — |
+"""
+
+
+def test_an_average_a_year_over_bucketed_periods_divides_by_the_years() -> None:
+    # (5,210 + 8,840 + 3,950) / 5 = 3,600: three cells, five years.
+    body = (
+        "Across the five years from 2025 through 2029, purchase obligations average about "
+        "{} a year before the tail."
+    )
+    for evidence in (SCHEDULE, SCHEDULE_MARKDOWN):
+        assert flagged(check(body.format("$3,600 thousand"), ("schedule", evidence))) == []
+        assert flagged(check(body.format("$4,100 thousand"), ("schedule", evidence))) != []
+
+
+def test_a_columns_period_is_a_year_or_a_span_of_years_alone() -> None:
+    assert _period("2026-2027") == (2026, 2027)
+    assert _period("FY2025") == (2025, 2025)
+    assert _period("2023 to 2024") == (2023, 2024)
+    assert _period("Thereafter") is None
+    assert _period("Total") is None
+
+
+STAKE = (
+    "In March the company bought 18% of Lumen Robotics for $5.4 million in cash and "
+    "accounts for it under the equity method."
+)
+
+
+def test_the_whole_a_stake_and_its_price_imply_passes_where_the_words_say_so() -> None:
+    # 5.4 / 0.18 = 30.0
+    body = (
+        "The company paid $5.4 million for 18% of Lumen Robotics. That price implies a "
+        "value for the whole of Lumen of about {}."
+    )
+    assert flagged(check(body.format("$30.0 million"), ("note", STAKE))) == []
+    assert flagged(check(body.format("$33.0 million"), ("note", STAKE))) != []
+
+
+def test_without_words_of_an_implied_whole_no_such_quotient_is_taken() -> None:
+    body = "The company paid $5.4 million for 18% of Lumen Robotics, and $30.0 million in all."
+    assert flagged(check(body, ("note", STAKE))) != []
+
+
+RATES = {
+    "table_title": "Assumptions for the year ended",
+    "line_items": {
+        "Discount rate": {
+            "January 31, 2025": 3.9,
+            "February 2, 2024": 4.4,
+            "February 3, 2023": 3.1,
+        },
+        "Expected volatility": {
+            "January 31, 2025": 31.0,
+            "February 2, 2024": 36.2,
+            "February 3, 2023": 28.7,
+        },
+    },
+}
+
+
+def test_a_change_in_a_fiscal_year_dated_as_the_evidence_dates_it() -> None:
+    # 4.4 -> 3.9 in the year ended January 31, 2025: down 0.5 points; 3.1 -> 3.9 would be
+    # a rise of 0.8, which "eased" rules out.
+    body = (
+        "The discount rate rose from 3.1% in the year ended February 3, 2023 to 4.4% in the "
+        "year ended February 2, 2024. It then eased by {} percentage points in the year "
+        "ended January 31, 2025."
+    )
+    assert flagged(check(body.format("0.5"), ("assumptions", RATES))) == []
+    assert flagged(check(body.format("0.8"), ("assumptions", RATES))) != []
+
+
+PROGRAM = {
+    "table_title": "(in millions)",
+    "line_items": {
+        "Harbor Logistics": {"Budgeted": 210, "Spent": 188, "Remaining": 22},
+        "Retail Brands": {"Budgeted": 95, "Spent": 77, "Remaining": 18},
+        "Medical Devices": {"Budgeted": 64, "Spent": 61, "Remaining": 3},
+        "Total": {"Budgeted": 369, "Spent": 326, "Remaining": 43},
+    },
+}
+
+
+def test_lines_named_by_a_proper_name_together_over_the_total_pass() -> None:
+    # (22 + 18) / 43 = 93.0 %: "Harbor" and "Retail" each stand in one row label alone.
+    body = (
+        "The program is nearly done. The two largest units, Harbor and Retail, hold {} of the "
+        "charges still to come."
+    )
+    assert flagged(check(body.format("93.0%"), ("program", PROGRAM))) == []
+    assert flagged(check(body.format("90.0%"), ("program", PROGRAM))) != []
+
+
+BOOK = {
+    "table_title": "December 31,",
+    "line_items": {
+        "Billed receivables": {"2024": 118400, "2023": 131900},
+        "Accrued receivables": {"2024": 251300, "2023": 208700},
+        "Total accrued receivables, net": {"2024": 229800, "2023": 186500},
+        "Less: current accrued receivables": {"2024": 97600, "2023": 80200},
+        "Total receivables, net": {"2024": 348200, "2023": 318400},
+    },
+}
+
+
+def test_a_share_divides_by_what_its_words_put_after_of() -> None:
+    # 229,800 / 348,200 = 66.0 %, written to two digits among four accrued lines.
+    body = (
+        "The mix keeps moving toward unbilled balances: accrued receivables now make up "
+        "roughly {} of total net receivables."
+    )
+    assert flagged(check(body.format("66%"), ("receivables", BOOK))) == []
+    assert flagged(check(body.format("61%"), ("receivables", BOOK))) != []
