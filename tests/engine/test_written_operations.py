@@ -7,6 +7,7 @@ still flagged."""
 from __future__ import annotations
 
 from tests.engine.reports import check, flagged
+from validation.engine.checks.numeric._cues import _bound
 from validation.engine.checks.numeric._derive_buckets import _period
 
 # Two named lines, a third, and an unlabelled total line (a filing's text layout).
@@ -161,3 +162,54 @@ def test_a_share_divides_by_what_its_words_put_after_of() -> None:
     )
     assert flagged(check(body.format("66%"), ("receivables", BOOK))) == []
     assert flagged(check(body.format("61%"), ("receivables", BOOK))) != []
+
+
+RECEIVABLE_NOTE = """\
+The components of accounts receivable are as follows (in thousands):
+                                           June 30,
+                                            2025          2024
+Billed                                   $ 88,150      $ 97,320
+Allowance for doubtful accounts            (1,230)         (810)
+Total accounts receivable                  86,920        96,510
+"""
+STATE_AGENCIES = (
+    "Amounts billed include $36.2 million and $44.9 million due from state agencies at "
+    "June 30, 2025 and 2024, respectively."
+)
+
+
+def test_a_share_in_the_present_tense_is_of_the_latest_period() -> None:
+    # 1,230 / 88,150 = 1.4 % (2025); the 2024 pair gives 0.8 %.
+    body = "The allowance for doubtful accounts covers about {} of billed receivables."
+    assert flagged(check(body.format("1.4%"), ("note", RECEIVABLE_NOTE))) == []
+    assert flagged(check(body.format("0.8%"), ("note", RECEIVABLE_NOTE))) != []
+
+
+def test_a_present_share_never_takes_the_latest_cell_beside_another_period_stated() -> None:
+    # 36.2 / 88.15 = 41 % (2025), 44.9 / 97.32 = 46 % (2024). The writer who states 2024's
+    # $44.9 million as this year's has "41%" from the row's other cell: never its support.
+    body = (
+        "Exposure to the states remains high: the {} due from state agencies is about 41% "
+        "of billed receivables, down from about 46% a year earlier."
+    )
+    evidence = (("note", RECEIVABLE_NOTE), ("prose", STATE_AGENCIES))
+    assert flagged(check(body.format("$36.2 million"), *evidence)) == []
+    assert "41%" in flagged(check(body.format("$44.9 million"), *evidence))
+
+
+def test_just_under_reads_as_close_to_the_number_not_as_a_bound() -> None:
+    assert _bound(["a", "drop", "of", "just", "under"]) == ("", True, 2)
+    assert _bound(["slightly", "over"]) == ("", True, 2)
+    assert _bound(["a", "drop", "of", "under"]) == ("below", False, 1)
+    assert _bound(["more", "than"]) == ("above", False, 2)
+
+
+def test_just_under_is_close_below_not_any_value_below() -> None:
+    # (96,510 - 86,920) / 96,510 = 9.9 %: "just under 10%" passes, "just under 12%" does not
+    # (read as a bound, anything from 6 % to 12 % would do).
+    body = (
+        "Total accounts receivable were about $86.9 million at June 30, 2025, against $96.5 "
+        "million a year earlier, a drop of {}."
+    )
+    assert flagged(check(body.format("just under 10%"), ("note", RECEIVABLE_NOTE))) == []
+    assert flagged(check(body.format("just under 12%"), ("note", RECEIVABLE_NOTE))) != []

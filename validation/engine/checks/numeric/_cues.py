@@ -139,6 +139,9 @@ _ABOVE = frozenset(
 )
 _ADDING = wordset("add adds added adding sum sums summed summing total totals totaled come comes")
 _NEAR = wordset("about approximately approx around roughly nearly almost some circa estimated")
+# "just under", "slightly over": a number close to the one written, on one side of it.
+_JUST = wordset("just slightly barely")
+_JUST_WHAT = wordset("under below over above")
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,6 +428,8 @@ _RESULT_TO = wordset(
 def _bound(before: list[str]) -> tuple[str, bool, int]:
     """("below" | "above" | "", hedged, how many of the last words say so) from the
     words right before a number."""
+    if len(before) >= 2 and before[-2] in _JUST and before[-1] in _JUST_WHAT:
+        return "", True, 2  # "just under 64%": close to 64 %, not anything below it
     for size in (3, 2, 1):
         if len(before) < size:
             continue

@@ -334,7 +334,9 @@ def _dated(operand: Operand, index: EvidenceIndex, early: bool = False) -> Opera
     return operand if year == operand.year else replace(operand, year=year)
 
 
-def _mixed_period(row: int, index: EvidenceIndex, words: str, years: frozenset[int]) -> bool:
+def _mixed_period(
+    row: int, index: EvidenceIndex, words: str, years: frozenset[int], relative: int = 0
+) -> bool:
     """A derivation takes the cell of a prose row beside the one its sentence states
     (`displaced_row`), and the sentence names no other period ("a year earlier", two years).
     A prose row only: the evidence's own sentence ties each of its values to its period
@@ -342,6 +344,8 @@ def _mixed_period(row: int, index: EvidenceIndex, words: str, years: frozenset[i
     enough, "gross margin compressed from roughly 50.9% to 40.0%")."""
     if row < 0 or row not in _rows(index).sentence_rows:
         return False
+    if relative > 0:
+        return True  # its own clause dates it to the latest period ("is about 47% of")
     return not _PRIOR.search(words) and len(years) < 2
 
 
@@ -376,12 +380,13 @@ def _rescue(
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
     operands = pool(position, claims, index, (low, high), words, units, previous)
     years = years_named(words)
-    relative = 0 if years else relative_period(body, claims, position, low, high)
+    cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
+    share = SHARE in cue.kinds or cue.of_after  # a share in the present tense: the latest
+    relative = 0 if years else relative_period(body, claims, position, low, high, share)
     if years or relative:
         early = dates_early_year(words)
         operands = [_dated(operand, index, early) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
-    cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
@@ -425,7 +430,7 @@ def _rescue(
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
-    if _mixed_period(found.displaced, index, words, years):
+    if _mixed_period(found.displaced, index, words, years, relative):
         return False  # the stated figure's own period, not the cell beside it
     if over_years(found.operation) and dated_alone(body, claims, position, low):
         return False  # "$11.3 billion in 2017": that year's value, not a mean over years
