@@ -9,6 +9,9 @@ from __future__ import annotations
 from tests.engine.reports import check, flagged
 from validation.engine.checks.numeric._cues import _bound
 from validation.engine.checks.numeric._derive_buckets import _period
+from validation.engine.checks.numeric._derive_when import relative_period
+from validation.engine.checks.numeric._extract import extract
+from validation.engine.checks.numeric._matching import Claim
 
 # Two named lines, a third, and an unlabelled total line (a filing's text layout).
 RECEIVABLES = """\
@@ -213,3 +216,42 @@ def test_just_under_is_close_below_not_any_value_below() -> None:
     )
     assert flagged(check(body.format("just under 10%"), ("note", RECEIVABLE_NOTE))) == []
     assert flagged(check(body.format("just under 12%"), ("note", RECEIVABLE_NOTE))) != []
+
+
+CHARGES = """\
+| (in millions) | 2025 | 2024 |
+|---|---|---|
+| Severance | $ 64 | $ 20 |
+| Facility exits | 38 | 17 |
+| Asset impairments | 45 | 71 |
+| Other | 13 | 9 |
+| Total | $ 160 | $ 117 |
+"""
+
+
+def test_a_named_total_rows_change_is_the_amount_its_words_specify() -> None:
+    # 160 - 117 = 43, written to two digits among many pairs that land near it: the one
+    # change of the one row its words name.
+    body = (
+        "Severance rose to $64 million from $20 million and asset impairments fell to $45 "
+        "million. Total charges increased by {} over the year."
+    )
+    assert flagged(check(body.format("$43 million"), ("charges", CHARGES))) == []
+    assert flagged(check(body.format("$39 million"), ("charges", CHARGES))) != []
+
+
+def test_each_clause_names_its_own_period() -> None:
+    body = (
+        "Severance climbed to $64 million, about 3.2 times the prior-year amount, and now "
+        "makes up roughly 40.0% of the $160 million total."
+    )
+    claims = [Claim(at, mention) for at, mention in enumerate(extract(body))]
+    at = {claim.mention.text: n for n, claim in enumerate(claims)}
+    assert relative_period(body, claims, at["3.2"], 0, len(body)) == -1
+    assert relative_period(body, claims, at["40.0%"], 0, len(body)) == 1
+
+
+def test_where_a_change_starts_is_a_level_never_a_result_of_its_neighbours() -> None:
+    # 64 - 45 = 19 lands near the 20 the change starts from: no reason to doubt its cell.
+    body = "Severance rose to $64 million from $20 million and impairments fell to $45 million."
+    assert flagged(check(body, ("charges", CHARGES))) == []

@@ -326,7 +326,8 @@ def _total_rows(
     rows: _Rows, index: EvidenceIndex, words: str, near: Sequence[Claim], others: Sequence[Claim]
 ) -> list[int]:
     """The total rows a sentence names by "total", "combined" or "in all" (no label keeps
-    it): those of the table its own numbers, else the report's nearest, are cells of."""
+    it): those of the table its own numbers, else the report's nearest, are cells of, else
+    of the evidence's one table with total rows."""
     if not rows.totals or _TOTAL_WORDS.search(words) is None:
         return []
     for claim in (*near, *others):
@@ -334,6 +335,8 @@ def _total_rows(
             found = rows.totals.get(claim.hit.number.item)
             if found:
                 return found[:_MAX_NAMED]
+    if len(rows.totals) == 1:  # no number of the report points to a table: the one with totals
+        return next(iter(rows.totals.values()))[:_MAX_NAMED]
     return []
 
 

@@ -42,6 +42,8 @@ from validation.engine.checks.numeric._cues import _WORD, _direction
 from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
+    _TOTAL_WORDS,
+    NAMED,
     STATED,
     Operand,
     _own_words,
@@ -59,6 +61,7 @@ _GAP_OPERATIONS = frozenset(("points", "difference"))
 # A percentage of a line item's amounts its words specify: their change over time.
 _CHANGES = frozenset(("percent change", "CAGR"))
 _MEAN = frozenset(("average",))
+_DIFFERENCE = frozenset(("difference",))
 _LEVEL_WORDS = frozenset(("to", "from"))
 _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
 # "rose 1.1 points to 50.8%", "up 2.4% to 31.0%": a change, then the level it ends at.
@@ -84,6 +87,9 @@ class Spec:
     dated: bool = False
     # The direction the claim's own clause says ("eased by 0.3 points"), not its sentence's.
     own_direction: int = 0
+    # The cells are of the rows the claim's own clause or label names ("Total charges
+    # increased by $130 million"): an amount's words may specify their change too.
+    owned: bool = False
 
 
 def specify(
@@ -111,6 +117,11 @@ def specify(
     rows = _rows(index)
     clause = _own_words(claims, position, sentence, words)
     own, named = named_rows(rows, mention.label, words, clause)
+    if not own and _TOTAL_WORDS.search(clause[0]):
+        # "Total charges increased by ...": the one total row the sentence's words reach
+        # (a total's label names no line by its words).
+        totals = {o.row for o in operands if o.strength >= NAMED and _is_total(rows, o.row)}
+        own = list(totals) if len(totals) == 1 else own
     end = _end(body, claims, position, operands)
     span = _span(words)
     # The year of the claim's own clause: the words after it first ("1.1 points in 2017").
@@ -142,7 +153,10 @@ def specify(
             and (not gap or operand.year in years)
         )
         if len(cells) >= 2 and all(cells != spec.cells for spec in found):
-            found.append(Spec(cells, gap, span, end, *said, direction, count, dated, own_direction))
+            owned = end is None and wanted is looks[0] and bool(own)
+            found.append(
+                Spec(cells, gap, span, end, *said, direction, count, dated, own_direction, owned)
+            )
     return tuple(found)
 
 
@@ -153,6 +167,10 @@ def _against(direction: int, operation: str, first: Operand, second: Operand) ->
         return False
     earlier, later = sorted((first, second), key=lambda cell: cell.year)
     return earlier.year != later.year and (later.value - earlier.value) * direction < 0
+
+
+def _is_total(rows: _Rows, row: int) -> bool:
+    return row >= 0 and any(row in found for found in rows.totals.values())
 
 
 def _size(candidate: Candidate) -> int:
@@ -223,7 +241,8 @@ def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate
     """The candidates of the specified operands, in the operations the words name: a pair of
     one row (or, for a gap, of one period), or a row's group; ending at the level, if any."""
     if kind == "amount":  # an amount's words specify an average of one line item's periods
-        only = only & _MEAN
+        # (or, of the line its own clause names, its change: "Total charges increased by")
+        only = only & (_MEAN | _DIFFERENCE if spec.owned else _MEAN)
         if spec.gap or spec.end is not None or spec.dated:
             return  # one year's amount ("2019: $0.5 million"), a level: no average of years
     if kind not in ("points", "percent", "amount") or not only:

@@ -25,9 +25,11 @@ from validation.engine.checks.numeric._matching import Claim
 _NOW = re.compile(r"(?i)\b(?:now|currently|today|at present)\b")
 _BEFORE = re.compile(
     r"(?i)\ba year (?:earlier|ago|before)\b|\bthe year before\b|"
-    r"\bthe (?:prior|previous|preceding) year\b"
+    r"\bthe (?:prior|previous|preceding)[- ]year\b"
 )
 _REACH = 80  # characters of the clause read on each side
+# Where another clause with its own subject begins: "; ", ", and ", ", while ", ", but ".
+_NEXT_CLAUSE = re.compile(r";[ \t]|,[ \t]+(?:and|but|while|whereas|yet)\b")
 # A share's verb in the present tense: "covers about 1.1% of", "accounts for 45.6% of".
 _PRESENT = re.compile(
     r"(?i)\b(?:is|are|covers?|accounts?[ \t]+for|makes?[ \t]+up|represents?|equals?|"
@@ -58,7 +60,13 @@ def relative_period(
     end = min(high, mention.end + _REACH)
     if position + 1 < len(claims) and claims[position + 1].mention.start < end:
         end = claims[position + 1].mention.start
-    clause = body[start : mention.start] + " " + body[mention.end : max(mention.end, end)]
+    # Its own words: from the start of its clause to the next ("..., and now makes up").
+    after = body[mention.end : max(mention.end, end)]
+    cut = _NEXT_CLAUSE.search(after)
+    after = after[: cut.start()] if cut else after
+    before = body[start : mention.start]
+    before = before[max((found.end() for found in _NEXT_CLAUSE.finditer(before)), default=0) :]
+    clause = before + " " + after
     now, before = _NOW.search(clause) is not None, _BEFORE.search(clause) is not None
     if share and not (now or before) and _PRESENT.search(body, start, mention.start):
         return 1

@@ -4,17 +4,16 @@ that follow from an unsupported one.
 After the fixpoint (:mod:`validation.engine.checks.numeric._support`), a number still
 unsupported is judged here, when its words make it a result:
 
-- it *follows from* an unsupported number when its operation over the report's
-  numbers, that one included, meets it (``claim.depends``): "the downside is only
-  as good as the estimate". The number stated without words of a result carries
-  the finding; in a group of results that explain only each other, each does;
-- otherwise it is *close-but-wrong* (``claim.miss``) when its operation over the
-  numbers it is stated from gives a value near it: a slip of up to a quarter, two
-  digits swapped, or the wrong scale word. Which numbers it is stated from is
-  read from where they stand and what they are - in its own sentence first, then
-  its paragraph; those whose evidence label its sentence names; the same line
-  item in two periods for a change or an average - never from which value comes
-  closest. The fix is proposed only when one value fits (``Miss.clear``).
+- it *follows from* an unsupported number when its operation over the report's numbers,
+  that one included, meets it (``claim.depends``): "the downside is only as good as the
+  estimate". The number stated without words of a result carries the finding; in a group
+  of results that explain only each other, each does;
+- otherwise it is *close-but-wrong* (``claim.miss``) when its operation over the numbers
+  it is stated from gives a value near it: a slip of up to a quarter, two digits swapped,
+  or the wrong scale word. Which numbers it is stated from is read from where they stand
+  and what they are - in its own sentence first, then its paragraph; those whose evidence
+  label its sentence names; the same line item in two periods for a change or an average
+  - never from which value comes closest. The fix only when one value fits (``Miss.clear``).
 """
 
 from __future__ import annotations
@@ -46,8 +45,7 @@ _SCALES = frozenset(Decimal(10) ** power for power in (3, 6, 9, 12))
 
 
 def judge(grounding: Grounding) -> None:
-    """Set ``miss`` or ``depends`` on each still-unsupported claim its words make a
-    result."""
+    """Set ``miss`` or ``depends`` on each still-unsupported claim its words make a result."""
     claims = grounding.claims
     depends: dict[int, tuple[int, ...]] = {}
     for position in grounding.pending:
@@ -271,6 +269,8 @@ def doubt(grounding: Grounding) -> list[int]:
         mention = claim.mention
         if mention.in_range or small_integer(mention) or not _weak(claim):
             continue
+        if _LEVEL_FROM.search(grounding.body, max(0, mention.start - 24), mention.start):
+            continue  # "rose to $64 million from $20 million": a change's start is a level
         operations, named = search.operations_for(mention, grounding.cue(position))
         if not named:
             continue
@@ -317,6 +317,7 @@ def _weak(claim: Claim) -> bool:
 
 
 _CHANCE_DIGITS = 3
+_LEVEL_FROM = re.compile(r"(?i)\bfrom[ \t]+(?:about[ \t]+|roughly[ \t]+|around[ \t]+)?$")
 
 
 _PERIODS = frozenset((ops.DIFF, ops.CHANGE, ops.MEAN, ops.CAGR))
