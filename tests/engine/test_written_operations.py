@@ -255,3 +255,24 @@ def test_where_a_change_starts_is_a_level_never_a_result_of_its_neighbours() -> 
     # 64 - 45 = 19 lands near the 20 the change starts from: no reason to doubt its cell.
     body = "Severance rose to $64 million from $20 million and impairments fell to $45 million."
     assert flagged(check(body, ("charges", CHARGES))) == []
+
+
+FEES = {
+    "table_title": "(in thousands)",
+    "line_items": {
+        "Deferred fees": {"2025": 48210, "2024": 15320},
+        "Retainers": {"2025": 9870, "2024": 11040},
+    },
+}
+
+
+def test_a_level_quoted_from_the_year_its_multiple_names_as_the_base_is_flagged() -> None:
+    # 48,210 / 15,320 = 3.1: the level that is 3.1 times the 2024 figure is 2025's.
+    body = "Deferred fees reached {}, about 3.1 times the 2024 figure."
+    assert flagged(check(body.format("$48.2 million"), ("fees", FEES))) == []
+    assert "$15.3 million" in flagged(check(body.format("$15.3 million"), ("fees", FEES)))
+
+
+def test_a_base_its_sentence_dates_itself_is_no_misquote() -> None:
+    body = "Deferred fees were $15.3 million in 2024; this year they are about 3.1 times that."
+    assert "$15.3 million" not in flagged(check(body, ("fees", FEES)))

@@ -28,6 +28,7 @@ from decimal import Decimal
 from functools import partial
 
 from validation.engine.checks.numeric import _derive_shares as _shares
+from validation.engine.checks.numeric._base_year import base_year, misquoted_level
 from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
@@ -434,6 +435,12 @@ def _rescue(
         return False  # the stated figure's own period, not the cell beside it
     if over_years(found.operation) and dated_alone(body, claims, position, low):
         return False  # "$11.3 billion in 2017": that year's value, not a mean over years
+    year = base_year(body, mention.end)
+    level = misquoted_level(claims, position, operands, found.operation, found.entries, year)
+    if level is not None:  # "reached $12.7 million, 2.5 times the 2018 figure": 2018's 12.7
+        level[0].other_period = index.number(level[1])
+        level[0].other_period_proof = f"{mention.text} = {found.formula}"
+        level[0].other_period_chance = found.chance
     if found.conflict is not None:
         stated, cell = found.conflict
         at = next(
