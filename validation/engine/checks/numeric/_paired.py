@@ -164,15 +164,25 @@ class _Paired:
         # Pairs must hold one of these, when given (the rest were tried already).
         self.wanted = [id(operand) in wanted for operand in pool] if wanted else None
         self.full = [operand.value for operand in pool]
-        self.written = [operand.written for operand in pool]
         self.percent = [operand.percent for operand in pool]
         self.rates = sum(self.percent)
-        self.rescaled = any(operand.written != operand.value for operand in pool)
-        self.derived = any(operand.sources for operand in pool)
         self.target_scale = target_scale
         self._sorts: dict[bool, _Sorted] = {}
 
-    # The rest only once a candidate pair needs them: most pools give none.
+    # The rest only once an operation the pool has the kinds for, or a candidate pair,
+    # needs them: most pools give none.
+    @cached_property
+    def written(self) -> list[float]:
+        return [operand.written for operand in self.pool]
+
+    @cached_property
+    def rescaled(self) -> bool:
+        return any(operand.written != operand.value for operand in self.pool)
+
+    @cached_property
+    def derived(self) -> bool:
+        return any(operand.sources for operand in self.pool)
+
     @cached_property
     def half(self) -> list[float]:
         return [operand.half for operand in self.pool]
