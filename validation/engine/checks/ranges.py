@@ -16,8 +16,8 @@ has its other number flagged the same way (fixed only in digits, to the evidence
 number).
 
 Linear: one scan of the body and of each evidence text for numbers (a long body only when
-the evidence states a range); ranges are neighbouring numbers, looked up by their start
-in a dict.
+the evidence states a range; a text for its scores only when it holds a score's " word to
+"); ranges are neighbouring numbers, looked up by their start in a dict.
 """
 
 from __future__ import annotations
@@ -98,7 +98,9 @@ _Score = tuple[Decimal, Decimal, str, int, int, int]  # first, second, noun, spa
 
 def scores(text: str) -> list[_Score]:
     """(first, second, noun's stem, start of the first, span of the second) of each
-    score."""
+    score. A text with no " word to " anywhere has none: its numbers are not read."""
+    if _SCORE.search(text) is None:
+        return []
     numbers = _numbers(text)
     found: list[_Score] = []
     for first, second in pairwise(numbers):

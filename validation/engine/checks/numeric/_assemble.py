@@ -83,6 +83,8 @@ def _assemble(
         return found
 
     for position, claim in enumerate(claims):
+        if claim.hit is None:
+            continue  # it restates no cell: none of its periods is in question
         if claim.other_period is None and (
             (period := named_period_of(body, index, claim))
             or (
@@ -123,6 +125,7 @@ def _assemble(
         position: item
         for position, claim in enumerate(claims)
         if claim.other_period is None
+        and claim.hit is not None  # (as other_item_of asks first)
         and (
             item := other_item_of(
                 body,

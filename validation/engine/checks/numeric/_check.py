@@ -270,7 +270,7 @@ def _state(claim: Claim) -> tuple[object, ...]:
         claim.index,
         hit.number.entry if hit is not None else -1,
         hit.status if hit is not None else "",
-        tuple((near.number.entry, near.status) for near in claim.close),
+        tuple([(near.number.entry, near.status) for near in claim.close]) if claim.close else (),
         claim.rescaled.number.entry if claim.rescaled is not None else -1,
         claim.calculation is not None and claim.calculation.correct,
         claim.operand,

@@ -188,8 +188,41 @@ def cue_of(
     if comma >= 0:
         high = comma
     near_start = max(low, min(previous_end, start))
-    before = _words_in(body[near_start:start])
-    after = _words_in(body[end:high])[:_AFTER_WORDS] if high > end else []
+    kinds, of_after, bound, hedged, points_after, alternate, direction = _read_words(
+        _words_of(body[low:near_start]) if near_start > low else (),
+        _words_of(body[near_start:start]),
+        _words_of(body[end:high])[:_AFTER_WORDS] if high > end else (),
+    )
+    years = count = 0
+    if CAGR in kinds or SUM in kinds or MEAN in kinds:
+        clause_text = body[clause_start : min(clause_end, clause_start + _CLAUSE_READ)]
+        years = _span(clause_text) if CAGR in kinds else 0
+        count = _count(clause_text) if SUM in kinds or MEAN in kinds else 0
+    year = year_of(body, start, end, max(previous_end, clause_start), next_start)
+    return Cue(
+        kinds,
+        of_after,
+        bound,
+        hedged,
+        points_after,
+        alternate,
+        years,
+        count,
+        year,
+        direction,
+    )
+
+
+# What the words say is read once per distinct words (a report's numbers stand among the
+# same few words again and again: "up", "to $", "of the total").
+@lru_cache(maxsize=4096)
+def _read_words(
+    far_words: tuple[str, ...], before_words: tuple[str, ...], after_words: tuple[str, ...]
+) -> tuple[frozenset[str], bool, str, bool, bool, bool, int]:
+    """(kinds, of_after, bound, hedged, points_after, alternate, direction) from the words
+    of the number's clause before the previous number (`far_words`), since it
+    (`before_words`) and after the number (`after_words`)."""
+    before, after = list(before_words), list(after_words)
     if _operator_after(after):
         after = []  # "$15.5B less capex": an operand; the words after are the other's
     bound, hedged, taken = _bound(before)
@@ -201,7 +234,7 @@ def cue_of(
     # A verb of calculation names the operation of a result it stands before, with
     # other words between ("and dividing by two gives $411.5"), but not of the
     # number it takes as its object ("Subtracting $519 from $592").
-    far = _words_in(body[low:near_start]) if near_start > low else []
+    far = list(far_words)
     if before and all(word in _OBJECT_LIST for word in before):
         far = []  # "Adding 2 and €3M": the verb's objects go on, its result is still to come
     for word in far + before[: max(0, len(before) - _OBJECT_WORDS)]:
@@ -213,23 +246,8 @@ def cue_of(
     if points_after:
         kinds.add(POINTS)
     alternate = " ".join(before) in _ALTERNATION
-    clause_text = body[clause_start : min(clause_end, clause_start + _CLAUSE_READ)]
-    years = _span(clause_text) if CAGR in kinds else 0
-    count = _count(clause_text) if kinds & {SUM, MEAN} else 0
-    year = year_of(body, start, end, max(previous_end, clause_start), next_start)
     direction = _direction(before[: len(before) - taken]) or _direction(after)
-    return Cue(
-        frozenset(kinds),
-        of_after,
-        bound,
-        hedged,
-        points_after,
-        alternate,
-        years,
-        count,
-        year,
-        direction,
-    )
+    return frozenset(kinds), of_after, bound, hedged, points_after, alternate, direction
 
 
 def _words_in(text: str) -> list[str]:

@@ -354,7 +354,7 @@ class _Extractor:
             parens = before == "(" and after == ")"
             if parens and unit in ("%", "pp") and self._table_at(start) is None:
                 parens = False  # "(22.5%)" in prose is an aside, not a negative
-            approx = labels and _is_hedged(text, start)
+            approx = labels  # hedged or not: read when finished (a wall's rest never is)
             raws.append(
                 _Raw(
                     start,
@@ -492,7 +492,7 @@ class _Extractor:
             negative,
             raw.parens,
             "," in raw.number,
-            raw.approx,
+            raw.approx and _is_hedged(text, raw.start),
             in_table,
             raw.in_range,
             label,

@@ -369,9 +369,9 @@ def _prose_label(
         window.rfind(";") + 1,
         period + 2 if period >= 0 else 0,
     )
-    words: list[str] = []
+    words: list[str] | tuple[str, ...] = []
     if prev_end > clause:
-        words = _last_label_words(_WORDS.findall(text, prev_end, start))
+        words = _words_between(text[prev_end - 1 : start])
     if not words:
         words = _last_label_words(_WORDS.findall(text, clause, start))
     if not words and clause > 0 and text[clause - 1] == "\n" and prev_end < clause:
@@ -383,13 +383,27 @@ def _prose_label(
     if before and before_only:
         return before, ""  # `prose_label` reads the words after only when none stand before
     high = min(len(text), end + 60, max(next_start, end))
-    tail = text[end:high]
+    return before, _words_after(text[end:high])
+
+
+# The words between two numbers, and after a number, are read once per distinct text (a
+# report's numbers stand among the same few words again and again).
+@lru_cache(maxsize=4096)
+def _words_between(text: str) -> tuple[str, ...]:
+    """The label words of `text[1:]`, its first character the previous number's last (the
+    words pattern looks one character back)."""
+    return tuple(_last_label_words(_WORDS.findall(text, 1)))
+
+
+@lru_cache(maxsize=4096)
+def _words_after(tail: str) -> str:
+    """The first label words of `tail`, up to its clause's end."""
     for boundary in _CLAUSE_BOUNDARIES:
         found = tail.find(boundary)
         if found >= 0:
             tail = tail[:found]
     after = [word for word in _WORDS.findall(tail)[:5] if word.lower() not in _NOT_LABEL_WORDS]
-    return before, " ".join(after[:3])
+    return " ".join(after[:3])
 
 
 def _last_label_words(words: list[str]) -> list[str]:

@@ -73,9 +73,9 @@ class _Sorted:
         only: sorted on first use)."""
         found = self._by_size
         if found is None:
-            values = self.values
-            sizes = sorted(range(len(values)), key=lambda index: abs(values[index]))
-            found = self._by_size = (sizes, [abs(values[index]) for index in sizes])
+            size_of = [abs(value) for value in self.values]
+            sizes = sorted(range(len(size_of)), key=size_of.__getitem__)
+            found = self._by_size = (sizes, [size_of[index] for index in sizes])
         return found
 
     def pairs(self, op: str, low: float, high: float, ordered: bool) -> list[tuple[int, int]]:
@@ -92,31 +92,36 @@ class _Sorted:
             table, keyed, nonzero = self.order, self.keys, 0
         # Each i's windows for the other operand, the operation chosen once (not per i).
         windows: list[tuple[int, float, float]] = []
-        add = windows.append
         if op == ops.DIFF:
-            for i, a in enumerate(values):
-                add((i, a - high, a - low))
-                add((i, a + low, a + high))
+            windows = [
+                window
+                for i, a in enumerate(values)
+                for window in ((i, a - high, a - low), (i, a + low, a + high))
+            ]
         elif op in (ops.SUM, ops.MEAN):
             scale = 2.0 if op == ops.MEAN else 1.0
             low_sum, high_sum = low * scale, high * scale
-            for i, a in enumerate(values):
-                add((i, low_sum - a, high_sum - a))
-                add((i, -high_sum - a, -low_sum - a))
+            windows = [
+                window
+                for i, a in enumerate(values)
+                for window in ((i, low_sum - a, high_sum - a), (i, -high_sum - a, -low_sum - a))
+            ]
         elif op == ops.RATIO:
-            for i, a in enumerate(values):
-                size = abs(a)
-                add((i, size / high if high else 0.0, size / low if low else _HUGE))
+            windows = [
+                (i, abs(a) / high if high else 0.0, abs(a) / low if low else _HUGE)
+                for i, a in enumerate(values)
+            ]
         elif op == ops.SHARE:
-            for i, a in enumerate(values):
-                size = abs(a)
-                add((i, 100 * size / high if high else 0.0, 100 * size / low if low else _HUGE))
+            windows = [
+                (i, 100 * abs(a) / high if high else 0.0, 100 * abs(a) / low if low else _HUGE)
+                for i, a in enumerate(values)
+            ]
         elif op == ops.PRODUCT:
-            for i, a in enumerate(values):
-                size = abs(a)
-                if size:
-                    add((i, 100 * low / size, 100 * high / size))
+            windows = [
+                (i, 100 * low / abs(a), 100 * high / abs(a)) for i, a in enumerate(values) if a
+            ]
         else:  # CHANGE: i is the base b; the other a = b + |b| x change, either way
+            add = windows.append
             for i, a in enumerate(values):
                 size = abs(a)
                 if not size:
@@ -125,11 +130,12 @@ class _Sorted:
                 add((i, a + step_low, a + step_high))
                 add((i, a - step_high, a - step_low))
         swap = op == ops.CHANGE
+        loose, tiny, left, right = _LOOSE, _TINY, bisect_left, bisect_right
         for i, bottom, top in windows:
-            first = bisect_left(keyed, bottom - abs(bottom) * _LOOSE - _TINY)
+            first = left(keyed, bottom - abs(bottom) * loose - tiny)
             if first < nonzero:
                 first = nonzero  # 0 but for a ratio, share or product
-            last = bisect_right(keyed, top + abs(top) * _LOOSE + _TINY)
+            last = right(keyed, top + abs(top) * loose + tiny)
             if first >= last:
                 continue
             for j in table[first:last]:
@@ -164,15 +170,25 @@ class _Paired:
         # Pairs must hold one of these, when given (the rest were tried already).
         self.wanted = [id(operand) in wanted for operand in pool] if wanted else None
         self.full = [operand.value for operand in pool]
-        self.written = [operand.written for operand in pool]
         self.percent = [operand.percent for operand in pool]
         self.rates = sum(self.percent)
-        self.rescaled = any(operand.written != operand.value for operand in pool)
-        self.derived = any(operand.sources for operand in pool)
         self.target_scale = target_scale
         self._sorts: dict[bool, _Sorted] = {}
 
-    # The rest only once a candidate pair needs them: most pools give none.
+    # The rest only once an operation the pool has the kinds for, or a candidate pair,
+    # needs them: most pools give none.
+    @cached_property
+    def written(self) -> list[float]:
+        return [operand.written for operand in self.pool]
+
+    @cached_property
+    def rescaled(self) -> bool:
+        return any(operand.written != operand.value for operand in self.pool)
+
+    @cached_property
+    def derived(self) -> bool:
+        return any(operand.sources for operand in self.pool)
+
     @cached_property
     def half(self) -> list[float]:
         return [operand.half for operand in self.pool]

@@ -322,7 +322,7 @@ def search(
     """The first operation, over the pool, that gives the mention at its precision.
     A number no words make a result is only tried against its own paragraph's
     numbers: in a report dense with numbers, some pair explains anything by chance."""
-    _, named = operations_for(mention, cue)
+    operations, named = operations_for(mention, cue)
     itself = float(abs(mention.written))
     zero = any(not operand.value for operand in pool)  # "0 less -$42,271" restates it
     pool = [
@@ -334,35 +334,35 @@ def search(
     if len(pool) < 2:
         return None
     tiers = [_tier(operand, paragraph, sentence) for operand in pool]
+    asked = (mention, cue, operations, named, target_of(mention, cue))
     if sentence is not None:
         # The writer's own numbers first: those of the result's paragraph, and the
         # evidence cells beside their matches (a line item's other period).
         entries = [o.entry for o, tier in zip(pool, tiers, strict=True) if tier <= 1]
         near = [
-            operand
-            for operand, tier in zip(pool, tiers, strict=True)
+            at
+            for at, (operand, tier) in enumerate(zip(pool, tiers, strict=True))
             if tier <= 1 or any(_beside(operand.entry, entry) for entry in entries)
         ]
         if 2 <= len(near) < len(pool):
-            found = _look(mention, cue, near, named, paragraph, with_any, sentence)
+            chosen = [pool[at] for at in near], [tiers[at] for at in near]
+            found = _look(asked, *chosen, paragraph, with_any, sentence)
             if found is not None:
                 return found
-    return _look(mention, cue, pool, named, paragraph, with_any, sentence)
+    return _look(asked, pool, tiers, paragraph, with_any, sentence)
 
 
 def _look(
-    mention: NumberMention,
-    cue: Cue,
+    asked: tuple[NumberMention, Cue, list[str], bool, Target],
     pool: Sequence[Operand],
-    named: bool,
+    tiers: Sequence[int],
     paragraph: int,
     with_any: Sequence[Operand],
     sentence: tuple[int, int] | None,
 ) -> Outcome | None:
-    """`search` over one pool: the first hit, if its chance of a coincidence allows."""
-    operations, _ = operations_for(mention, cue)
-    target = target_of(mention, cue)
-    tiers = [_tier(operand, paragraph, sentence) for operand in pool]
+    """`search` over one pool, its operands' `tiers` given: the first hit, if its chance of
+    a coincidence allows."""
+    mention, cue, operations, named, target = asked
     percent_target = percent_like(mention, cue)
     coarse = mention.significant_digits < 3
     scaled = float(mention.scale) if mention.has_explicit_scale else 0.0

@@ -200,6 +200,9 @@ class Grounding:
         return cue
 
     def _year(self, position: int) -> int:
+        cue = self.cues.get(position)
+        if cue is not None:
+            return cue.year  # read by its cue over the same bounds
         mention = self.claims[position].mention
         low, _ = self.sentence(mention.start, mention.end)
         return year_of(

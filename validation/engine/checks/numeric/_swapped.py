@@ -82,7 +82,7 @@ def _state(claim: Claim) -> tuple[object, ...]:
     return (
         claim.index,
         (hit.number.entry, hit.status, hit.factor) if hit is not None else None,
-        tuple(near.number.entry for near in claim.close),
+        tuple([near.number.entry for near in claim.close]) if claim.close else (),
         claim.rescaled.number.entry if claim.rescaled is not None else -1,
         (calculation.correct, calculation.calculation.strict) if calculation else None,
         (derivation.formula, derivation.value) if derivation is not None else None,
