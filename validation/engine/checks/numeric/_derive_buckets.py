@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import pairwise
 
 from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate
@@ -36,7 +37,7 @@ _PERIOD = re.compile(
 def per_year(operands: Sequence[Operand], index: EvidenceIndex, words: str) -> Iterator[Candidate]:
     """For each row whose cells' periods tile the span the sentence names (with a bucket
     of two years or more among them), their sum over the span's years."""
-    span = next(((int(a), int(b)) for a, b in _SPAN.findall(words) if int(b) - int(a) >= 2), None)
+    span = _span_of(words)
     if span is None:
         return
     first, last = span
@@ -63,6 +64,12 @@ def per_year(operands: Sequence[Operand], index: EvidenceIndex, words: str) -> I
         total = sum(cell.value for cell in used)
         formula = "(" + " + ".join("{}" for _ in used) + f") / {years}"
         yield 0, abs(total / years), formula, AVERAGE, tuple(used)
+
+
+@lru_cache(maxsize=16)
+def _span_of(words: str) -> tuple[int, int] | None:
+    # Each number of a sentence asks: a wall that is one sentence is read once.
+    return next(((int(a), int(b)) for a, b in _SPAN.findall(words) if int(b) - int(a) >= 2), None)
 
 
 def period_of_column(index: EvidenceIndex, entry: int) -> tuple[int, int] | None:

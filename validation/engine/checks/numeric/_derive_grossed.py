@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 
 from validation.engine.checks.numeric._derive_candidates import Candidate
 from validation.engine.checks.numeric._derive_pool import Operand
@@ -24,10 +25,16 @@ _IMPLIED = re.compile(
 )
 
 
+@lru_cache(maxsize=16)
+def _implies(words: str) -> bool:
+    # Each number of a sentence asks: a wall that is one sentence is read once.
+    return _IMPLIED.search(words) is not None
+
+
 def grossed_up(operands: Sequence[Operand], words: str) -> Iterator[Candidate]:
     """Each amount over each share (a percentage above 0 and below 100), when the sentence
     says its figure is implied or a valuation; nothing otherwise."""
-    if _IMPLIED.search(words) is None:
+    if not _implies(words):
         return
     shares = [o for o in operands if o.percent and 0 < o.value < 100]
     parts = [o for o in operands if not o.percent and o.value]

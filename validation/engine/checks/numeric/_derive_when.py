@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from validation.engine.checks.numeric._derive_pool import Operand
 from validation.engine.checks.numeric._matching import Claim
@@ -41,9 +42,11 @@ _EARLY_DATE = re.compile(
 )
 
 
+@lru_cache(maxsize=16)
 def dates_early_year(words: str) -> bool:
     """The sentence names a period by a date early in the calendar year, as a fiscal year
-    ending then is written ("the year ended January 31, 2020")."""
+    ending then is written ("the year ended January 31, 2020"). Each number of a sentence
+    asks: a wall that is one sentence is read once."""
     return _EARLY_DATE.search(words) is not None
 
 
