@@ -56,16 +56,12 @@ def _rows(index: EvidenceIndex) -> _Rows:
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     groups = prose_groups(index)  # a prose sentence's one quantity over its years
     group_rows: dict[tuple[int, int, str, int], int] = {}
-    # Every entry of the index passes here once: its lookups bound once, not per entry.
-    is_mantissa, item_of, label_of = index.is_mantissa, index.item_of, index.label_of
-    json_items = [item.text is None for item in index.items]
-    for entry in range(len(index)):
-        if is_mantissa(entry):
-            continue
-        item = item_of(entry)
-        label = label_of(entry)  # the record itself is built only for an operand
+    # Every entry of the index passes here once, read in one pass (no record is built).
+    text_items = [item.text is not None for item in index.items]
+    parents: dict[str, str] = {}  # a JSON row's label -> its object's parent path
+    for entry, item, label in index.labelled_entries():
         column_key = ""
-        if json_items[item] and "." in label:
+        if not text_items[item] and "." in label:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
@@ -83,10 +79,10 @@ def _rows(index: EvidenceIndex) -> _Rows:
         if key != last or len(cells[-1]) >= MAX_GROUP * 2:
             cells.append([])
             words = label_tokens(label)
-            if not label.strip() and index.items[item].text is not None:
+            if text_items[item] and not label.strip():
                 words = _section_name(index, sections, item, index.number(entry).raw)
             tokens.append(words)
-            if index.items[item].text is not None and (head := head_words(label)):
+            if text_items[item] and (head := head_words(label)):
                 heads[len(cells) - 1] = head
             for acronym in set(_CAPITALS.findall(label)):
                 acronyms.setdefault(acronym, []).append(len(cells) - 1)
@@ -102,7 +98,10 @@ def _rows(index: EvidenceIndex) -> _Rows:
         if column_key:
             # Its key's place among its object's keys, not its place in the row: a line
             # item without one period's value keeps its other values in their columns.
-            places = key_places.setdefault((item, label.rsplit(".", 1)[0]), {})
+            parent = parents.get(label)
+            if parent is None:
+                parent = parents[label] = label.rsplit(".", 1)[0]
+            places = key_places.setdefault((item, parent), {})
             column_of[entry] = places.setdefault(column_key, len(places))
             json_columns.setdefault((item, column_key), []).append(entry)
     prose = set(group_rows.values())
@@ -277,7 +276,7 @@ def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int
     if row < 0:
         return ()
     number = index.number(entry)
-    found = _cells_by_value(index, rows).get((number.item, number.written), ())
+    found = _cells_by_value(index, rows, number.item).get(number.written, ())
     return tuple(
         (rows.row_of[other], rows.column_of.get(other, -1), number.item)
         for other in found
@@ -285,19 +284,24 @@ def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int
     )[:_MAX_TWINS]
 
 
-def _cells_by_value(index: EvidenceIndex, rows: _Rows) -> dict[tuple[int, Decimal], list[int]]:
-    """Each table's cells by the value they write, built once per evidence index."""
-    remembered: dict[tuple[int, Decimal], list[int]] | None = index.memo.get(("derive-twins",))
+def _cells_by_value(index: EvidenceIndex, rows: _Rows, item: int) -> dict[Decimal, list[int]]:
+    """One evidence item's cells by the value they write, built once per item of an index
+    (only the items a claim's operands lie in are read)."""
+    key = ("derive-twins", item)
+    remembered: dict[Decimal, list[int]] | None = index.memo.get(key)
     if remembered is not None:
         return remembered
-    found: dict[tuple[int, Decimal], list[int]] = {}
-    item_of, raw_of = index.item_of, index.raw_of  # no full record per cell
-    for entry in rows.row_of:
+    found: dict[Decimal, list[int]] = {}
+    row_of, raw_of = rows.row_of, index.raw_of  # no full record per cell
+    span = index.items[item]
+    for entry in range(span.first, span.last):
+        if entry not in row_of:
+            continue
         raw = raw_of(entry)
         # Two cells of one or two digits agree by chance too often to be one quantity.
         if _significant(raw) >= _TWIN_DIGITS:
-            found.setdefault((item_of(entry), Decimal(raw)), []).append(entry)
-    index.remember(("derive-twins",), found)
+            found.setdefault(Decimal(raw), []).append(entry)
+    index.remember(key, found)
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -49,6 +50,36 @@ class _IndexLabels(_IndexBuilding):
         """The label of one entry, as its full record has it, without building the record."""
         cached = self._cache.get(entry)
         return cached.label if cached is not None else self._label(entry)
+
+    def labelled_entries(self) -> Iterator[tuple[int, int, str]]:
+        """(entry, item, label) of every entry but the as-written twins of scaled numbers,
+        in order, the label as `label_of` gives it: one pass over the records for a reader
+        of every entry (a JSON number's path spelled from its container's, once per
+        container), not three look-ups per entry."""
+        records, containers = self._record, self._containers
+        paths, path_of = self._paths, self._container_path
+        previous = None
+        for entry, record in enumerate(records):
+            if record is previous:
+                continue  # the twin shares its scaled number's record
+            previous = record
+            kind = record[0]
+            if kind == _TEXT:
+                yield entry, record[1], self._label(entry)
+                continue
+            owner = record[1]
+            item = containers[owner][0]
+            if kind == _PROSE:
+                yield entry, item, self._label(entry)
+                continue
+            path = paths.get(owner)
+            if path is None:
+                path = path_of(owner)
+            key = record[2]
+            if containers[owner][2]:
+                yield entry, item, f"{path}[{key}]"
+            else:
+                yield entry, item, f"{path}.{key}" if path else str(key)
 
     def _flags(self, entry: int) -> int:
         return self._flags_of(entry, self._record[entry])
