@@ -59,51 +59,56 @@ def _rows(index: EvidenceIndex) -> _Rows:
     # Every entry of the index passes here once, read in one pass (no record is built).
     text_items = [item.text is not None for item in index.items]
     parents: dict[str, str] = {}  # a JSON row's label -> its object's parent path
+    current: list[int] = []  # the cells of the row being filled
+    row = -1
+    places: dict[str, int] = {}  # a JSON row's object's keys, in order
+    places_row = -1  # the row `places` is of
     for entry, item, label in index.labelled_entries():
         column_key = ""
         if not text_items[item] and "." in label:
             # A JSON path: the object holding the number is its row ("line_items.Total"),
             # its key the column ("2019").
             label, column_key = label.rsplit(".", 1)
-        key: tuple[int, str] | tuple[int, int, str, int] = (item, label)
         group = groups.get(entry)
         if group is not None and group in group_rows:
-            row = group_rows[group]
-            row_of[entry] = row
-            column_of[entry] = len(cells[row])
-            cells[row].append(entry)
+            grouped = group_rows[group]
+            row_of[entry] = grouped
+            column_of[entry] = len(cells[grouped])
+            cells[grouped].append(entry)
             last = group
             continue
-        if group is not None:
-            key = group
-        if key != last or len(cells[-1]) >= MAX_GROUP * 2:
-            cells.append([])
+        key: tuple[int, str] | tuple[int, int, str, int] = (item, label) if group is None else group
+        if key != last or len(current) >= MAX_GROUP * 2:
+            current = []
+            cells.append(current)
+            row = len(cells) - 1
             words = label_tokens(label)
             if text_items[item] and not label.strip():
                 words = _section_name(index, sections, item, index.number(entry).raw)
             tokens.append(words)
             if text_items[item] and (head := head_words(label)):
-                heads[len(cells) - 1] = head
+                heads[row] = head
             for acronym in set(_CAPITALS.findall(label)):
-                acronyms.setdefault(acronym, []).append(len(cells) - 1)
+                acronyms.setdefault(acronym, []).append(row)
             last = key
             if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
-                totals.setdefault(item, []).append(len(cells) - 1)
+                totals.setdefault(item, []).append(row)
             if group is not None:
-                group_rows[group] = len(cells) - 1
-        row = len(cells) - 1
+                group_rows[group] = row
         row_of[entry] = row
-        column_of[entry] = len(cells[row])
-        cells[row].append(entry)
         if column_key:
             # Its key's place among its object's keys, not its place in the row: a line
             # item without one period's value keeps its other values in their columns.
-            parent = parents.get(label)
-            if parent is None:
-                parent = parents[label] = label.rsplit(".", 1)[0]
-            places = key_places.setdefault((item, parent), {})
+            if places_row != row:
+                parent = parents.get(label)
+                if parent is None:
+                    parent = parents[label] = label.rsplit(".", 1)[0]
+                places, places_row = key_places.setdefault((item, parent), {}), row
             column_of[entry] = places.setdefault(column_key, len(places))
             json_columns.setdefault((item, column_key), []).append(entry)
+        else:
+            column_of[entry] = len(current)
+        current.append(entry)
     prose = set(group_rows.values())
     by_sentence: dict[tuple[int, int, str], list[int]] = {}
     for group, row in group_rows.items():
