@@ -160,10 +160,13 @@ class _IndexLabels(_IndexBuilding):
             start, end = record[2], record[3]
             position = bisect_left(item.starts, start)
             prev_end = item.ends[position - 1] if position > 0 else 0
-            next_start = (
-                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
-            )
-            label = prose_label(item.text, start, end, prev_end, next_start)
+            if item.starts[position] == start and item.ends[position] == end:
+                label = self._prose_label_at(record[1], position)
+            else:  # another number starts at the same place (its span is not the first's)
+                next_start = (
+                    item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
+                )
+                label = prose_label(item.text, start, end, prev_end, next_start)
             if not label and position > 0 and _SAME_ROW.fullmatch(item.text, prev_end, start):
                 # The next column of a table row: the row's label ("Net sales $ 14,082 $ 11,303").
                 label = self._row_label(record[1], position - 1)
@@ -184,16 +187,30 @@ class _IndexLabels(_IndexBuilding):
         item = self.items[item_id]
         assert item.text is not None
         for _ in range(8):
-            start, end = item.starts[position], item.ends[position]
-            prev_end = item.ends[position - 1] if position > 0 else 0
-            next_start = (
-                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
-            )
-            label = prose_label(item.text, start, end, prev_end, next_start)
-            if label or position == 0 or not _SAME_ROW.fullmatch(item.text, prev_end, start):
+            label = self._prose_label_at(item_id, position)
+            if label or position == 0:
+                return label
+            prev_end = item.ends[position - 1]
+            if not _SAME_ROW.fullmatch(item.text, prev_end, item.starts[position]):
                 return label
             position -= 1
         return ""
+
+    def _prose_label_at(self, item_id: int, position: int) -> str:
+        """The words of a text number's own clause (`prose_label`), by its place among its
+        item's numbers: read once, though the cells after it in its row ask again."""
+        key = (item_id, position)
+        label = self._prose_labels.get(key)
+        if label is None:
+            item = self.items[item_id]
+            text = item.text
+            assert text is not None
+            starts, ends = item.starts, item.ends
+            prev_end = ends[position - 1] if position > 0 else 0
+            next_start = starts[position + 1] if position + 1 < len(starts) else len(text)
+            label = prose_label(text, starts[position], ends[position], prev_end, next_start)
+            self._prose_labels[key] = label
+        return label
 
     def excerpt(self, entry: int) -> EvidenceExcerpt:
         """What a reviewer sees as proof: ~120 characters around a text number, or
