@@ -63,13 +63,18 @@ def _rows(index: EvidenceIndex) -> _Rows:
     row = -1
     places: dict[str, int] = {}  # a JSON row's object's keys, in order
     places_row = -1  # the row `places` is of
-    for entry, item, label in index.labelled_entries():
+    for entry, item, label, key_in in index.labelled_entries():
+        # A JSON path: the object holding the number is its row ("line_items.Total"), its
+        # key the column ("2019"), the path split at its last dot.
         column_key = ""
-        if not text_items[item] and "." in label:
-            # A JSON path: the object holding the number is its row ("line_items.Total"),
-            # its key the column ("2019").
-            label, column_key = label.rsplit(".", 1)
-        group = groups.get(entry)
+        if key_in is not None and label and "." not in key_in:
+            column_key = key_in  # "path.key": the object's path, and the key
+        else:
+            if key_in is not None:
+                label = f"{label}.{key_in}" if label else key_in
+            if not text_items[item] and "." in label:
+                label, column_key = label.rsplit(".", 1)
+        group = groups.get(entry) if text_items[item] else None
         if group is not None and group in group_rows:
             grouped = group_rows[group]
             row_of[entry] = grouped

@@ -51,11 +51,11 @@ class _IndexLabels(_IndexBuilding):
         cached = self._cache.get(entry)
         return cached.label if cached is not None else self._label(entry)
 
-    def labelled_entries(self) -> Iterator[tuple[int, int, str]]:
-        """(entry, item, label) of every entry but the as-written twins of scaled numbers,
-        in order, the label as `label_of` gives it: one pass over the records for a reader
-        of every entry (a JSON number's path spelled from its container's, once per
-        container), not three look-ups per entry."""
+    def labelled_entries(self) -> Iterator[tuple[int, int, str, str | None]]:
+        """(entry, item, label, key) of every entry but the as-written twins of scaled
+        numbers, in order, in one pass over the records: a number of a JSON object as its
+        object's path and its key (its label, as `label_of` gives it, is "path.key", or the
+        key alone at the root), any other number as its label and None."""
         records, containers = self._record, self._containers
         paths, path_of = self._paths, self._container_path
         previous = None
@@ -65,21 +65,20 @@ class _IndexLabels(_IndexBuilding):
             previous = record
             kind = record[0]
             if kind == _TEXT:
-                yield entry, record[1], self._label(entry)
+                yield entry, record[1], self._label(entry), None
                 continue
             owner = record[1]
             item = containers[owner][0]
             if kind == _PROSE:
-                yield entry, item, self._label(entry)
+                yield entry, item, self._label(entry), None
                 continue
             path = paths.get(owner)
             if path is None:
                 path = path_of(owner)
-            key = record[2]
             if containers[owner][2]:
-                yield entry, item, f"{path}[{key}]"
+                yield entry, item, f"{path}[{record[2]}]", None
             else:
-                yield entry, item, f"{path}.{key}" if path else str(key)
+                yield entry, item, path, str(record[2])
 
     def _flags(self, entry: int) -> int:
         return self._flags_of(entry, self._record[entry])
