@@ -43,8 +43,14 @@ class _IndexLabels(_IndexBuilding):
 
     def raw_of(self, entry: int) -> str:
         """An entry's digits as written ("1234.50", no sign), as its full record's `raw`,
-        without building the record (its label is the costly part)."""
-        return self._parts(entry)[0]
+        without building the record (its label is the costly part) or its scale."""
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            return str(record[4])
+        if kind == _SCALAR:
+            return _scalar_raw(record[3])
+        return str(record[3])
 
     def label_of(self, entry: int) -> str:
         """The label of one entry, as its full record has it, without building the record."""
@@ -96,17 +102,14 @@ class _IndexLabels(_IndexBuilding):
         if kind == _TEXT:
             return record[4], record[5], record[6], self._flags_of(entry, record)
         if kind == _SCALAR:
-            value = record[3]
-            raw = repr(value) if type(value) is float else str(value)
-            if "e" in raw or "E" in raw:
-                raw = _plain(Decimal(raw))
+            raw = _scalar_raw(record[3])
             flags = self._flags_of(entry, record)
             scale = Decimal(1)
             if flags & _SCALED:
                 container = self._containers[record[1]]
                 own = self._key_scale(record[2]) if isinstance(record[2], str) else None
                 scale = own if own is not None else container[3]
-            return raw.lstrip("-"), scale, "", flags
+            return raw, scale, "", flags
         return record[3], record[6], record[7], self._flags_of(entry, record)
 
     def _container_path(self, container: int) -> str:
@@ -320,6 +323,14 @@ class _IndexLabels(_IndexBuilding):
             text = record.text if record.content is None else _json_strings(record.content)
             scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
         return scales
+
+
+def _scalar_raw(value: Any) -> str:
+    """A JSON number's digits as written, without its sign (1e-05 as "0.00001")."""
+    raw = repr(value) if type(value) is float else str(value)
+    if "e" in raw or "E" in raw:
+        raw = _plain(Decimal(raw))
+    return raw.lstrip("-")
 
 
 def _json_strings(content: Any) -> str:
