@@ -1,6 +1,7 @@
 """What the engine reads from the evidence once per index, and from a report once per
 number, gives what reading it each time gave: the prose rows of a text item, a table's
-cells by the value they write, and a report's ordinals in any case or form."""
+cells by the value they write, every entry's label, digits and value read in one pass,
+the scales a text declares, and a report's ordinals in any case or form."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from decimal import Decimal
 from validation.engine.checks.numeric import build_index
 from validation.engine.checks.numeric._derive_rows import _cells_by_value, _rows, _significant
 from validation.engine.checks.numeric._prose_rows import _prose_groups, prose_groups
+from validation.engine.checks.numeric._scales import declared_scales
 from validation.engine.checks.ranks import _ORDINAL, _ranks
 from validation.engine.types import EvidenceItem
 
@@ -32,11 +34,63 @@ def test_prose_rows_are_read_once_per_index_and_the_same_as_a_fresh_read() -> No
 
 def test_a_tables_cells_by_value_hold_only_values_of_three_significant_digits() -> None:
     index = build_index([EvidenceItem(source_ref="table", content=TABLE)])
-    found = _cells_by_value(index, _rows(index))
-    values = {value for _, value in found}
-    assert Decimal(1250) in values  # the closing balance is next year's opening
-    assert len(found[(0, Decimal(1250))]) == 2
-    assert Decimal(400) not in values  # "400": one significant digit, chance agreement
+    found = _cells_by_value(index, _rows(index), 0)
+    assert Decimal(1250) in found  # the closing balance is next year's opening
+    assert len(found[Decimal(1250)]) == 2
+    assert Decimal(400) not in found  # "400": one significant digit, chance agreement
+    assert _cells_by_value(index, _rows(index), 0) is found  # read once per item
+
+
+def test_an_items_cells_by_value_are_its_own_alone() -> None:
+    index = build_index(
+        [
+            EvidenceItem(source_ref="table", content=TABLE),
+            EvidenceItem(source_ref="other", content=TABLE),
+        ]
+    )
+    first, second = (_cells_by_value(index, _rows(index), item) for item in (0, 1))
+    assert all(index.item_of(entry) == 0 for cells in first.values() for entry in cells)
+    assert all(index.item_of(entry) == 1 for cells in second.values() for entry in cells)
+    assert first.keys() == second.keys()
+
+
+def test_every_entry_is_read_in_one_pass_as_its_label_says() -> None:
+    content = {
+        "title": "Revenue ($ in millions)",
+        "line_items": {"Total": {"2019": 1250, "2018": 1100}},
+        "a.b": 3.5,
+        "prices": [101.25, 99.5],
+        "segments": {"unit": "millions", "name": "Cloud", "revenue": 42.5},
+    }
+    evidence = [
+        EvidenceItem(source_ref="statements", kind="tool", content=content),
+        EvidenceItem(source_ref="table", content=TABLE),
+        EvidenceItem(source_ref="note", content=NOTE),
+    ]
+    index = build_index(evidence)
+    read = list(index.labelled_entries())
+    assert [entry for entry, *_ in read] == [
+        entry for entry in range(len(index)) if not index.is_mantissa(entry)
+    ]
+    for entry, item, label, key in read:
+        assert item == index.item_of(entry)
+        if key is None:
+            assert label == index.label_of(entry)
+        else:  # a number of a JSON object: its object's path and its key
+            assert index.label_of(entry) == (f"{label}.{key}" if label else key)
+    assert any(index.is_mantissa(entry) for entry in range(len(index)))  # scaled: twins
+    for entry in range(len(index)):
+        assert index.raw_of(entry) == index.number(entry).raw
+        assert index.value_of(entry) == index.number(entry).value
+
+
+def test_a_scale_declaration_is_found_only_where_its_words_are() -> None:
+    assert declared_scales('"open"\n"close"\n"date"\n"2024-01-19"') == frozenset()
+    assert declared_scales("Revenue (in millions)") == {Decimal(10**6)}
+    assert declared_scales("USD m") == {Decimal(10**6)}
+    assert declared_scales("Amounts in THOUSANDS") == {Decimal(1000)}
+    assert declared_scales("RMB'000") == {Decimal(1000)}
+    assert declared_scales("€m and £bn") == {Decimal(10**6), Decimal(10**9)}  # not ASCII
 
 
 def test_significant_digits_of_a_number_as_written() -> None:

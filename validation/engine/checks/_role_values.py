@@ -171,19 +171,34 @@ def _decimal(digits: str) -> Decimal | None:
         return None
 
 
+# A text's numbers in order, and its worded durations ("two decades").
+_Read = tuple[list[tuple[int, int, str, Decimal, str]], list[tuple[int, int, Decimal, str]]]
+
+
+def _read(text: str, read: dict[str, _Read]) -> _Read:
+    """A text's numbers and durations, read once for the count and the values
+    (`evidence_values`); _TooMany for a wall of numbers."""
+    found = read.get(text)
+    if found is None:
+        if _many(text):
+            raise _TooMany
+        numbers = sorted(scan_numbers(text) + number_words(text, smallest=0))
+        if len(numbers) > _MAX_VALUES:
+            raise _TooMany
+        found = read[text] = (numbers, durations_in_units(text))
+    return found
+
+
 def _prose_values(
     text: str,
     extra: frozenset[str],
     ref: str,
     label: str,
+    read: dict[str, _Read],
     whose: frozenset[str] = frozenset(),
     holder: tuple[int, tuple[frozenset[str], ...]] = (-1, ()),
 ) -> Iterator[_Value]:
-    if _many(text):
-        raise _TooMany
-    numbers = sorted(scan_numbers(text) + number_words(text, smallest=0))
-    if len(numbers) > _MAX_VALUES:
-        raise _TooMany
+    numbers, durations = _read(text, read)
     for index, (start, end, digits, _, unit) in enumerate(numbers):
         value = _decimal(digits)
         if value is None:
@@ -222,7 +237,7 @@ def _prose_values(
             told=told,
             sentence=(ref, label, holder[0], sentence),
         )
-    for start, end, value, unit in durations_in_units(text):  # "two decades": 20 years
+    for start, end, value, unit in durations:  # "two decades": 20 years
         left, right = _around(text, start, end, 0, len(text))
         excerpt = text[max(0, start - _WINDOW) : end + _WINDOW].strip()
         words = _words(left + " " + right) | extra
@@ -261,7 +276,7 @@ def _key_words(key: Any) -> str:
     return str(key).replace("_", " ") if isinstance(key, str) else ""
 
 
-def _json_values(root: Any, ref: str) -> Iterator[_Value]:
+def _json_values(root: Any, ref: str, read: dict[str, _Read]) -> Iterator[_Value]:
     """Each value of a JSON record: its key says what it counts; the key above it and
     the short names beside it ("name": "10K") say whose it is."""
     # node, its key, whose, the period its keys name, the object holding it, its names
@@ -319,22 +334,26 @@ def _json_values(root: Any, ref: str) -> Iterator[_Value]:
                 )
         elif isinstance(node, str) and any(character.isdigit() for character in node):
             yield from _prose_values(
-                node, _words(key), ref, key.strip(), _words(whose), (parent, held)
+                node, _words(key), ref, key.strip(), read, _words(whose), (parent, held)
             )
 
 
 def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
-    """Every value of the evidence with its own words (tables left out: see above)."""
+    """Every value of the evidence with its own words (tables left out: see above). Past
+    `_MAX_VALUES` of them, none: they are counted first, so a wall of numbers costs a
+    count, not the words of the values read before it."""
     found: list[_Value] = []
+    read: dict[str, _Read] = {}
     try:
+        _count(evidence, read)
         for item in evidence:
             content = item.content
             if isinstance(content, str):
                 if "\n|" in content or content.startswith("|"):
                     continue
-                found.extend(_prose_values(content, frozenset(), item.source_ref, ""))
+                found.extend(_prose_values(content, frozenset(), item.source_ref, "", read))
             else:
-                for value in _json_values(content, item.source_ref):
+                for value in _json_values(content, item.source_ref, read):
                     found.append(value)
                     if len(found) > _MAX_VALUES:
                         raise _TooMany
@@ -343,6 +362,47 @@ def evidence_values(evidence: Sequence[EvidenceItem]) -> list[_Value]:
     except _TooMany:
         return []  # a wall of numbers: too little said about each to compare
     return found
+
+
+def _count(evidence: Sequence[EvidenceItem], read: dict[str, _Read]) -> int:
+    """How many values `evidence_values` reads, in its order (a record's numbers, and the
+    numbers and durations of each text it reads as prose); _TooMany once past
+    `_MAX_VALUES`."""
+    count = 0
+    for item in evidence:
+        content = item.content
+        if isinstance(content, str):
+            if "\n|" in content or content.startswith("|"):
+                continue
+            count += _text_count(content, read)
+        else:
+            stack = [content]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, dict):
+                    stack.extend(node.values())
+                elif isinstance(node, list):
+                    stack.extend(node)
+                elif isinstance(node, bool) or node is None:
+                    continue
+                elif isinstance(node, (int, float)):
+                    # Every int and float reads as a Decimal ("1e-05", "inf", "nan").
+                    exact = type(node) is int or type(node) is float
+                    count += exact or _decimal(str(node)) is not None
+                elif isinstance(node, str) and any(character.isdigit() for character in node):
+                    count += _text_count(node, read)
+                if count > _MAX_VALUES:
+                    raise _TooMany
+        if count > _MAX_VALUES:
+            raise _TooMany
+    return count
+
+
+def _text_count(text: str, read: dict[str, _Read]) -> int:
+    """The values `_prose_values` reads from a text: its numbers that read as a Decimal,
+    and its durations."""
+    numbers, durations = _read(text, read)
+    return sum(_decimal(digits) is not None for _, _, digits, _, _ in numbers) + len(durations)
 
 
 def remembered_values(

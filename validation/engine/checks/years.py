@@ -117,6 +117,7 @@ _QUARTER_YEAR = re.compile(
     r"|Q(?P<q3>[1-4]))\b)"
 )
 _QUARTER_WORD = re.compile(r"(?i:\bQ(?P<q>[1-4])\b|\b" + _ORDINAL + r"[ -]quarter\b)")
+_Q_DIGIT = re.compile(r"[Qq][1-4]")
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
 _NEAR = 40  # characters between a quarter and the year that dates it, in the evidence
@@ -143,6 +144,8 @@ def _quarters(text: str) -> list[tuple[int, str, int, int]]:
 def _dated_quarters(text: str) -> set[tuple[int, str]]:
     """Every (quarter, year) the text pairs: written together, or a quarter with a year
     close by ("the third quarter. In 2020 ...", "Q3 results ... 2020")."""
+    if text.isascii() and "quarter" not in text.lower() and not _Q_DIGIT.search(text):
+        return set()  # every quarter is "Q" and its digit, or the word (a JSON tool's rows)
     pairs = {(quarter, year) for quarter, year, _, _ in _quarters(text)}
     for match in _QUARTER_WORD.finditer(text):
         quarter = _quarter_of(match)
@@ -214,6 +217,8 @@ _NUMERIC_DATE = re.compile(
 def _month_days(text: str) -> list[tuple[int, int, int, int]]:
     """(month, day, start, end) of each date written with a month name in `text`."""
     found: list[tuple[int, int, int, int]] = []
+    if not any(name[:3] in text for name in _MONTH_NAMES):
+        return found  # every such date writes a month's first three letters, capitalized
     for pattern in (_MONTH_DAY, _DAY_MONTH):
         for match in pattern.finditer(text):
             name = match.group("month")

@@ -375,24 +375,24 @@ def _rescue(
     mention = claim.mention
     low, high = sentence_of(mention.start, mention.end)
     words = body[low:high]
+    cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
+    named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
+        named |= frozenset(_OPERATIONS[MEAN])
+    if claim.close and not (named := named or _shares.share_named(cue, mention)):
+        return False  # close to a cell its words name, and no words of a result: a slip
     before = next(
         (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
     )
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
     operands = pool(position, claims, index, (low, high), words, units, previous)
     years = years_named(words)
-    cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     share = SHARE in cue.kinds or cue.of_after  # a share in the present tense: the latest
     relative = 0 if years else relative_period(body, claims, position, low, high, share)
     if years or relative:
         early = dates_early_year(words)
         operands = [_dated(operand, index, early) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
-    named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
-    if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
-        named |= frozenset(_OPERATIONS[MEAN])
-    if claim.close and not (named := named or _shares.share_named(cue, mention)):
-        return False  # close to a cell its words name, and no words of a result: a slip
     found = explain(
         claim,
         body,

@@ -37,7 +37,8 @@ def finer_rows(index: EvidenceIndex, rows: _Rows, units: dict[int, float], row: 
     found: list[int] = []
     for entry in rows.cells[row][:MAX_GROUP]:
         number = index.number(entry)
-        if number.is_percent or _digits(number.written) < _MIN_DIGITS:
+        digits = _digits(number.written)
+        if number.is_percent or digits < _MIN_DIGITS:
             continue
         full = _full(index, units, entry)
         half = _half_step(number.written) * full / float(abs(number.written))
@@ -47,8 +48,10 @@ def finer_rows(index: EvidenceIndex, rows: _Rows, units: dict[int, float], row: 
                 place = rows.row_of.get(other)
                 if place is None or place == row or place in found:
                     continue
-                cell = index.number(other)
-                if cell.item == number.item or _digits(cell.written) <= _digits(number.written):
+                # Its item and digits as written, before its full record is built.
+                if index.item_of(other) == number.item:
+                    continue
+                if _digits(Decimal(index.raw_of(other))) <= digits:
                     continue
                 if abs(_full(index, units, other) - full) <= half * 1.000001:
                     found.append(place)

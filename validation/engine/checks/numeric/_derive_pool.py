@@ -38,6 +38,7 @@ from validation.engine.checks.numeric._types import NumberMention
 STATED, NEAR, NAMED, BESIDE = 4, 3, 2, 1  # operand strengths
 _MAX_POOL = 24  # operands offered to one claim
 _REACH = 24  # claims looked at on each side for operands
+_MAX_MADE = 20_000  # evidence operands kept per index (a wall of numbers costs the same)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,28 @@ def _evidence_operand(
     entry: int,
     strength: int,
     claim: Claim | None = None,  # the report's number this cell supports, if any
+) -> Operand:
+    """The operand of an evidence cell, made once per cell, strength, scale and stating
+    claim for an index (each claim's pool offers its neighbours' cells again)."""
+    made: dict[tuple[object, ...], Operand] | None = index.memo.get(("derive-operands",))
+    if made is None or len(made) >= _MAX_MADE:
+        made = {}
+        index.remember(("derive-operands",), made)
+    stated = None if claim is None else (claim.index, claim.mention.text)
+    key = (entry, strength, units.get(index.item_of(entry)), stated)
+    operand = made.get(key)
+    if operand is None:
+        operand = made[key] = _cell_operand(index, rows, units, entry, strength, claim)
+    return operand
+
+
+def _cell_operand(
+    index: EvidenceIndex,
+    rows: _Rows,
+    units: dict[int, float],
+    entry: int,
+    strength: int,
+    claim: Claim | None,
 ) -> Operand:
     number = index.number(entry)
     written_unit = number.unit  # a scaled twin may not carry its digits' currency

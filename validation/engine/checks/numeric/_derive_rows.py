@@ -56,55 +56,64 @@ def _rows(index: EvidenceIndex) -> _Rows:
     sections: dict[int, dict[str, list[frozenset[str]]]] = {}
     groups = prose_groups(index)  # a prose sentence's one quantity over its years
     group_rows: dict[tuple[int, int, str, int], int] = {}
-    # Every entry of the index passes here once: its lookups bound once, not per entry.
-    is_mantissa, item_of, label_of = index.is_mantissa, index.item_of, index.label_of
-    json_items = [item.text is None for item in index.items]
-    for entry in range(len(index)):
-        if is_mantissa(entry):
-            continue
-        item = item_of(entry)
-        label = label_of(entry)  # the record itself is built only for an operand
+    # Every entry of the index passes here once, read in one pass (no record is built).
+    text_items = [item.text is not None for item in index.items]
+    parents: dict[str, str] = {}  # a JSON row's label -> its object's parent path
+    current: list[int] = []  # the cells of the row being filled
+    row = -1
+    places: dict[str, int] = {}  # a JSON row's object's keys, in order
+    places_row = -1  # the row `places` is of
+    for entry, item, label, key_in in index.labelled_entries():
+        # A JSON path: the object holding the number is its row ("line_items.Total"), its
+        # key the column ("2019"), the path split at its last dot.
         column_key = ""
-        if json_items[item] and "." in label:
-            # A JSON path: the object holding the number is its row ("line_items.Total"),
-            # its key the column ("2019").
-            label, column_key = label.rsplit(".", 1)
-        key: tuple[int, str] | tuple[int, int, str, int] = (item, label)
-        group = groups.get(entry)
+        if key_in is not None and label and "." not in key_in:
+            column_key = key_in  # "path.key": the object's path, and the key
+        else:
+            if key_in is not None:
+                label = f"{label}.{key_in}" if label else key_in
+            if not text_items[item] and "." in label:
+                label, column_key = label.rsplit(".", 1)
+        group = groups.get(entry) if text_items[item] else None
         if group is not None and group in group_rows:
-            row = group_rows[group]
-            row_of[entry] = row
-            column_of[entry] = len(cells[row])
-            cells[row].append(entry)
+            grouped = group_rows[group]
+            row_of[entry] = grouped
+            column_of[entry] = len(cells[grouped])
+            cells[grouped].append(entry)
             last = group
             continue
-        if group is not None:
-            key = group
-        if key != last or len(cells[-1]) >= MAX_GROUP * 2:
-            cells.append([])
+        key: tuple[int, str] | tuple[int, int, str, int] = (item, label) if group is None else group
+        if key != last or len(current) >= MAX_GROUP * 2:
+            current = []
+            cells.append(current)
+            row = len(cells) - 1
             words = label_tokens(label)
-            if not label.strip() and index.items[item].text is not None:
+            if text_items[item] and not label.strip():
                 words = _section_name(index, sections, item, index.number(entry).raw)
             tokens.append(words)
-            if index.items[item].text is not None and (head := head_words(label)):
-                heads[len(cells) - 1] = head
+            if text_items[item] and (head := head_words(label)):
+                heads[row] = head
             for acronym in set(_CAPITALS.findall(label)):
-                acronyms.setdefault(acronym, []).append(len(cells) - 1)
+                acronyms.setdefault(acronym, []).append(row)
             last = key
             if _TOTAL_LABEL.match(label.rsplit(".", 1)[-1]):
-                totals.setdefault(item, []).append(len(cells) - 1)
+                totals.setdefault(item, []).append(row)
             if group is not None:
-                group_rows[group] = len(cells) - 1
-        row = len(cells) - 1
+                group_rows[group] = row
         row_of[entry] = row
-        column_of[entry] = len(cells[row])
-        cells[row].append(entry)
         if column_key:
             # Its key's place among its object's keys, not its place in the row: a line
             # item without one period's value keeps its other values in their columns.
-            places = key_places.setdefault((item, label.rsplit(".", 1)[0]), {})
+            if places_row != row:
+                parent = parents.get(label)
+                if parent is None:
+                    parent = parents[label] = label.rsplit(".", 1)[0]
+                places, places_row = key_places.setdefault((item, parent), {}), row
             column_of[entry] = places.setdefault(column_key, len(places))
             json_columns.setdefault((item, column_key), []).append(entry)
+        else:
+            column_of[entry] = len(current)
+        current.append(entry)
     prose = set(group_rows.values())
     by_sentence: dict[tuple[int, int, str], list[int]] = {}
     for group, row in group_rows.items():
@@ -277,7 +286,7 @@ def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int
     if row < 0:
         return ()
     number = index.number(entry)
-    found = _cells_by_value(index, rows).get((number.item, number.written), ())
+    found = _cells_by_value(index, rows, number.item).get(number.written, ())
     return tuple(
         (rows.row_of[other], rows.column_of.get(other, -1), number.item)
         for other in found
@@ -285,19 +294,24 @@ def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int
     )[:_MAX_TWINS]
 
 
-def _cells_by_value(index: EvidenceIndex, rows: _Rows) -> dict[tuple[int, Decimal], list[int]]:
-    """Each table's cells by the value they write, built once per evidence index."""
-    remembered: dict[tuple[int, Decimal], list[int]] | None = index.memo.get(("derive-twins",))
+def _cells_by_value(index: EvidenceIndex, rows: _Rows, item: int) -> dict[Decimal, list[int]]:
+    """One evidence item's cells by the value they write, built once per item of an index
+    (only the items a claim's operands lie in are read)."""
+    key = ("derive-twins", item)
+    remembered: dict[Decimal, list[int]] | None = index.memo.get(key)
     if remembered is not None:
         return remembered
-    found: dict[tuple[int, Decimal], list[int]] = {}
-    item_of, raw_of = index.item_of, index.raw_of  # no full record per cell
-    for entry in rows.row_of:
+    found: dict[Decimal, list[int]] = {}
+    row_of, raw_of = rows.row_of, index.raw_of  # no full record per cell
+    span = index.items[item]
+    for entry in range(span.first, span.last):
+        if entry not in row_of:
+            continue
         raw = raw_of(entry)
         # Two cells of one or two digits agree by chance too often to be one quantity.
         if _significant(raw) >= _TWIN_DIGITS:
-            found.setdefault((item_of(entry), Decimal(raw)), []).append(entry)
-    index.remember(("derive-twins",), found)
+            found.setdefault(Decimal(raw), []).append(entry)
+    index.remember(key, found)
     return found
 
 

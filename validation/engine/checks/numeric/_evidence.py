@@ -167,6 +167,16 @@ class EvidenceIndex(_IndexLabels):
             return ""
         return str(record[6] if kind == _TEXT else record[7])
 
+    def value_of(self, entry: int) -> Decimal:
+        """An entry's value, as its full record (`number`) has it, without building the
+        record (its label is the costly part)."""
+        cached = self._cache.get(entry)
+        if cached is not None:
+            return cached.value
+        raw, scale, _, flags = self._parts(entry)
+        written = Decimal(raw)
+        return written if flags & _MANTISSA else written * scale
+
     def number(self, entry: int) -> EvidenceNumber:
         """The full record of one entry (cached)."""
         cached = self._cache.get(entry)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -42,13 +43,48 @@ class _IndexLabels(_IndexBuilding):
 
     def raw_of(self, entry: int) -> str:
         """An entry's digits as written ("1234.50", no sign), as its full record's `raw`,
-        without building the record (its label is the costly part)."""
-        return self._parts(entry)[0]
+        without building the record (its label is the costly part) or its scale."""
+        record = self._record[entry]
+        kind = record[0]
+        if kind == _TEXT:
+            return str(record[4])
+        if kind == _SCALAR:
+            return _scalar_raw(record[3])
+        return str(record[3])
 
     def label_of(self, entry: int) -> str:
         """The label of one entry, as its full record has it, without building the record."""
         cached = self._cache.get(entry)
         return cached.label if cached is not None else self._label(entry)
+
+    def labelled_entries(self) -> Iterator[tuple[int, int, str, str | None]]:
+        """(entry, item, label, key) of every entry but the as-written twins of scaled
+        numbers, in order, in one pass over the records: a number of a JSON object as its
+        object's path and its key (its label, as `label_of` gives it, is "path.key", or the
+        key alone at the root), any other number as its label and None."""
+        records, containers = self._record, self._containers
+        paths, path_of = self._paths, self._container_path
+        previous = None
+        for entry, record in enumerate(records):
+            if record is previous:
+                continue  # the twin shares its scaled number's record
+            previous = record
+            kind = record[0]
+            if kind == _TEXT:
+                yield entry, record[1], self._label(entry), None
+                continue
+            owner = record[1]
+            item = containers[owner][0]
+            if kind == _PROSE:
+                yield entry, item, self._label(entry), None
+                continue
+            path = paths.get(owner)
+            if path is None:
+                path = path_of(owner)
+            if containers[owner][2]:
+                yield entry, item, f"{path}[{record[2]}]", None
+            else:
+                yield entry, item, path, str(record[2])
 
     def _flags(self, entry: int) -> int:
         return self._flags_of(entry, self._record[entry])
@@ -66,17 +102,14 @@ class _IndexLabels(_IndexBuilding):
         if kind == _TEXT:
             return record[4], record[5], record[6], self._flags_of(entry, record)
         if kind == _SCALAR:
-            value = record[3]
-            raw = repr(value) if type(value) is float else str(value)
-            if "e" in raw or "E" in raw:
-                raw = _plain(Decimal(raw))
+            raw = _scalar_raw(record[3])
             flags = self._flags_of(entry, record)
             scale = Decimal(1)
             if flags & _SCALED:
                 container = self._containers[record[1]]
                 own = self._key_scale(record[2]) if isinstance(record[2], str) else None
                 scale = own if own is not None else container[3]
-            return raw.lstrip("-"), scale, "", flags
+            return raw, scale, "", flags
         return record[3], record[6], record[7], self._flags_of(entry, record)
 
     def _container_path(self, container: int) -> str:
@@ -129,10 +162,13 @@ class _IndexLabels(_IndexBuilding):
             start, end = record[2], record[3]
             position = bisect_left(item.starts, start)
             prev_end = item.ends[position - 1] if position > 0 else 0
-            next_start = (
-                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
-            )
-            label = prose_label(item.text, start, end, prev_end, next_start)
+            if item.starts[position] == start and item.ends[position] == end:
+                label = self._prose_label_at(record[1], position)
+            else:  # another number starts at the same place (its span is not the first's)
+                next_start = (
+                    item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
+                )
+                label = prose_label(item.text, start, end, prev_end, next_start)
             if not label and position > 0 and _SAME_ROW.fullmatch(item.text, prev_end, start):
                 # The next column of a table row: the row's label ("Net sales $ 14,082 $ 11,303").
                 label = self._row_label(record[1], position - 1)
@@ -153,16 +189,30 @@ class _IndexLabels(_IndexBuilding):
         item = self.items[item_id]
         assert item.text is not None
         for _ in range(8):
-            start, end = item.starts[position], item.ends[position]
-            prev_end = item.ends[position - 1] if position > 0 else 0
-            next_start = (
-                item.starts[position + 1] if position + 1 < len(item.starts) else len(item.text)
-            )
-            label = prose_label(item.text, start, end, prev_end, next_start)
-            if label or position == 0 or not _SAME_ROW.fullmatch(item.text, prev_end, start):
+            label = self._prose_label_at(item_id, position)
+            if label or position == 0:
+                return label
+            prev_end = item.ends[position - 1]
+            if not _SAME_ROW.fullmatch(item.text, prev_end, item.starts[position]):
                 return label
             position -= 1
         return ""
+
+    def _prose_label_at(self, item_id: int, position: int) -> str:
+        """The words of a text number's own clause (`prose_label`), by its place among its
+        item's numbers: read once, though the cells after it in its row ask again."""
+        key = (item_id, position)
+        label = self._prose_labels.get(key)
+        if label is None:
+            item = self.items[item_id]
+            text = item.text
+            assert text is not None
+            starts, ends = item.starts, item.ends
+            prev_end = ends[position - 1] if position > 0 else 0
+            next_start = starts[position + 1] if position + 1 < len(starts) else len(text)
+            label = prose_label(text, starts[position], ends[position], prev_end, next_start)
+            self._prose_labels[key] = label
+        return label
 
     def excerpt(self, entry: int) -> EvidenceExcerpt:
         """What a reviewer sees as proof: ~120 characters around a text number, or
@@ -273,6 +323,14 @@ class _IndexLabels(_IndexBuilding):
             text = record.text if record.content is None else _json_strings(record.content)
             scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
         return scales
+
+
+def _scalar_raw(value: Any) -> str:
+    """A JSON number's digits as written, without its sign (1e-05 as "0.00001")."""
+    raw = repr(value) if type(value) is float else str(value)
+    if "e" in raw or "E" in raw:
+        raw = _plain(Decimal(raw))
+    return raw.lstrip("-")
 
 
 def _json_strings(content: Any) -> str:

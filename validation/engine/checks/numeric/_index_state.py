@@ -138,6 +138,7 @@ class _IndexState:
         self._self_ref: weakref.ReferenceType[Any] = weakref.ref(self)  # typed on the index
         self._tokens: dict[int, frozenset[str]] = {}  # text entries
         self._labels: dict[int, str] = {}  # text entries
+        self._prose_labels: dict[tuple[int, int], str] = {}  # (item, place of a text number)
         self._item_scales: dict[int, frozenset[Decimal]] = {}  # declared by an item's text
         # Answers to pure lookups against this (immutable) index, so validating the
         # next revision of a report - mostly the same numbers - is cheap. Bounded.

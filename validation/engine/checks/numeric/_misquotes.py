@@ -437,9 +437,9 @@ def row_of(index: EvidenceIndex, entry: int) -> int | None:
         for other, found in rows.row_of.items():
             twin = index._record[other]
             if twin[0] == 0:
-                twins.setdefault((index.number(other).item, twin[2]), found)
+                twins.setdefault((index.item_of(other), twin[2]), found)
         index.remember(("fix-twin-rows",), twins)
-    return twins.get((index.number(entry).item, record[2]))
+    return twins.get((index.item_of(entry), record[2]))
 
 
 def _period(index: EvidenceIndex, entry: int, ordered: bool = False) -> int | None:

@@ -30,8 +30,20 @@ _DECLARATION = re.compile(
 _LETTERS = {"000": Decimal(10**3), "k": Decimal(10**3), "m": Decimal(10**6), "bn": Decimal(10**9)}
 
 
+# What every declaration writes, in some case: a scale word, "000", a currency sign or
+# the code before "m", "bn" or "k" ("usd" holds "us").
+_NEEDED = ("thousand", "million", "billion", "000", "$", "us", "eur", "gbp", "rmb")
+
+
 def declared_scales(text: str) -> frozenset[Decimal]:
     """Every scale `text` declares for its numbers."""
+    if text.isascii():
+        # A tool's JSON keys and strings mostly declare nothing: a plain search for what
+        # every declaration writes answers first (for ASCII text, `lower` folds case as
+        # the pattern's IGNORECASE does).
+        lowered = text.lower()
+        if not any(needed in lowered for needed in _NEEDED):
+            return frozenset()
     found: set[Decimal] = set()
     for match in _DECLARATION.finditer(text):
         word = next(group for group in match.groups() if group)

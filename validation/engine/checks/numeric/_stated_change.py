@@ -238,7 +238,7 @@ def _row_differences(
         for entry in cells[:_ROW_CELLS]:
             if index.unit(entry) in PERCENT_UNITS:
                 continue
-            value = index.number(entry).value
+            value = index.value_of(entry)
             if value > 0:
                 values.append(value)
         for first, second in _pairs(values):
