@@ -1,12 +1,11 @@
 """The operands of the derived search (:mod:`._derive`): the numbers a careful reader
 would compute a claim from, strongest first.
 
-- **stated**: the supported numbers of the claim's own sentence;
-- **near**: the other cells of their rows (other periods of the same line item), and the
-  cells of the row the claim's own label names;
-- **named**: the rows its sentence names (the most plainly named first), the cells of a
-  stated number's column, and the cells the sentence's derived results take;
-- **beside**: every other supported number of the report, and the cells of its row.
+- **stated**: the supported numbers of the claim's own sentence; **near**: the other cells
+  of their rows (other periods of the same line item), and of the row its label names;
+- **named**: the rows its sentence names (most plainly named first), the cells of a stated
+  number's column, and the cells the sentence's derived results take; **beside**: every
+  other supported number of the report, and the cells of its row.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
 object's path and key; a markdown row without a label takes its section's heading); a row
@@ -354,10 +353,8 @@ def _total_rows(
     if not rows.totals or _TOTAL_WORDS.search(words) is None:
         return []
     for claim in (*near, *others):
-        if claim.hit is not None:
-            found = rows.totals.get(claim.hit.number.item)
-            if found:
-                return found[:_MAX_NAMED]
+        if claim.hit is not None and (found := rows.totals.get(claim.hit.number.item)):
+            return found[:_MAX_NAMED]
     if len(rows.totals) == 1:  # no number of the report points to a table: the one with totals
         return next(iter(rows.totals.values()))[:_MAX_NAMED]
     return []
