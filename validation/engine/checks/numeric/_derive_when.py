@@ -67,9 +67,9 @@ def relative_period(
     after = body[mention.end : max(mention.end, end)]
     cut = _NEXT_CLAUSE.search(after)
     after = after[: cut.start()] if cut else after
-    before = body[start : mention.start]
-    before = before[max((found.end() for found in _NEXT_CLAUSE.finditer(before)), default=0) :]
-    clause = before + " " + after
+    words = body[start : mention.start]
+    words = words[max((found.end() for found in _NEXT_CLAUSE.finditer(words)), default=0) :]
+    clause = words + " " + after
     now, before = _NOW.search(clause) is not None, _BEFORE.search(clause) is not None
     if share and not (now or before) and _PRESENT.search(body, start, mention.start):
         return 1
