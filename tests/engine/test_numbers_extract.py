@@ -167,6 +167,27 @@ def test_from_to_is_a_change_not_a_range() -> None:
     assert not old.in_range and not new.in_range
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Total net sales fell $540 million to $13,448 million",
+        "Sales dropped $406 million to $5,686 million",
+        "headcount rose 182 thousand to 16,223 thousand",
+        "appliances were down $94 million to $680 million",
+        "revenue grew roughly $1.2 billion to $9.8 billion",
+    ],
+)
+def test_a_move_and_the_level_it_reached_are_not_a_range(text: str) -> None:
+    change, level = extract(text)
+    assert not change.in_range and not level.in_range
+
+
+@pytest.mark.parametrize("text", ["sales should grow 5% to 7%", "prices rose $5 to $7 a unit"])
+def test_a_move_between_ends_of_one_magnitude_stays_a_range(text: str) -> None:
+    low, high = extract(text)
+    assert low.in_range and high.in_range
+
+
 # ------------------------------------------------------------------ context scale
 
 

@@ -81,6 +81,7 @@ from validation.engine.checks.numeric._matching import (
     wrong_calculation,
 )
 from validation.engine.checks.numeric._misquotes import _period as period_of
+from validation.engine.checks.numeric._misquotes import swapped_cell
 from validation.engine.checks.numeric._stated_ends import keeping_direction
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -350,6 +351,11 @@ def _mixed_period(
     return not _PRIOR.search(words) and len(years) < 2
 
 
+def _stated_beside(claims: Sequence[Claim], used: frozenset[int], low: int, high: int) -> bool:
+    """The derivation takes a number its result's own sentence states."""
+    return any(claim.index in used and low <= claim.mention.start < high for claim in claims)
+
+
 def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
     """Another number stands between the result and the stated number, and the result's
     derivation does not take it: the stated number belongs to another clause's result,
@@ -433,6 +439,8 @@ def _rescue(
         return False
     if _mixed_period(found.displaced, index, words, years, relative):
         return False  # the stated figure's own period, not the cell beside it
+    if not _stated_beside(claims, found.used, low, high) and swapped_cell(claim, index, words):
+        return False  # "fell 5.7% to $7,281 million", its row's 7,821: a swap, not arithmetic
     if over_years(found.operation) and dated_alone(body, claims, position, low):
         return False  # "$11.3 billion in 2017": that year's value, not a mean over years
     year = base_year(body, mention.end)

@@ -264,6 +264,14 @@ _HEDGE = r"(?:(?:about|roughly|around|approximately|nearly|almost|some|just|only
 _RANGE_FROM = re.compile(r"(?i)\b(?:from|between)[ \t]*" + _HEDGE + "$")
 _BY_BEFORE = re.compile(r"(?i)\bby[ \t]+" + _HEDGE + "$")
 _BEFORE_REACH = 28  # characters looked at before a range's first end for those words
+# A verb of a move right before the first end ("fell $540 million to $13,448 million").
+_MOVED_BEFORE = re.compile(
+    r"(?i)\b(?:rose|rises|risen|fell|falls|fallen|grew|grows|grown|increased|increases"
+    r"|decreased|decreases|declined|declines|dropped|drops|climbed|climbs|jumped|jumps"
+    r"|gained|gains|slipped|slid|dipped|surged|soared|plunged|tumbled|shrank|contracted"
+    r"|expanded|advanced|retreated|sank|eased|softened|up|down)[ \t]+" + _HEDGE + "$"
+)
+_MAGNITUDES = 2  # a range's ends are of one magnitude; a move's level is this many times it
 
 
 _ONE = Decimal(1)
@@ -334,6 +342,8 @@ def _mark_ranges(text: str, raws: list[_Raw]) -> None:
                 text, max(0, first.start - _BEFORE_REACH), first.start
             ):
                 continue  # "increased by $445,000 to $1,609,000": a change and where it ends
+            if connector == "to" and _moved_to_level(text, first, second):
+                continue  # "fell $540 million to $13,448 million": the move, then the level
         if first.unit and second.unit and first.unit != second.unit:
             continue  # "fell 5% to $3.2 billion": a change and a level, not two ends
         if first.unit == "%" and second.unit != "%":
@@ -346,6 +356,25 @@ def _mark_ranges(text: str, raws: list[_Raw]) -> None:
             first.currency = second.currency
         if first.scale == 1 and first.unit not in ("%", "pp", "bp", "x"):
             first.scale, first.scale_text = second.scale, second.scale_text
+
+
+def _moved_to_level(text: str, first: _Raw, second: _Raw) -> bool:
+    """A verb of a move before "X to Y", Y many times X: how much it moved and the level it
+    reached ("dropped $406 million to $5,686 million"). Ends of one magnitude stay a range
+    ("should grow 5% to 7%")."""
+    if not _MOVED_BEFORE.search(text, max(0, first.start - _BEFORE_REACH), first.start):
+        return False
+    low, high = _amount(first, second), _amount(second, second)
+    return low > 0 and high >= _MAGNITUDES * low
+
+
+def _amount(raw: _Raw, scaled: _Raw) -> Decimal:
+    """`raw`'s size, at its own scale or else at `scaled`'s (a bare first end takes it)."""
+    try:
+        written = abs(Decimal(raw.number.replace(",", "")))
+    except ArithmeticError:
+        return Decimal(0)
+    return written * (raw.scale if raw.scale != 1 or raw.scale_text else scaled.scale)
 
 
 def prose_label(text: str, start: int, end: int, prev_end: int, next_start: int) -> str:

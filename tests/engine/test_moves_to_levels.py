@@ -1,0 +1,43 @@
+"""A move and the level it reached, written "fell $X to $Y": X is how much the line moved
+(the difference of its row's two periods), Y the level; neither is one end of a range.
+And a level whose digits swap two of its named row's cell is a misquote of that cell,
+not a difference assembled from figures of other lines."""
+
+from __future__ import annotations
+
+from tests.engine.reports import check, findings_on, fixes, flagged
+
+SHIPMENTS = """\
+| (in millions) | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Rail freight | $ 4,318 | $ 4,408 | $ 4,122 |
+| Trucking | 2,674 | 2,590 | 2,311 |
+| Air freight | 3,267 | 3,120 | 2,987 |
+| Total logistics | 10,259 | 10,118 | 9,420 |
+"""
+
+
+def test_the_move_before_a_level_is_checked_as_a_difference() -> None:
+    # 4,408 - 4,318 = 90 and 10,259 - 10,118 = 141: both read as what the lines moved.
+    body = (
+        "Rail freight dropped $90 million to $4,318 million in 2024, while total logistics "
+        "revenue rose $141 million to $10,259 million."
+    )
+    assert flagged(check(body, ("table", SHIPMENTS))) == []
+
+
+def test_a_miscomputed_move_is_flagged() -> None:
+    body = "Rail freight dropped $96 million to $4,318 million in 2024."
+    assert "$96 million" in flagged(check(body, ("table", SHIPMENTS)))
+
+
+def test_a_level_with_two_digits_swapped_is_a_misquote_of_its_named_cell() -> None:
+    # Trucking reads 2,674 (2,674 / 2,590 is up 3.2 %). "2,764" is also 2,674 plus rail's
+    # move of 90: trucking's cell and another line's change, not the writer's sum.
+    body = (
+        "Rail freight fell $90 million to $4,318 million in 2024. Trucking, by contrast, "
+        "grew about 3.2% to $2,764 million."
+    )
+    verdict = check(body, ("table", SHIPMENTS))
+    assert findings_on(verdict, "$2,764 million") == ["close_but_wrong"]
+    assert fixes(verdict)["$2,764 million"] == "$2,674 million"
