@@ -41,3 +41,22 @@ def test_a_level_with_two_digits_swapped_is_a_misquote_of_its_named_cell() -> No
     verdict = check(body, ("table", SHIPMENTS))
     assert findings_on(verdict, "$2,764 million") == ["close_but_wrong"]
     assert fixes(verdict)["$2,764 million"] == "$2,674 million"
+
+
+OPERATING = """\
+$ million                               2024        2023
+Net revenue                            812.4       760.2
+Distribution and warehousing costs     301.9       288.6
+Administrative expenses                 97.3        99.0
+"""
+
+
+def test_a_sentence_under_a_heading_may_name_its_line_by_the_heading() -> None:
+    # 301.9 - 288.6 = 13.3: "they" are the costs the heading names.
+    body = (
+        "### Did distribution and warehousing costs outgrow revenue?\n\n"
+        "No. They rose $13.3 million while net revenue climbed $52.2 million.\n"
+    )
+    assert flagged(check(body, ("filing_table", OPERATING))) == []
+    wrong = body.replace("$13.3 million", "$15.3 million")
+    assert "$15.3 million" in flagged(check(wrong, ("filing_table", OPERATING)))

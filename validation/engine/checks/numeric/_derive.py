@@ -50,6 +50,7 @@ from validation.engine.checks.numeric._derive_candidates import (
     spans_years,
 )
 from validation.engine.checks.numeric._derive_grossed import grossed_up
+from validation.engine.checks.numeric._derive_heading import heading_rows
 from validation.engine.checks.numeric._derive_pool import (
     Operand,
     _own_words,
@@ -391,7 +392,8 @@ def _rescue(
         (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
     )
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
-    operands = pool(position, claims, index, (low, high), words, units, previous)
+    headed = heading_rows(_rows(index), body, low)
+    operands = pool(position, claims, index, (low, high), words, units, previous, headed)
     years = years_named(words)
     share = SHARE in cue.kinds or cue.of_after  # a share in the present tense: the latest
     relative = 0 if years else relative_period(body, claims, position, low, high, share)

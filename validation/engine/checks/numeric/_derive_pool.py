@@ -3,9 +3,9 @@ would compute a claim from, strongest first.
 
 - **stated**: the supported numbers of the claim's own sentence; **near**: the other cells
   of their rows (other periods of the same line item), and of the row its label names;
-- **named**: the rows its sentence names (most plainly named first), the cells of a stated
-  number's column, and the cells the sentence's derived results take; **beside**: every
-  other supported number of the report, and the cells of its row.
+- **named**: the rows its sentence names (most plainly named first), then its section's
+  heading, the cells of a stated number's column and those the sentence's derived results
+  take; **beside**: every other supported number of the report, and the cells of its row.
 
 Rows and columns come from the evidence (a table's row label and cell position, a JSON
 object's path and key; a markdown row without a label takes its section's heading); a row
@@ -227,6 +227,7 @@ def pool(
     words: str,
     units: dict[int, float],
     previous: tuple[int, int] = (0, 0),  # the sentence before it
+    headed: Sequence[int] = (),  # the rows its heading names (`_derive_heading`)
 ) -> list[Operand]:
     """The operands offered to the claim at `position`, strongest first."""
     rows = _rows(index)
@@ -300,7 +301,7 @@ def pool(
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
-    for row in named + _total_rows(rows, index, words, near, others):
+    for row in [*named, *_total_rows(rows, index, words, near, others), *headed]:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NAMED)
     for entry in column:
@@ -338,8 +339,7 @@ def _implied(level: Operand, change: Operand, sign: int) -> Operand:
 
 
 def _repeated(places: set[tuple[int, int]], place: tuple[int, int]) -> bool:
-    """A row writes the value again in another column ("1.7 | 1.5 | 1.5"): the row's
-    sum and average take both."""
+    """A row writes the value again ("1.7 | 1.5 | 1.5"): its sum and average take both."""
     row = place[0]
     return row >= 0 and place not in places and all(seen == row for seen, _ in places)
 

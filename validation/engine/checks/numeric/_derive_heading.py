@@ -1,0 +1,39 @@
+"""The heading a report's sentence stands under, for the derived search's operands.
+
+In a Q&A note or a memo the heading names the subject ("### Did adjusted operating costs
+grow faster than revenue?") and the sentences under it say "they" or a short word ("They
+rose $8.3 million"). The rows the heading names are offered after the rows the sentence
+names itself (`_derive_pool.pool`). A heading is a markdown heading line or a line that
+is bold as a whole ("**Liquidity**").
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from functools import lru_cache
+
+from validation.engine.checks.numeric._derive_naming import named_rows
+from validation.engine.checks.numeric._derive_rows import _Rows
+
+_HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,200})")
+
+
+@lru_cache(maxsize=8)
+def _headings(body: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Where each heading of the body starts, and its words (read once per body)."""
+    starts: list[int] = []
+    texts: list[str] = []
+    for found in _HEADING.finditer(body):
+        starts.append(found.start())
+        texts.append(found.group(1))
+    return tuple(starts), tuple(texts)
+
+
+def heading_rows(rows: _Rows, body: str, position: int) -> list[int]:
+    """The evidence rows named by the heading the text at `position` stands under."""
+    starts, texts = _headings(body)
+    at = bisect_right(starts, position) - 1
+    if at < 0:
+        return []
+    return named_rows(rows, "", texts[at])[1]
