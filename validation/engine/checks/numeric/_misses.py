@@ -267,7 +267,7 @@ def doubt(grounding: Grounding) -> list[int]:
         if hit is None or claim.in_expression or claim.calculation is not None or claim.computed:
             continue  # a number of a written expression is what it is written as
         mention = claim.mention
-        if mention.in_range or small_integer(mention) or not _weak(claim):
+        if mention.in_range or small_integer(mention) or not _weak(claim, grounding.body):
             continue
         if _LEVEL_FROM.search(grounding.body, max(0, mention.start - 24), mention.start):
             continue  # "rose to $64 million from $20 million": a change's start is a level
@@ -298,25 +298,24 @@ def _doubtful(
     return _slip(mention, top[0], target.distance(top[0]))
 
 
-def _weak(claim: Claim) -> bool:
+def _weak(claim: Claim, body: str) -> bool:
     """A match that does not say the number is this figure: the evidence number is
     written with fewer digits ("increased 24%" for "rose 24.4%"), or the number shows
-    under three significant digits and matches a figure about something else (a "17"
-    is in most tables)."""
-    hit = claim.hit
-    if hit is None:
+    under three significant digits (four or more rarely match by chance) and matches a
+    figure about something else ("grew 22.0%" beside a tax rate of 22.0): no word of
+    its label or of its clause after it ("97% of 2019 sales under fixed-price contracts")."""
+    if (hit := claim.hit) is None:
         return False
-    number = hit.number
-    if number.written and number.decimals < claim.mention.decimals:
+    if hit.number.written and hit.number.decimals < claim.mention.decimals:
         return True
-    if number.item in claim.cited or claim.mention.tokens & number.tokens:
+    after = label_tokens(_CLAUSE_END.split(body[claim.mention.end : claim.mention.end + 80], 1)[0])
+    if hit.number.item in claim.cited or (claim.mention.tokens | after) & hit.number.tokens:
         return False
-    # A figure about something else is no more this result for showing three digits
-    # ("grew 22.0%" beside a tax rate of 22.0); four or more rarely match by chance.
     return claim.mention.significant_digits <= _CHANCE_DIGITS
 
 
 _CHANCE_DIGITS = 3
+_CLAUSE_END = re.compile(r"[.;:!?\n]")
 _LEVEL_FROM = re.compile(r"(?i)\bfrom[ \t]+(?:about[ \t]+|roughly[ \t]+|around[ \t]+)?$")
 
 
