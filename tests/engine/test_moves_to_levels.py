@@ -60,3 +60,21 @@ def test_a_sentence_under_a_heading_may_name_its_line_by_the_heading() -> None:
     assert flagged(check(body, ("filing_table", OPERATING))) == []
     wrong = body.replace("$13.3 million", "$15.3 million")
     assert "$15.3 million" in flagged(check(wrong, ("filing_table", OPERATING)))
+
+
+HEDGES = """\
+| (in millions) | 2024 | 2023 | 2022 |
+|---|---|---|---|
+| Hedge gains recognized | $ 172 | $ 236 | $ 341 |
+| Hedge gains reclassified | 298 | 164 | 512 |
+"""
+
+
+def test_a_change_base_stays_when_a_second_result_takes_an_older_period() -> None:
+    # 172 / 236 - 1 = -27.1 % and 172 / 341 = 50.4 %: $236 million is the change's base,
+    # not a slip for the 2022 cell the second result names.
+    body = (
+        "Hedge gains recognized were $172 million in 2024, down about 27.1% from $236 "
+        "million, and only about 50.4% of the 2022 level."
+    )
+    assert flagged(check(body, ("table", HEDGES))) == []

@@ -16,8 +16,7 @@ claim read at its own scale or at the scale of the operands' digits, or in cents
 pair is the writer's, those whose operation fits how their cells lie first. A hit in tier
 t is weighed against every candidate of tiers 0..t: its chance of a coincidence is the
 share of the range within a factor ``_SPREAD`` of the claim that the candidates' rounding
-windows cover. Accepted only below ``ACCEPT``; the formula carries the chance.
-docs/derivations.md tells the whole of it.
+windows cover. Accepted below ``ACCEPT``, the formula carrying it (docs/derivations.md).
 """
 
 from __future__ import annotations
@@ -352,9 +351,11 @@ def _mixed_period(
     return not _PRIOR.search(words) and len(years) < 2
 
 
-def _stated_beside(claims: Sequence[Claim], used: frozenset[int], low: int, high: int) -> bool:
-    """The derivation takes a number its result's own sentence states."""
-    return any(claim.index in used and low <= claim.mention.start < high for claim in claims)
+def _beside(claims: Sequence[Claim], position: int, low: int, high: int) -> Iterator[Claim]:
+    """The other claims of the sentence from `low` to `high`, in a window around it."""
+    for at in around(position, len(claims)):
+        if low <= claims[at].mention.start < high:
+            yield claims[at]
 
 
 def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
@@ -441,7 +442,9 @@ def _rescue(
         return False
     if _mixed_period(found.displaced, index, words, years, relative):
         return False  # the stated figure's own period, not the cell beside it
-    if not _stated_beside(claims, found.used, low, high) and swapped_cell(claim, index, words):
+    beside = partial(_beside, claims, position, low, high)
+    takes_own = any(other.index in found.used for other in beside())
+    if not takes_own and swapped_cell(claim, index, words):
         return False  # "fell 5.7% to $7,281 million", its row's 7,821: a swap, not arithmetic
     if over_years(found.operation) and dated_alone(body, claims, position, low):
         return False  # "$11.3 billion in 2017": that year's value, not a mean over years
@@ -467,6 +470,15 @@ def _rescue(
             and period_of(index, other.hit.number.entry) is None
         ):
             pass  # a change the row states beside its periods ("down $1,011 million"): a step
+        elif (
+            other is not None
+            and other.hit is not None
+            and any(
+                c.derivation is not None and other.hit.number.entry in c.derivation.entries
+                for c in beside()
+            )
+        ):
+            pass  # "down 27.4% from $219 million, and 48.5% of the 2017 level": 27.4%'s base
         elif other is not None and other.hit is not None and cell.entry >= 0:
             # The stated number is another period's cell of the row the result needs.
             other.other_period = index.number(cell.entry)
