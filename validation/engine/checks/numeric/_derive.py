@@ -22,7 +22,6 @@ windows cover. Accepted below ``ACCEPT``, the formula carrying it (docs/derivati
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from decimal import Decimal
 from functools import partial
 
@@ -49,7 +48,7 @@ from validation.engine.checks.numeric._derive_candidates import (
     spans_years,
 )
 from validation.engine.checks.numeric._derive_grossed import grossed_up
-from validation.engine.checks.numeric._derive_heading import heading_rows
+from validation.engine.checks.numeric._derive_heading import heading_of, heading_rows
 from validation.engine.checks.numeric._derive_pool import (
     Operand,
     _own_words,
@@ -65,8 +64,10 @@ from validation.engine.checks.numeric._derive_pool import (
     wrong_base_change,
     years_named,
 )
+from validation.engine.checks.numeric._derive_sections import section_sums
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_when import (
+    dated,
     dates_early_year,
     relative_period,
     years_of,
@@ -316,26 +317,6 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     )
 
 
-def _dated(operand: Operand, index: EvidenceIndex, early: bool = False) -> Operand:
-    """The operand with its cell's year, where the evidence says it plainly; with `early`
-    (the sentence dates its period as the evidence does, "the year ended January 31, 2020"),
-    the year of a fiscal year ending early in the calendar year too, as written."""
-    if operand.entry < 0:
-        return operand
-    key = ("derive-years", early)
-    years: dict[int, int] | None = index.memo.get(key)
-    if years is None:
-        years = {}
-        index.remember(key, years)
-    year = years.get(operand.entry)
-    if year is None:
-        year = period_of(index, operand.entry) or (
-            (early and period_of(index, operand.entry, True)) or 0
-        )
-        years[operand.entry] = year
-    return operand if year == operand.year else replace(operand, year=year)
-
-
 def _mixed_period(
     row: int, index: EvidenceIndex, words: str, years: frozenset[int], relative: int = 0
 ) -> bool:
@@ -393,14 +374,16 @@ def _rescue(
         (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
     )
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
-    headed = heading_rows(_rows(index), body, low)
+    heading = heading_of(body, low)
+    headed = heading_rows(_rows(index), heading)
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
+    operands += section_sums(index, _rows(index), units, (words, heading))
     years = years_named(words)
     share = SHARE in cue.kinds or cue.of_after  # a share in the present tense: the latest
     relative = 0 if years else relative_period(body, claims, position, low, high, share)
     if years or relative:
         early = dates_early_year(words)
-        operands = [_dated(operand, index, early) for operand in operands]
+        operands = [dated(operand, index, early) for operand in operands]
     direction = direction_of(body, claims, position, low, high)
     found = explain(
         claim,

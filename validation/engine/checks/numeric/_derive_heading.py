@@ -30,10 +30,13 @@ def _headings(body: str) -> tuple[tuple[int, ...], tuple[str, ...]]:
     return tuple(starts), tuple(texts)
 
 
-def heading_rows(rows: _Rows, body: str, position: int) -> list[int]:
-    """The evidence rows named by the heading the text at `position` stands under."""
+def heading_of(body: str, position: int) -> str:
+    """The words of the heading the text at `position` stands under, or ""."""
     starts, texts = _headings(body)
     at = bisect_right(starts, position) - 1
-    if at < 0:
-        return []
-    return named_rows(rows, "", texts[at])[1]
+    return texts[at] if at >= 0 else ""
+
+
+def heading_rows(rows: _Rows, heading: str) -> list[int]:
+    """The evidence rows a heading names."""
+    return named_rows(rows, "", heading)[1] if heading else []

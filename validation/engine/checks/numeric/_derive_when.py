@@ -12,16 +12,20 @@ A fiscal year that ends in January, February or March is often named for the cal
 year before, so the evidence's dates of such years ("January 31, 2020") give no year on
 their own. A sentence that dates its period the same way ("in the year ended January 31,
 2020") speaks the evidence's naming: there, each such cell has the year it is written with.
+`dated` gives an operand of the derived search its cell's year, read so.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import lru_cache
 
 from validation.engine.checks.numeric._derive_pool import Operand
+from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
+from validation.engine.checks.numeric._misquotes import _period as period_of
 
 _NOW = re.compile(r"(?i)\b(?:now|currently|today|at present)\b")
 _BEFORE = re.compile(
@@ -84,3 +88,23 @@ def years_of(operands: Sequence[Operand], relative: int) -> frozenset[int]:
     latest = max(dated)
     year = latest if relative > 0 else latest - 1
     return frozenset((year,)) if year in dated else frozenset()
+
+
+def dated(operand: Operand, index: EvidenceIndex, early: bool = False) -> Operand:
+    """The operand with its cell's year, where the evidence says it plainly; with `early`
+    (the sentence dates its period as the evidence does, "the year ended January 31, 2020"),
+    the year of a fiscal year ending early in the calendar year too, as written."""
+    if operand.entry < 0:
+        return operand
+    key = ("derive-years", early)
+    years: dict[int, int] | None = index.memo.get(key)
+    if years is None:
+        years = {}
+        index.remember(key, years)
+    year = years.get(operand.entry)
+    if year is None:
+        year = period_of(index, operand.entry) or (
+            (early and period_of(index, operand.entry, True)) or 0
+        )
+        years[operand.entry] = year
+    return operand if year == operand.year else replace(operand, year=year)

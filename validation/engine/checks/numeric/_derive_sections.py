@@ -1,0 +1,133 @@
+"""A section of a table summed where the table writes no total for it, for the derived
+search's operands (:mod:`._derive`).
+
+A markdown table often groups its lines under a heading row with no figures ("| Tax credit
+carryforwards: | | |", "| Assets | | |") and gives no total for the group. A writer who
+names the group ("the three asset lines add up to $64,509 thousand", "the total of the tax
+credit carryforwards") sums its lines, and may take that sum further (a line's share of
+it). The search offers, for each section its sentence or its heading names, one operand
+per column: the sum of the section's lines there, as a result derived from their cells.
+A section with a total line of its own (a "Total ..." line, or an unlabelled line under
+its lines) is left out: its total is a cell already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from validation.engine.checks.numeric._derive_naming import _names
+from validation.engine.checks.numeric._derive_pool import NAMED, Operand, _evidence_operand
+from validation.engine.checks.numeric._derive_rows import _TOTAL_LABEL, MAX_GROUP, _digits_of, _Rows
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._labels import label_tokens
+
+_MAX_SUMS = 6  # section sums offered to one claim
+_MAX_SECTIONS = 2_000  # sections read per evidence index (a wall of headings costs the same)
+_LOOK_AHEAD = 3  # rows of the item looked at for a line's own
+
+_Section = tuple[frozenset[str], tuple[int, ...]]  # its heading's words, its rows
+
+
+def section_sums(
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], texts: Sequence[str]
+) -> list[Operand]:
+    """The sums of the sections whose heading `texts` name (the claim's sentence, the
+    heading it stands under): one per column every line of the section fills."""
+    words = frozenset().union(*(label_tokens(text) for text in texts if text))
+    found: list[Operand] = []
+    for heading, members in _sections(index, rows):
+        if not _names(len(heading & words), len(heading)):
+            continue
+        width = min(len(rows.cells[row]) for row in members)
+        for column in range(1, min(width, MAX_GROUP) + 1):  # from the right: a label's
+            cells = [  # footnote mark may stand first in a row ("Other assets (1)")
+                _evidence_operand(index, rows, units, rows.cells[row][-column], NAMED)
+                for row in members
+            ]
+            if any(cell.percent for cell in cells):
+                break  # a section of rates sums to nothing
+            found.append(
+                Operand(
+                    value=sum(cell.value for cell in cells),
+                    text="(" + " + ".join(cell.text for cell in cells) + ")",
+                    percent=False,
+                    digits=cells[0].digits,
+                    strength=NAMED,
+                    row=-1,
+                    column=cells[0].column,
+                    item=cells[0].item,
+                    unit=cells[0].unit,
+                    sources=tuple(cell.entry for cell in cells),
+                    derived=True,
+                )
+            )
+            if len(found) >= _MAX_SUMS:
+                return found
+    return found
+
+
+def _sections(index: EvidenceIndex, rows: _Rows) -> list[_Section]:
+    """Every section of two lines or more, with no total, of the evidence's markdown
+    tables (read once per index)."""
+    remembered: list[_Section] | None = index.memo.get(("derive-sections",))
+    if remembered is not None:
+        return remembered
+    by_item: dict[int, list[int]] = {}
+    for row, entries in enumerate(rows.cells):
+        if entries:
+            by_item.setdefault(index.item_of(entries[0]), []).append(row)
+    found: list[_Section] = []
+    for item, item_rows in by_item.items():
+        text = index.items[item].text
+        if text is not None and "|" in text:
+            found += _item_sections(index, rows, text, item_rows)
+        if len(found) >= _MAX_SECTIONS:
+            break
+    index.remember(("derive-sections",), found)
+    return found
+
+
+def _item_sections(
+    index: EvidenceIndex, rows: _Rows, text: str, item_rows: Sequence[int]
+) -> list[_Section]:
+    """The sections of one item's markdown table: a heading line (a label, no figures),
+    then lines with a label and figures, each matched in order to its row by its first
+    figure's digits."""
+    found: list[_Section] = []
+    heading: frozenset[str] = frozenset()
+    members: list[int] = []
+    at = 0  # the next row of the item to match
+
+    def close() -> None:
+        if heading and len(members) >= 2:
+            found.append((heading, tuple(members)))
+
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        label, figures = cells[0], [cell for cell in cells[1:] if any(c.isdigit() for c in cell)]
+        if not figures:
+            if any(cells):  # "| Assets | |", "| | Liabilities and equity | |"
+                close()
+                heading, members = label_tokens(" ".join(cells)), []
+            continue
+        digits = {_digits_of(figure) for figure in figures}
+        ahead = item_rows[at : at + _LOOK_AHEAD]
+        step = next((n for n, row in enumerate(ahead) if digits & _firsts(index, rows, row)), -1)
+        if step < 0:
+            continue  # a line the index reads no row of (a header of years)
+        row, at = item_rows[at + step], at + step + 1
+        if not label or _TOTAL_LABEL.match(label):
+            heading, members = frozenset(), []  # its total is written: no sum to offer
+        elif heading:
+            members.append(row)
+    close()
+    return found
+
+
+def _firsts(index: EvidenceIndex, rows: _Rows, row: int) -> set[str]:
+    """The digits of a row's first two cells (its label's footnote mark may be the first:
+    "Other assets (1)")."""
+    return {_digits_of(index.number(entry).raw) for entry in rows.cells[row][:2]}
