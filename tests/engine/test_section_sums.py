@@ -43,3 +43,19 @@ WITH_TOTAL = CARRYFORWARDS + "| Total tax credit carryforwards |  | $12,413 |\n"
 def test_a_section_with_its_own_total_is_read_from_that_line() -> None:
     body = "Tax credit carryforwards total $12,413 thousand."
     assert flagged(check(body, ("table", WITH_TOTAL))) == []
+
+
+NEAR_THE_SUM = CARRYFORWARDS.replace(
+    "| State | 2031 | $12,204 |", "| Research losses | 2031 | $12,170 |"
+)
+
+
+def test_a_sum_restated_at_another_scale_is_no_slip_for_a_cell_near_it() -> None:
+    # $12.4 million is within 2 % of the research losses' 12,170: but it restates the sum
+    # its own sentence derives, not that cell.
+    body = (
+        "### What do the tax credit carryforwards come to?\n\n"
+        "$12,413 thousand, or roughly $12.4 million, across research, foreign and other "
+        "credits."
+    )
+    assert flagged(check(body, ("table", NEAR_THE_SUM))) == []

@@ -50,6 +50,7 @@ from validation.engine.checks.numeric._derive_candidates import (
 from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_heading import heading_of, heading_rows
 from validation.engine.checks.numeric._derive_pool import (
+    STATED,
     Operand,
     _own_words,
     _rows,
@@ -368,7 +369,8 @@ def _rescue(
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
-    if claim.close and not (named := named or _shares.share_named(cue, mention)):
+    restating = bool(claim.close) and not (named := named or _shares.share_named(cue, mention))
+    if restating and not any(other.derivation for other in _beside(claims, position, low, high)):
         return False  # close to a cell its words name, and no words of a result: a slip
     before = next(
         (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
@@ -378,6 +380,10 @@ def _rescue(
     headed = heading_rows(_rows(index), heading)
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
     operands += section_sums(index, _rows(index), units, (words, heading))
+    if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result
+        operands = [
+            operand for operand in operands if operand.strength == STATED and operand.derived
+        ]
     years = years_named(words)
     share = SHARE in cue.kinds or cue.of_after  # a share in the present tense: the latest
     relative = 0 if years else relative_period(body, claims, position, low, high, share)
