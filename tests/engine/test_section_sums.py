@@ -59,3 +59,24 @@ def test_a_sum_restated_at_another_scale_is_no_slip_for_a_cell_near_it() -> None
         "credits."
     )
     assert flagged(check(body, ("table", NEAR_THE_SUM))) == []
+
+
+SCHEDULE = """\
+|  | Operating leases | Finance leases |
+|---|---|---|
+|  | (Dollars in millions) |  |
+| 2025 | $512 | 64 |
+| 2026 | 430 | 41 |
+| 2027 | 377 | 33 |
+| 2028 | 301 | 30 |
+| Thereafter | 905 | 118 |
+| Total lease payments | 2,525 | 286 |
+"""
+
+
+def test_a_schedule_with_a_line_per_year_sums_over_the_span_named() -> None:
+    # 64 + 41 + 33 + 30 = 168.
+    body = "Finance lease payments due from 2025 through 2028 sum to $168 million."
+    assert flagged(check(body, ("table", SCHEDULE))) == []
+    wrong = body.replace("$168 million", "$186 million")
+    assert "$186 million" in flagged(check(wrong, ("table", SCHEDULE)))

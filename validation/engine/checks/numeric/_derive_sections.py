@@ -9,14 +9,22 @@ it). The search offers, for each section its sentence or its heading names, one 
 per column: the sum of the section's lines there, as a result derived from their cells.
 A section with a total line of its own (a "Total ..." line, or an unlabelled line under
 its lines) is left out: its total is a cell already.
+
+A schedule laid out with a line per year ("| 2020 | $460 | 47 |", "| 2021 | 361 | 28 |")
+is summed the same way over the span of years a sentence names ("finance lease payments due
+from 2020 through 2024 sum to $140 million"), when every year of the span has its line.
 """
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Sequence
+from itertools import islice
 
+from validation.engine.checks.numeric._derive_buckets import _span_of
 from validation.engine.checks.numeric._derive_naming import _names
-from validation.engine.checks.numeric._derive_pool import NAMED, Operand, _evidence_operand
+from validation.engine.checks.numeric._derive_pool import NAMED, Operand, _evidence_operand, _rows
 from validation.engine.checks.numeric._derive_rows import _TOTAL_LABEL, MAX_GROUP, _digits_of, _Rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
@@ -24,6 +32,8 @@ from validation.engine.checks.numeric._labels import label_tokens
 _MAX_SUMS = 6  # section sums offered to one claim
 _MAX_SECTIONS = 2_000  # sections read per evidence index (a wall of headings costs the same)
 _LOOK_AHEAD = 3  # rows of the item looked at for a line's own
+
+_YEAR_LINE = re.compile(r"(?m)^[ \t]*\|[ \t]*(?:FY[ \t]?)?((?:19|20)\d\d)[ \t]*\|[^\n]*")
 
 _Section = tuple[frozenset[str], tuple[int, ...]]  # its heading's words, its rows
 
@@ -38,31 +48,85 @@ def section_sums(
     for heading, members in _sections(index, rows):
         if not _names(len(heading & words), len(heading)):
             continue
-        width = min(len(rows.cells[row]) for row in members)
-        for column in range(1, min(width, MAX_GROUP) + 1):  # from the right: a label's
-            cells = [  # footnote mark may stand first in a row ("Other assets (1)")
-                _evidence_operand(index, rows, units, rows.cells[row][-column], NAMED)
-                for row in members
-            ]
-            if any(cell.percent for cell in cells):
-                break  # a section of rates sums to nothing
-            found.append(
-                Operand(
-                    value=sum(cell.value for cell in cells),
-                    text="(" + " + ".join(cell.text for cell in cells) + ")",
-                    percent=False,
-                    digits=cells[0].digits,
-                    strength=NAMED,
-                    row=-1,
-                    column=cells[0].column,
-                    item=cells[0].item,
-                    unit=cells[0].unit,
-                    sources=tuple(cell.entry for cell in cells),
-                    derived=True,
-                )
+        found += _sums(index, units, [rows.cells[row] for row in members])
+        if len(found) >= _MAX_SUMS:
+            break
+    return found[:_MAX_SUMS]
+
+
+def _sums(
+    index: EvidenceIndex, units: dict[int, float], members: Sequence[Sequence[int]]
+) -> list[Operand]:
+    """One operand a column: the sum of the cells of the lines `members` in it."""
+    rows = _rows(index)
+    found: list[Operand] = []
+    width = min(len(cells) for cells in members)
+    for column in range(1, min(width, MAX_GROUP) + 1):  # from the right: a label's
+        cells = [  # footnote mark may stand first in a row ("Other assets (1)")
+            _evidence_operand(index, rows, units, line[-column], NAMED) for line in members
+        ]
+        if any(cell.percent for cell in cells):
+            break  # a section of rates sums to nothing
+        found.append(
+            Operand(
+                value=sum(cell.value for cell in cells),
+                text="(" + " + ".join(cell.text for cell in cells) + ")",
+                percent=False,
+                digits=cells[0].digits,
+                strength=NAMED,
+                row=-1,
+                column=cells[0].column,
+                item=cells[0].item,
+                unit=cells[0].unit,
+                sources=tuple(cell.entry for cell in cells),
+                derived=True,
             )
-            if len(found) >= _MAX_SUMS:
-                return found
+        )
+    return found
+
+
+def span_sums(
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], words: str
+) -> list[Operand]:
+    """The sums over the span of years `words` names of the lines of a schedule with a
+    line per year: one per column every line of the span fills."""
+    span = _span_of(words)
+    if span is None:
+        return []
+    found: list[Operand] = []
+    for lines in _year_lines(index, rows).values():
+        if all(year in lines for year in range(span[0], span[1] + 1)):
+            found += _sums(index, units, [lines[year] for year in range(span[0], span[1] + 1)])
+    return found[:_MAX_SUMS]
+
+
+def _year_lines(index: EvidenceIndex, rows: _Rows) -> dict[int, dict[int, list[int]]]:
+    """For each markdown table, the cells of each line labelled with a year alone, by
+    year (read once per index)."""
+    remembered: dict[int, dict[int, list[int]]] | None = index.memo.get(("derive-years",))
+    if remembered is not None:
+        return remembered
+    by_item: dict[int, list[int]] = {}
+    for entries in rows.cells:
+        if entries:
+            by_item.setdefault(index.item_of(entries[0]), []).extend(entries)
+    found: dict[int, dict[int, list[int]]] = {}
+    for item, entries in by_item.items():
+        text = index.items[item].text
+        lines = [
+            (line.start(), line.end(), int(line.group(1)))
+            for line in islice(_YEAR_LINE.finditer(text or ""), _MAX_SECTIONS)
+        ]
+        if not lines:
+            continue
+        starts = [start for start, _, _ in lines]
+        years: dict[int, list[int]] = found.setdefault(item, {})
+        for entry in entries:
+            span = index.text_span(entry)
+            at = bisect_right(starts, span[0]) - 1 if span is not None else -1
+            if at >= 0 and span is not None and span[0] < lines[at][1]:
+                years.setdefault(lines[at][2], []).append(entry)
+    index.remember(("derive-years",), found)
     return found
 
 
