@@ -78,3 +78,24 @@ def test_a_change_base_stays_when_a_second_result_takes_an_older_period() -> Non
         "million, and only about 50.4% of the 2022 level."
     )
     assert flagged(check(body, ("table", HEDGES))) == []
+
+
+LOSSES = {
+    "table_title": "Year Ended December 31,",
+    "line_items": {
+        "Realized losses": {"2024 $": -4180, "2023 $": -5390, "2022 $": -15220},
+        "Unrealized (losses) gains": {"2024 $": -9020, "2023 $": 14310, "2022 $": 60110},
+    },
+}
+
+
+def test_a_figure_dated_by_its_own_words_is_no_other_periods_slip() -> None:
+    # (5,390 - 4,180) / 5,390 = 22.4 %: the change takes 2023's cell, and $15,220 is the
+    # 2022 cell its own words name, not a slip for 2023's 5,390.
+    body = (
+        "Realized losses came in at $4,180 in 2024, about 22.4% lower than in 2023, and "
+        "far below the $15,220 booked in 2022."
+    )
+    verdict = check(body, ("financials_tool", LOSSES))
+    assert flagged(verdict) == []
+    assert fixes(verdict) == {}
