@@ -128,6 +128,7 @@ def _miss(
     at_hand = all(
         grounding.paragraphs[position] == operand.paragraph for operand in outcome.operands
     )
+    later = any(o.paragraph > grounding.paragraphs[position] for o in outcome.operands)  # after it
     expected = _in_units(mention, outcome)
     scale = _wrong_scale(mention, outcome)
     clear = len(near_values) <= 1 and (slip or len(values) == 1)
@@ -140,7 +141,7 @@ def _miss(
         confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
         stated=_stated_beside(grounding, position, outcome.operands)
         or (len(values) == 1 and _stated_before(grounding, position, outcome.operands))
-        or _no_other_candidate(len(focus), outcome, at_hand and len(values) == 1)
+        or (not later and _no_other_candidate(len(focus), outcome, at_hand and len(values) == 1))
         or (len(values) == 1 and _named_line(grounding, position, outcome)),
     )
 
