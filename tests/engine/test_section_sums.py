@@ -80,3 +80,44 @@ def test_a_schedule_with_a_line_per_year_sums_over_the_span_named() -> None:
     assert flagged(check(body, ("table", SCHEDULE))) == []
     wrong = body.replace("$168 million", "$186 million")
     assert "$186 million" in flagged(check(wrong, ("table", SCHEDULE)))
+
+
+OTHER_ASSETS = {
+    "table_title": "December 31,",
+    "line_items": {
+        "Indemnification receivable": {"2024": 712, "2023": 2284},
+        "Due from affiliates": {"2024": 203, "2023": 176},
+        "Prepaid expenses": {"2024": 149, "2023": 138},
+        "Other": {"2024": 391, "2023": 467},
+    },
+}
+
+
+def test_a_table_with_no_total_line_is_summed_where_the_sentence_says_total() -> None:
+    # 712 + 203 + 149 + 391 = 1,455 and 2,284 + 176 + 138 + 467 = 3,065.
+    body = (
+        "Total: the four line items sum to $1,455 thousand at December 31, 2024, down from "
+        "$3,065 thousand a year earlier."
+    )
+    assert flagged(check(body, ("financials_tool", OTHER_ASSETS))) == []
+    wrong = body.replace("$1,455 thousand", "$1,545 thousand")
+    assert "$1,545 thousand" in flagged(check(wrong, ("financials_tool", OTHER_ASSETS)))
+
+
+GROSS = """\
+|  | 2024 | 2023 |
+|---|---|---|
+| Deferred tax assets |  |  |
+| Pension costs | $1,204 | 1,150 |
+| Loss carryforwards | 2,950 | 3,310 |
+| Other | 612 | 587 |
+| Gross deferred tax assets | 4,766 | 5,047 |
+| Less valuation allowance | (1,288) | (1,302) |
+"""
+
+
+def test_a_section_whose_total_is_written_under_another_name_is_not_summed_again() -> None:
+    # "Gross deferred tax assets" is the three lines' sum: offering the sum again would only
+    # crowd the search. The change of one line (612 / 587 - 1 = 4.3 %) is still found.
+    body = "Other deferred tax assets rose to $612 million, up about 4.3% on 2023."
+    assert flagged(check(body, ("table", GROSS))) == []

@@ -65,7 +65,7 @@ from validation.engine.checks.numeric._derive_pool import (
     wrong_base_change,
     years_named,
 )
-from validation.engine.checks.numeric._derive_sections import section_sums, span_sums
+from validation.engine.checks.numeric._derive_sections import group_sums
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_when import (
     dated,
@@ -387,8 +387,7 @@ def _rescue(
     heading = heading_of(body, low)
     headed = heading_rows(_rows(index), heading)
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
-    operands += section_sums(index, _rows(index), units, (words, heading))
-    operands += span_sums(index, _rows(index), units, words)
+    operands += group_sums(index, units, words, heading)
     if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result
         operands = [
             operand for operand in operands if operand.strength == STATED and operand.derived

@@ -13,6 +13,8 @@ its lines) is left out: its total is a cell already.
 A schedule laid out with a line per year ("| 2020 | $460 | 47 |", "| 2021 | 361 | 28 |")
 is summed the same way over the span of years a sentence names ("finance lease payments due
 from 2020 through 2024 sum to $140 million"), when every year of the span has its line.
+And a small table that writes no total line at all is summed whole, by column, where the
+sentence says "total" ("the four line items sum to a total of $1,322 thousand").
 """
 
 from __future__ import annotations
@@ -20,11 +22,18 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
+from decimal import Decimal
 from itertools import islice
 
 from validation.engine.checks.numeric._derive_buckets import _span_of
 from validation.engine.checks.numeric._derive_naming import _names
-from validation.engine.checks.numeric._derive_pool import NAMED, Operand, _evidence_operand, _rows
+from validation.engine.checks.numeric._derive_pool import (
+    _TOTAL_WORDS,
+    NAMED,
+    Operand,
+    _evidence_operand,
+    _rows,
+)
 from validation.engine.checks.numeric._derive_rows import _TOTAL_LABEL, MAX_GROUP, _digits_of, _Rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
@@ -32,10 +41,24 @@ from validation.engine.checks.numeric._labels import label_tokens
 _MAX_SUMS = 6  # section sums offered to one claim
 _MAX_SECTIONS = 2_000  # sections read per evidence index (a wall of headings costs the same)
 _LOOK_AHEAD = 3  # rows of the item looked at for a line's own
+_MAX_LINES = 12  # lines of a table summed whole
 
 _YEAR_LINE = re.compile(r"(?m)^[ \t]*\|[ \t]*(?:FY[ \t]?)?((?:19|20)\d\d)[ \t]*\|[^\n]*")
 
 _Section = tuple[frozenset[str], tuple[int, ...]]  # its heading's words, its rows
+
+
+def group_sums(
+    index: EvidenceIndex, units: dict[int, float], words: str, heading: str
+) -> list[Operand]:
+    """The sums a sentence (`words`, under `heading`) may take: of the sections it names,
+    of a schedule over the span of years it names, of a table with no total line."""
+    rows = _rows(index)
+    return [
+        *section_sums(index, rows, units, (words, heading)),
+        *span_sums(index, rows, units, words),
+        *table_sums(index, rows, units, words),
+    ]
 
 
 def section_sums(
@@ -82,6 +105,43 @@ def _sums(
                 derived=True,
             )
         )
+    return found
+
+
+def table_sums(
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], words: str
+) -> list[Operand]:
+    """Where a sentence says "total" ("the four line items sum to a total of ..."), the
+    column sums of each small table that writes no total line: its lines of one width."""
+    if _TOTAL_WORDS.search(words) is None:
+        return []
+    found: list[Operand] = []
+    for item, lines in _tables(index, rows).items():
+        if item not in rows.totals:
+            found += _sums(index, units, lines)
+        if len(found) >= _MAX_SUMS:
+            break
+    return found[:_MAX_SUMS]
+
+
+def _tables(index: EvidenceIndex, rows: _Rows) -> dict[int, list[list[int]]]:
+    """Each JSON record or markdown table of two to `_MAX_LINES` lines of one width, by
+    item (read once): prose is no table."""
+    remembered: dict[int, list[list[int]]] | None = index.memo.get(("derive-tables",))
+    if remembered is not None:
+        return remembered
+    by_item: dict[int, list[list[int]]] = {}
+    for entries in rows.cells:
+        if entries:
+            by_item.setdefault(index.item_of(entries[0]), []).append(entries)
+    found = {
+        item: lines
+        for item, lines in by_item.items()
+        if 2 <= len(lines) <= _MAX_LINES
+        and len({len(line) for line in lines}) == 1
+        and "|" in (index.items[item].text or "|")  # a JSON record or a markdown table
+    }
+    index.remember(("derive-tables",), found)
     return found
 
 
@@ -163,7 +223,7 @@ def _item_sections(
     at = 0  # the next row of the item to match
 
     def close() -> None:
-        if heading and len(members) >= 2:
+        if heading and len(members) >= 2 and not _sums_above(index, rows, members):
             found.append((heading, tuple(members)))
 
     for line in text.splitlines():
@@ -189,6 +249,18 @@ def _item_sections(
             members.append(row)
     close()
     return found
+
+
+def _sums_above(index: EvidenceIndex, rows: _Rows, members: Sequence[int]) -> bool:
+    """A line of the section is the sum of the lines above it: its total, under another
+    name ("Gross deferred tax assets")."""
+    running = Decimal(0)
+    for count, row in enumerate(members):
+        value = abs(index.number(rows.cells[row][-1]).value)
+        if count >= 2 and abs(value - running) <= 1:
+            return True
+        running += value
+    return False
 
 
 def _firsts(index: EvidenceIndex, rows: _Rows, row: int) -> set[str]:
