@@ -3,8 +3,8 @@
 In a Q&A note or a memo the heading names the subject ("### Did adjusted operating costs
 grow faster than revenue?") and the sentences under it say "they" or a short word ("They
 rose $8.3 million"). The rows the heading names are offered after the rows the sentence
-names itself (`_derive_pool.pool`). A heading is a markdown heading line or a line that
-is bold as a whole ("**Liquidity**").
+names itself (`_derive_pool.pool`). A heading is a markdown heading line; a bold lead-in
+("**Discount rate**") labels a list as often as a section, and is not taken.
 """
 
 from __future__ import annotations
