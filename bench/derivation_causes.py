@@ -30,7 +30,8 @@ from typing import Any
 
 from validation.engine.checks.numeric import _derive, _derive_accept
 from validation.engine.checks.numeric._derive_candidates import TIERS, candidates
-from validation.engine.checks.numeric._derive_pool import Operand, periods_named
+from validation.engine.checks.numeric._derive_pool import Operand
+from validation.engine.checks.numeric._derive_years import periods_named
 from validation.engine.pipeline import validate
 from validation.engine.types import Bundle, EngineSettings
 

@@ -56,24 +56,28 @@ from validation.engine.checks.numeric._derive_pool import (
     _rows,
     around,
     direction_of,
-    periods_named,
     points_of,
     pool,
     stated_end,
     supported,
     units_of,
     wrong_base_change,
-    years_named,
 )
 from validation.engine.checks.numeric._derive_sections import group_sums
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_when import (
     dated,
+    dated_so,
     dates_early_year,
     relative_period,
     years_of,
 )
-from validation.engine.checks.numeric._derive_years import dated_alone, over_years
+from validation.engine.checks.numeric._derive_years import (
+    dated_alone,
+    over_years,
+    periods_named,
+    years_named,
+)
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import (
@@ -84,7 +88,6 @@ from validation.engine.checks.numeric._matching import (
 )
 from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._misquotes import swapped_cell
-from validation.engine.checks.numeric._named_years import year_after, year_before
 from validation.engine.checks.numeric._stated_ends import keeping_direction
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -341,13 +344,6 @@ def _beside(claims: Sequence[Claim], position: int, low: int, high: int) -> Iter
             yield claims[at]
 
 
-def _dated_so(body: str, index: EvidenceIndex, claim: Claim) -> bool:
-    """The words of a stated number name the year of the cell it matches."""
-    year = period_of(index, claim.hit.number.entry) if claim.hit is not None else None
-    named = (year_after(body, claim.mention.end), year_before(body, claim.mention.start))
-    return year is not None and year in named
-
-
 def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
     """Another number stands between the result and the stated number, and the result's
     derivation does not take it: the stated number belongs to another clause's result,
@@ -476,7 +472,7 @@ def _rescue(
             )
         ):
             pass  # "down 27.4% from $219 million, and 48.5% of the 2017 level": 27.4%'s base
-        elif other is not None and other.hit is not None and _dated_so(body, index, other):
+        elif other is not None and other.hit is not None and dated_so(body, index, other):
             pass  # "far below the $18,494 booked in 2017": the cell of the year it names
         elif other is not None and other.hit is not None and cell.entry >= 0:
             # The stated number is another period's cell of the row the result needs.

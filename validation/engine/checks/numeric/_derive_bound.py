@@ -29,6 +29,7 @@ from validation.engine.checks.numeric._derive_candidates import (
     like_cells,
     row_changes,
 )
+from validation.engine.checks.numeric._derive_columns import net_columns
 from validation.engine.checks.numeric._derive_pool import NAMED, STATED, Operand
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
@@ -206,6 +207,13 @@ def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bo
             columns.setdefault((operand.item, operand.column), []).append(operand)
     for column in columns.values():  # a period's named line items, summed
         lists.append(sorted(column, key=lambda operand: operand.row))
+    for _, net in net_columns(operands) if not percent else ():
+        if (
+            low - _SLACK * (abs(net) + abs(high))
+            <= abs(net)
+            <= high + _SLACK * (abs(net) + abs(high))
+        ):
+            return True
     for members in lists:
         for size in range(3, min(len(members), MAX_GROUP) + 1):
             total = abs(sum(member.value for member in members[:size]))

@@ -18,6 +18,8 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import chain
 
+from validation.engine.checks.numeric._derive_columns import Candidate as Candidate
+from validation.engine.checks.numeric._derive_columns import column_sums
 from validation.engine.checks.numeric._derive_composed import shares_of_changes
 from validation.engine.checks.numeric._derive_means import undoes
 from validation.engine.checks.numeric._derive_pool import (
@@ -32,11 +34,6 @@ from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 TIERS = 8
 WRITERS = 2  # tiers 0..2: operands stated in the sentence, or in those numbers' rows
 _GROUP_TIER = {STATED: 0, NEAR: 2, NAMED: 3, BESIDE: 7}
-
-
-# (tier, value, a format of its formula, operation, the operands' texts); the tier of a
-# pair of cells whose operation does not fit how they lie is its pair tier + 0.5
-Candidate = tuple[float, float, str, str, tuple["Operand | str", ...]]
 
 
 def candidates(
@@ -377,24 +374,7 @@ def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> I
                 yield tier, abs(total), written, "sum", ()
             yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
     if not averages:
-        yield from _column_sums(operands, tier)
-
-
-def _column_sums(operands: Sequence[Operand], tier: int) -> Iterator[Candidate]:
-    """The sum of the line items one period's column holds among the rows the sentence
-    names or states ("corporate debt, asset-backed securities and commercial paper
-    together total ..."): all of them, three or more, at the tier of the weakest."""
-    columns: dict[tuple[int, int], list[Operand]] = {}
-    for operand in operands:
-        if operand.row >= 0 and operand.column >= 0 and operand.strength >= NAMED:
-            columns.setdefault((operand.item, operand.column), []).append(operand)
-    for members in columns.values():
-        weakest = min(member.strength for member in members)
-        if not 3 <= len(members) <= MAX_GROUP or tier != _GROUP_TIER[weakest]:
-            continue
-        members = sorted(members, key=lambda operand: operand.row)
-        total = sum(member.value for member in members)
-        yield tier, abs(total), " + ".join(member.text for member in members), "sum", ()
+        yield from column_sums(operands, tier, _GROUP_TIER)
 
 
 def like_cells(cells: Sequence[Operand]) -> list[Operand]:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 
 from validation.engine.checks.numeric import _derive_rows
 from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
@@ -63,6 +62,7 @@ class Operand:
     mean: bool = False  # that result is their average: a pair of it and one of them is none
     derived: bool = False  # a result the report derives or calculates (not a cell it restates)
     also: tuple[tuple[int, int, int], ...] = ()  # other cells of its value in its table
+    negative: bool = False  # its cell writes it negative ("(692,999)")
 
 
 _TOTAL_WORDS = re.compile(
@@ -149,6 +149,7 @@ def _cell_operand(
         position=-1 if claim is None else claim.index,
         unit=number.unit or written_unit or _derive_rows.spaced_unit(index, entry),
         also=_derive_rows.twins(index, rows, entry),
+        negative=_derive_rows.negative_cell(index, entry),
     )
 
 
@@ -398,32 +399,6 @@ def around(position: int, count: int) -> Iterator[int]:
             yield position - step
         if position + step < count:
             yield position + step
-
-
-_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
-
-
-def periods_named(words: str) -> list[int]:
-    """The counts of periods between the years a sentence names ("since 2015" in a
-    sentence about 2019: four)."""
-    return list(_periods_named(words))
-
-
-@lru_cache(maxsize=16)
-def years_named(words: str) -> frozenset[int]:
-    """The years a sentence names ("3.7 times the 2019 figure": 2019); read once per
-    sentence, whichever of its numbers asks."""
-    return frozenset(int(year) for year in _YEAR.findall(words))
-
-
-@lru_cache(maxsize=16)
-def _periods_named(words: str) -> tuple[int, ...]:
-    # Each number of a sentence asks for its sentence's periods: a wall that is one sentence
-    # is read once, not once per number searched.
-    years = sorted({int(year) for year in _YEAR.findall(words)})
-    return tuple(
-        sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
-    )
 
 
 _CHANGE_FORMULA = re.compile(r"\((?P<a>[^()]+) - (?P<b>[^()]+)\) / (?P<base>[^()]+) \* 100")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._labels import label_tokens, overlap
 from validation.engine.checks.numeric._prose_rows import prose_groups
 
 MAX_GROUP = 8  # cells of a row or column summed or averaged as a whole
@@ -272,6 +272,56 @@ def has_twin_row(index: EvidenceIndex, entry: int) -> bool:
         if twin and index.item_of(rows.cells[other][0]) == item:
             return True
     return False
+
+
+def better_named_row(index: EvidenceIndex, entry: int, words: frozenset[str]) -> bool:
+    """Another row of the evidence has a label that `words` (a report figure's own words)
+    fit better than the entry's: "net cash outflow" names a table's "Net cash provided by
+    ..." lines more than a prose figure "a net decrease in cash from short-term
+    investments of $43.0 million", so the words do not single that figure out. Rows are
+    scored as the close match scores labels (shared words over the smaller label)."""
+    rows = _rows(index)
+    row = rows.row_of.get(entry)
+    if row is None and entry > 0:
+        row = rows.row_of.get(entry - 1)  # the as-written twin of a scaled number
+    if row is None or not words:
+        return False
+    own = overlap(words, rows.tokens[row])
+    shared: dict[int, int] = {}
+    for word in words:
+        for other in rows.postings.get(word, ())[:_MAX_NAMED]:
+            shared[other] = shared.get(other, 0) + 1
+    return any(
+        other != row
+        and count / max(1, min(len(words), len(rows.tokens[other]), 4)) > own
+        and bool(rows.cells[other])
+        for other, count in shared.items()
+    )
+
+
+def negative_cell(index: EvidenceIndex, entry: int) -> bool:
+    """The cell writes its number negative: in parentheses or after a minus sign, with
+    only a currency sign or spaces between ("(692,999)", "$ (74,599)", "-12"). The index
+    keeps magnitudes; a net over a table's lines needs their signs. JSON keeps none, and
+    a number closed by anything but its parenthesis ("($5.2 million)") is an aside."""
+    span = index.text_span(entry)
+    if span is None:
+        return False
+    text = index.items[index.item_of(entry)].text or ""
+    at = span[0] - 1
+    while at >= 0 and span[0] - at <= _SIGN_REACH and text[at] in " $\u00a0":
+        at -= 1
+    if at < 0:
+        return False
+    if text[at] == "(":  # "(692,999)"; "($5.2 million)" in prose is an aside
+        return text[span[1] : span[1] + 1] == ")"
+    return text[at] in "-\u2212" and not (at and text[at - 1].isalnum())  # not "2018-12"
+
+
+_SIGN_REACH = 4  # characters between a cell's sign and its digits ("$ (74,599)")
+
+
+_MAX_NAMED = 400  # the rows of one label word looked at (a time series repeats its words)
 
 
 _MAX_TWINS = 3  # the other cells a value's operand keeps as its places

@@ -49,10 +49,9 @@ from validation.engine.checks.numeric._derive_pool import (
     _own_words,
     _rows,
     direction_of,
-    periods_named,
-    years_named,
 )
 from validation.engine.checks.numeric._derive_rows import _Rows
+from validation.engine.checks.numeric._derive_years import periods_named, years_named
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 

@@ -26,6 +26,7 @@ from validation.engine.checks.numeric._derive_pool import Operand
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._misquotes import _period as period_of
+from validation.engine.checks.numeric._named_years import year_after, year_before
 
 _NOW = re.compile(r"(?i)\b(?:now|currently|today|at present)\b")
 _BEFORE = re.compile(
@@ -108,3 +109,10 @@ def dated(operand: Operand, index: EvidenceIndex, early: bool = False) -> Operan
         )
         years[operand.entry] = year
     return operand if year == operand.year else replace(operand, year=year)
+
+
+def dated_so(body: str, index: EvidenceIndex, claim: Claim) -> bool:
+    """The words of a stated number name the year of the cell it matches."""
+    year = period_of(index, claim.hit.number.entry) if claim.hit is not None else None
+    named = (year_after(body, claim.mention.end), year_before(body, claim.mention.start))
+    return year is not None and year in named

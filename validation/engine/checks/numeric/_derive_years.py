@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from validation.engine.checks.numeric._matching import Claim
 
@@ -43,3 +44,29 @@ def dated_alone(body: str, claims: Sequence[Claim], position: int, low: int) -> 
 def over_years(operation: str) -> bool:
     """An operation whose result is no one period's value: an average over periods."""
     return operation == "average"
+
+
+_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
+
+
+def periods_named(words: str) -> list[int]:
+    """The counts of periods between the years a sentence names ("since 2015" in a
+    sentence about 2019: four)."""
+    return list(_periods_named(words))
+
+
+@lru_cache(maxsize=16)
+def years_named(words: str) -> frozenset[int]:
+    """The years a sentence names ("3.7 times the 2019 figure": 2019); read once per
+    sentence, whichever of its numbers asks."""
+    return frozenset(int(year) for year in _YEAR.findall(words))
+
+
+@lru_cache(maxsize=16)
+def _periods_named(words: str) -> tuple[int, ...]:
+    # Each number of a sentence asks for its sentence's periods: a wall that is one sentence
+    # is read once, not once per number searched.
+    years = sorted({int(year) for year in _YEAR.findall(words)})
+    return tuple(
+        sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
+    )

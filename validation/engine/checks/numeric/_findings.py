@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.calculator import CalculatorError, calculate
-from validation.engine.checks.numeric._derive_rows import has_twin_row
+from validation.engine.checks.numeric._derive_rows import better_named_row, has_twin_row
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
 from validation.engine.checks.numeric._matching import Claim, Hit
@@ -57,6 +57,8 @@ def _close_finding(
         return  # a fix must name the same thing as the claim, not just a nearby value
     if index.shares_row_label(chosen.number.entry) or has_twin_row(index, chosen.number.entry):
         return  # the row's label fits each of its columns, or names two rows: no one value
+    if better_named_row(index, chosen.number.entry, mention.tokens):
+        return  # the words fit another line better: they do not name this figure
     if index.written_in_text(chosen.number.entry) and _coarser(chosen, mention):
         return  # "$91,104 thousand" is not made "$90,300 thousand" by a text's "90.3 million"
     written = abs(chosen.number.value) / chosen.factor

@@ -29,11 +29,11 @@ from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
 from validation.engine.checks.numeric._derive_pool import (
     direction_of,
-    periods_named,
     pool,
     supported,
     units_of,
 )
+from validation.engine.checks.numeric._derive_years import periods_named
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
 from validation.engine.checks.numeric._matching import Claim, small_integer
