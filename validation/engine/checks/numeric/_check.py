@@ -35,7 +35,6 @@ fixes.
 
 from __future__ import annotations
 
-import re
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
@@ -68,7 +67,6 @@ from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNu
 from validation.engine.checks.numeric._expressions import evaluate_all, render
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.checks.numeric._labels import label_tokens
-from validation.engine.checks.numeric._lexicon import CURRENCY_CODES
 from validation.engine.checks.numeric._links import constant_roles
 from validation.engine.checks.numeric._matching import (
     Claim,
@@ -81,6 +79,7 @@ from validation.engine.checks.numeric._matching import (
 )
 from validation.engine.checks.numeric._misses import doubt as doubt_matches
 from validation.engine.checks.numeric._misses import judge as judge_misses
+from validation.engine.checks.numeric._names import continues_names, model_name
 from validation.engine.checks.numeric._operations import Miss
 from validation.engine.checks.numeric._outcome import NumericResult, _SentenceNumbers
 from validation.engine.checks.numeric._precision import OperandFacts
@@ -95,6 +94,7 @@ from validation.engine.checks.numeric._types import (
     NumberMention,
     WrittenCalculation,
 )
+from validation.engine.checks.numeric._writers_scale import read_at_writers_scale
 from validation.engine.types import EngineSettings, ToolCallRecord
 
 
@@ -129,8 +129,8 @@ def analyze(
     for position, mention in enumerate(mentions):
         if _quoted(mention, quoted) or _scaling_constant(body, mention):
             continue
-        if _model_name(body, mention) or (
-            named_until >= 0 and _continues_names(body, named_until, mention)
+        if model_name(body, mention) or (
+            named_until >= 0 and continues_names(body, named_until, mention)
         ):
             named_until = mention.end
             continue
@@ -206,6 +206,7 @@ def analyze(
     claims = kept
 
     _ground(body, claims, index, newlines)
+    read_at_writers_scale(body, claims, index, newlines)
 
     sentences = _SentenceNumbers(claims, [claim.mention.start for claim in claims], newlines)
     numeric = _assemble(body, index, claims, tool_calls, unknown_references(body, index), sentences)
@@ -456,44 +457,3 @@ def _scaling_constant(body: str, mention: NumberMention) -> bool:
 
 
 _SCALING = frozenset((Decimal(100), Decimal(1000)))
-
-
-def _model_name(body: str, mention: NumberMention) -> bool:
-    """A bare integer right after a capitalized name inside a sentence ("Boeing 737",
-    "Windows 11", "Model 3"): part of a name, not an amount. Not at a sentence start,
-    and never a number with separators, decimals, a unit or a scale."""
-    if not mention.is_plain_integer() or mention.text != body[mention.start : mention.end]:
-        return False
-    if _NAME_AFTER.match(body, mention.end, mention.end + 12) is not None:
-        return True  # "the 737 MAX", "an A320neo": a model's name goes on after it
-    start = mention.start
-    if start < 3 or body[start - 1] != " ":
-        return False
-    word_end = start - 1
-    word_start = word_end
-    while word_start > 0 and body[word_start - 1].isalpha() and word_end - word_start < 30:
-        word_start -= 1
-    word = body[word_start:word_end]
-    if len(word) < 2 or not word[0].isupper() or word.isupper():
-        return False
-    before = body[max(0, word_start - 2) : word_start]
-    sentence_start = word_start == 0 or before.endswith((". ", "\n")) or before in ("\n", ":")
-    return not sentence_start and mention.end < len(body) and not body[mention.end].isdigit()
-
-
-def _continues_names(body: str, last_end: int, mention: NumberMention) -> bool:
-    """The next number of a list of names: "the Boeing 747, 777 and 767"."""
-    return (
-        mention.is_plain_integer()
-        and mention.text == body[mention.start : mention.end]
-        and _NAME_LIST_GAP.fullmatch(body, last_end, mention.start) is not None
-    )
-
-
-# An all-capitals word right after a bare integer names a model ("737 MAX"), unless it is
-# a unit, a currency or a scale.
-_NAME_AFTER = re.compile(
-    rf"[ ](?!(?:{CURRENCY_CODES}|BPS|BP|PP|MM|BN|MN|KM|KG|MW|GW|GB|TB|MB|AM|PM|YOY|QOQ|TTM)\b)"
-    r"[A-Z]{3,}\b"
-)
-_NAME_LIST_GAP = re.compile(r",?[ \t]+(?:and[ \t]+|or[ \t]+)?|,|/")

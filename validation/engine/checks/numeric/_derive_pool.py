@@ -77,7 +77,7 @@ def units_of(claims: Sequence[Claim]) -> dict[int, float]:
     seen: dict[int, set[float]] = {}
     for claim in claims:
         hit = claim.hit
-        if hit is None or hit.number.has_scale or hit.number.is_percent:
+        if hit is None or hit.number.has_scale or hit.number.is_percent or hit.writers_scale:
             continue
         if claim.mention.is_percent or not claim.mention.has_explicit_scale:
             continue

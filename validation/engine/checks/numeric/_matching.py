@@ -44,6 +44,9 @@ class Hit:
     distance: float  # relative
     label: float
     factor: Decimal
+    # Read at the scale the figure gives a table that states none (`_writers_scale`): one
+    # figure's reading, which teaches the table no scale of its own.
+    writers_scale: bool = False
 
 
 @dataclass(slots=True)

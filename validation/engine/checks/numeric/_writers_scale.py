@@ -1,0 +1,86 @@
+"""A table that states no scale, read at the scale its writer gives it.
+
+A pension note's table ("| Real estate | 948 | 758 |") says nowhere that its amounts are
+millions; "real estate was up 25.1% to $948 million" names the row and writes the cell's
+digits exactly under a scale word. The writer read the table in millions: the figure is
+that cell. It is read last, once the grounding is done, so a figure found otherwise
+keeps its reading and nothing is derived from this one.
+
+Only a figure nothing matched at any reading, that no derivation explains and no check
+judged otherwise, written under a scale word with three significant digits or more, whose
+sentence names the cell's row (`_derive_naming.named_rows`; of several, the row named
+most plainly), in an item that states no scale. Such a hit teaches the item no scale
+(`Hit.writers_scale`, skipped by `_derive_pool.units_of`, should it be read again): a
+table may mix millions and thousands of shares, and one figure's reading is no
+declaration. Reads one sentence per such figure and the index's values equal to its
+digits: linear in the report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from validation.engine.checks.numeric._context import sentence_reader
+from validation.engine.checks.numeric._derive_naming import named_rows
+from validation.engine.checks.numeric._derive_rows import _rows
+from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._matching import Claim, Hit
+
+_MIN_DIGITS = 3  # fewer significant digits match some cell of a table by chance
+_SAME_VALUE = 16  # cells of one value looked at
+
+
+def read_at_writers_scale(
+    body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: list[int]
+) -> None:
+    """Match each such figure to the one named cell its digits write (`claim.hit`)."""
+    sentence = sentence_reader(body, newlines)
+    for claim in claims:
+        mention = claim.mention
+        if claim.hit is not None or claim.close or _judged(claim):
+            continue
+        if not mention.has_explicit_scale or mention.is_percent or mention.negative:
+            continue
+        if mention.significant_digits < _MIN_DIGITS:
+            continue
+        digits = float(mention.written)
+        cells = [
+            entry
+            for entry in index.nearest(digits, digits, digits, _SAME_VALUE)
+            if _unscaled_cell(index, entry, mention.written)
+        ]
+        if not cells:
+            continue
+        rows = _rows(index)
+        low, high = sentence(mention.start, mention.end)
+        own, named = named_rows(rows, mention.label, body[low:high])
+        # The cell of the row named most plainly; cells of other named rows write the same
+        # digits ("... attributable to stockholders" and "... to common stockholders").
+        place = {row: at for at, row in enumerate(own + named)}
+        found = sorted(
+            (place[row], entry) for entry in cells if (row := rows.row_of.get(entry, -1)) in place
+        )
+        if found:
+            number = index.number(found[0][1])
+            claim.hit = Hit(number, "exact", 0.0, 1.0, Decimal(1), writers_scale=True)
+
+
+def _unscaled_cell(index: EvidenceIndex, entry: int, written: Decimal) -> bool:
+    if index.has_scale(entry) or index.is_mantissa(entry) or index.unit(entry) in ("%", "pp"):
+        return False
+    if index.declared_scale(index.item_of(entry)) is not None:
+        return False
+    return index.value_of(entry) == written
+
+
+def _judged(claim: Claim) -> bool:
+    """The grounding said something of it: a derivation, a miss, another reading."""
+    return (
+        claim.derivation is not None
+        or claim.miss is not None
+        or claim.calculation is not None
+        or bool(claim.computed)
+        or claim.rescaled is not None
+        or claim.other_period is not None
+    )
