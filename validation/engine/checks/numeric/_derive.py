@@ -48,7 +48,7 @@ from validation.engine.checks.numeric._derive_candidates import (
     spans_years,
 )
 from validation.engine.checks.numeric._derive_grossed import grossed_up
-from validation.engine.checks.numeric._derive_heading import heading_of, heading_rows
+from validation.engine.checks.numeric._derive_heading import context_rows, heading_of
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -381,7 +381,7 @@ def _rescue(
     )
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
     heading = heading_of(body, low)
-    headed = heading_rows(_rows(index), heading)
+    headed = context_rows(_rows(index), body, (low, high), heading, sentence_of)
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
     operands += group_sums(index, units, words, heading)
     if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result

@@ -1,16 +1,22 @@
-"""The heading a report's sentence stands under, for the derived search's operands.
+"""The heading a report's sentence stands under, and the sentence a pronoun points back
+to, for the derived search's operands.
 
 In a Q&A note or a memo the heading names the subject ("### Did adjusted operating costs
 grow faster than revenue?") and the sentences under it say "they" or a short word ("They
 rose $8.3 million"). The rows the heading names are offered after the rows the sentence
 names itself (`_derive_pool.pool`). A heading is a markdown heading line; a bold lead-in
 ("**Discount rate**") labels a list as often as a section, and is not taken.
+
+A sentence that opens with a pronoun speaks of what the sentence right before it named:
+"Foreign current tax. It climbed by $763 thousand, roughly 80.1%" (`referred_rows`). The
+rows that sentence names are offered as the heading's are.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from functools import lru_cache
 
 from validation.engine.checks.numeric._derive_naming import named_rows
@@ -40,3 +46,25 @@ def heading_of(body: str, position: int) -> str:
 def heading_rows(rows: _Rows, heading: str) -> list[int]:
     """The evidence rows a heading names."""
     return named_rows(rows, "", heading)[1] if heading else []
+
+
+_PRONOUN = re.compile(r"(?:It|Its|This|That|They|Their|These|Those)\b")
+
+
+def context_rows(
+    rows: _Rows,
+    body: str,
+    sentence: tuple[int, int],
+    heading: str,
+    sentence_of: Callable[[int, int], tuple[int, int]],
+) -> list[int]:
+    """The evidence rows the sentence's heading names, then those the sentence right
+    before it names when this one opens with a pronoun ("It", "They", "This"...)."""
+    found = heading_rows(rows, heading)
+    low, _ = sentence
+    opening = body[low : low + 8]
+    start = low + len(opening) - len(opening.lstrip(" *-\t\n"))
+    if low > 1 and _PRONOUN.match(body, start) is not None:
+        before, end = sentence_of(low - 2, low - 1)
+        found += named_rows(rows, "", body[before : min(end, low)])[1]
+    return found
