@@ -425,6 +425,7 @@ def _rescue(
             operands,
             units,
             _own_words(claims, position, (low, high), words)[1] if cue.of_after else "",
+            claim.index,
         )
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),

@@ -58,6 +58,9 @@ class Spec:
     wholes: tuple[Operand, ...] = ()
     # The rows the phrase after "X% of" names: a share's denominator is one of them.
     bottoms: frozenset[int] = frozenset()
+    # The claim's place among the report's numbers: a cell stated after it is another
+    # clause's ("... simply because the $400.0 million of notes ..."), -1 when unknown.
+    place: int = -1
 
 
 def specs_of(
@@ -93,6 +96,7 @@ def completed(
     operands: Sequence[Operand],
     units: dict[int, float],
     after: str,
+    place: int = -1,
 ) -> tuple[Spec, ...]:
     """The specifications with what the evidence and the claim's own words add: a share's
     denominator among the rows the phrase after "of" names (`after`, the claim's clause
@@ -117,7 +121,12 @@ def completed(
             for entry in rows.cells[row][:MAX_GROUP]
         )
     return tuple(
-        replace(spec, wholes=wholes if spec.operation == OF_A_SUM else (), bottoms=bottoms)
+        replace(
+            spec,
+            wholes=wholes if spec.operation == OF_A_SUM else (),
+            bottoms=bottoms,
+            place=place,
+        )
         for spec in specs
     )
 
@@ -172,9 +181,15 @@ def specified(
     """The candidates that meet the specification: its operation, over two cells of rows
     the sentence names or states (with `Spec.strength` NEAR, rows its own clause names or
     states), of its period (or of one column when it names none). A line over time takes
-    every cell its sentence states ("from $36,974 thousand to $12,186 thousand, about 5.4
-    times the 2017 level" is of those two levels, not of a cell in place of one)."""
-    stated = [o.position for o in operands if o.strength == STATED and o.row >= 0]
+    every cell its sentence states before it ("from $36,974 thousand to $12,186 thousand,
+    about 5.4 times the 2017 level" is of those two levels, not of a cell in place of one);
+    a cell stated after it ("..., simply because the $400.0 million of notes ...") is
+    another clause's."""
+    stated = [
+        o.position
+        for o in operands
+        if o.strength == STATED and o.row >= 0 and (spec.place < 0 or o.position < spec.place)
+    ]
     for candidate in found:
         used = candidate[4]
         if candidate[3] != spec.operation or len(used) != 2:
