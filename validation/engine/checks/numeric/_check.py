@@ -63,6 +63,7 @@ from validation.engine.checks.numeric._context import (
 )
 from validation.engine.checks.numeric._derive import rescue
 from validation.engine.checks.numeric._derive_pool import supported
+from validation.engine.checks.numeric._doubt import doubt as doubt_matches
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._expressions import evaluate_all, render
 from validation.engine.checks.numeric._extract import extract
@@ -77,7 +78,6 @@ from validation.engine.checks.numeric._matching import (
     small_integer,
     wrong_calculation,
 )
-from validation.engine.checks.numeric._misses import doubt as doubt_matches
 from validation.engine.checks.numeric._misses import judge as judge_misses
 from validation.engine.checks.numeric._names import continues_names, model_name
 from validation.engine.checks.numeric._operations import Miss
