@@ -52,6 +52,7 @@ bounded window; each claim is compared with the evidence values in one pass.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -308,6 +309,13 @@ def _flag_elsewhere(
             fixes.append(fix.model_copy(update={"finding_index": len(findings) - 1}))
 
 
+# Words right after a number that date it relative to the year its clause names.
+_RELATIVE_YEAR = re.compile(
+    r"(?i)^\W{0,3}(?:a|one|the) (?:year|twelve months) (?:earlier|before|prior|ago)\b|"
+    r"^\W{0,3}(?:in |for |during )?(?:the )?(?:prior|previous|preceding) (?:year|period)\b"
+)
+
+
 def _period_finding(
     body: str,
     match: NumberMatch,
@@ -320,6 +328,8 @@ def _period_finding(
     if match.evidence_value is None:
         return None
     left, right = _around(body, match.start, match.end, *span)
+    if _RELATIVE_YEAR.search(right):
+        return None  # "against £35.8m a year earlier": the year before the one named
     claimed = _years(left + " " + right)
     same = by_value.get(abs(match.evidence_value), [])
     if len(claimed) != 1 or not same or any(not v.period or v.period & claimed for v in same):

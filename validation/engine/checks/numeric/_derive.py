@@ -80,6 +80,7 @@ from validation.engine.checks.numeric._derive_years import (
 )
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._lexicon import written_as_multiple
 from validation.engine.checks.numeric._matching import (
     Claim,
     Derivation,
@@ -94,13 +95,6 @@ from validation.engine.checks.numeric._types import NumberMention
 
 def _percent_target(mention: NumberMention) -> bool:
     return mention.is_percent
-
-
-def _multiple(mention: NumberMention, body: str) -> bool:
-    if mention.unit == "x":
-        return True
-    after = body[mention.end : mention.end + 8].lower()
-    return after.startswith((" times", "x ", "-fold", " fold"))
 
 
 def _readings(
@@ -160,7 +154,7 @@ def explain(
     elif _percent_target(mention):
         kind = "percent"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
-    elif _multiple(mention, body):
+    elif written_as_multiple(body, mention):
         kind = "multiple"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     else:

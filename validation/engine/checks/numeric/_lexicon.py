@@ -11,7 +11,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from validation.engine.checks.numeric._labels import wordset
-from validation.engine.checks.numeric._types import _Raw
+from validation.engine.checks.numeric._types import NumberMention, _Raw
 
 CURRENCY_CODES = (
     "USD|EUR|GBP|JPY|CNY|RMB|INR|CHF|CAD|AUD|HKD|DKK|SEK|NOK|KRW|BRL|MXN|ZAR|SGD|NZD|TWD"
@@ -457,3 +457,11 @@ _SMALL_WORDS = wordset(
     "a an the of in on at to for and or by with from as is was were are be been its it this "
     "that than then which who up down"
 )
+
+
+def written_as_multiple(body: str, mention: NumberMention) -> bool:
+    """The number is a multiple: "16.5x", "2.7 times", "a 3-fold rise"."""
+    if mention.unit == "x":
+        return True
+    after = body[mention.end : mention.end + 8].lower()
+    return after.startswith((" times", "x ", "-fold", " fold"))

@@ -234,6 +234,8 @@ def _readings(
                 continue  # "$9,542 million + 0.798" is $9,542 million: no operation
             if not _direction_fits(op, operands, direction) or not _marks_fit(op, operands):
                 continue
+            if op == ops.DIFF and _rise_taken_away(grounding, operands[1:]):
+                continue  # a level less its "+59.4" is the level before, not after
             score = sum(scores[operand.key] for operand in operands) / len(operands)
             if op in _PERIODS and _same_line_item(grounding, operands):
                 score += 1.0
@@ -332,6 +334,16 @@ def _direction_fits(op: str, operands: Sequence[Operand], direction: int) -> boo
             later, earlier = earlier, later
     rise = later.value > earlier.value
     return rise == (direction > 0)
+
+
+def _rise_taken_away(grounding: Grounding, subtracted: Sequence[Operand]) -> bool:
+    """An amount the report writes with a plus sign ("| +59.4 |", a change up) subtracted."""
+    return any(
+        operand.in_report
+        and not operand.percent
+        and grounding.claims[operand.key].mention.text.startswith("+")
+        for operand in subtracted
+    )
 
 
 def _placement(grounding: Grounding, position: int, focus: Sequence[Operand]) -> dict[int, float]:

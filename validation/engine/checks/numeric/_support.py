@@ -31,6 +31,7 @@ from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric import _search as search
 from validation.engine.checks.numeric._cues import GAP, Cue, cue_of, mark_of, year_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._lexicon import written_as_multiple
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._operations import Operand
 
@@ -82,6 +83,8 @@ class Grounding:
         claims = self.claims
         claim = claims[position]
         value = abs(claim.mention.written)
+        # Multiples are operands of multiples only ("from 12.1x to 14.3x, 2.2 turns").
+        plain = not written_as_multiple(self.body, claim.mention)
         pool = []
         entries: list[int] = []
         section = self.sections[position]
@@ -95,6 +98,8 @@ class Grounding:
                 abs(other.mention.written) == value and other.hit is None
             ):
                 continue  # a bound is not a quantity; a number never supports itself
+            if plain and written_as_multiple(self.body, other.mention):
+                continue  # "2.7 times" is a ratio, no part of a share, change or sum
             pool.append(self.operand(other_position))
             if other.hit is not None:
                 entries.append(other.hit.number.entry)

@@ -20,7 +20,6 @@ from validation.engine.checks.numeric._context import _sentence
 from validation.engine.checks.numeric._cues import cue_of, header_kinds
 from validation.engine.checks.numeric._derive import (
     _OPERATIONS,
-    _multiple,
     _percent_target,
     _readings,
 )
@@ -36,6 +35,7 @@ from validation.engine.checks.numeric._derive_pool import (
 from validation.engine.checks.numeric._derive_years import periods_named
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
+from validation.engine.checks.numeric._lexicon import written_as_multiple
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._misquotes import _swaps
 from validation.engine.checks.numeric._outcome import _Output, _SentenceNumbers
@@ -164,7 +164,7 @@ def _explained_variant(
         twin = replace(
             mention, written=written, value=written * scale, decimals=decimals, scale=scale
         )
-        if _percent_target(twin) or _multiple(twin, body):
+        if _percent_target(twin) or written_as_multiple(body, twin):
             kind = "percent" if _percent_target(twin) else "multiple"
             found_readings = [(abs(float(twin.written)), 10.0**-twin.decimals)]
         else:
