@@ -29,6 +29,7 @@ from validation.engine.checks.numeric._matching import Claim, Hit
 
 _MIN_DIGITS = 3  # fewer significant digits match some cell of a table by chance
 _SAME_VALUE = 16  # cells of one value looked at
+_MAX_READ = 300  # figures of one report read so (as many as the derived search takes)
 
 
 def read_at_writers_scale(
@@ -36,6 +37,7 @@ def read_at_writers_scale(
 ) -> None:
     """Match each such figure to the one named cell its digits write (`claim.hit`)."""
     sentence = sentence_reader(body, newlines)
+    budget = _MAX_READ
     for claim in claims:
         mention = claim.mention
         if claim.hit is not None or claim.close or _judged(claim):
@@ -50,8 +52,9 @@ def read_at_writers_scale(
             for entry in index.nearest(digits, digits, digits, _SAME_VALUE)
             if _unscaled_cell(index, entry, mention.written)
         ]
-        if not cells:
+        if not cells or budget <= 0:
             continue
+        budget -= 1  # each reads its sentence's named rows: a wall stops here
         rows = _rows(index)
         low, high = sentence(mention.start, mention.end)
         own, named = named_rows(rows, mention.label, body[low:high])
