@@ -207,12 +207,9 @@ def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bo
             columns.setdefault((operand.item, operand.column), []).append(operand)
     for column in columns.values():  # a period's named line items, summed
         lists.append(sorted(column, key=lambda operand: operand.row))
-    for _, net in net_columns(operands) if not percent else ():
-        if (
-            low - _SLACK * (abs(net) + abs(high))
-            <= abs(net)
-            <= high + _SLACK * (abs(net) + abs(high))
-        ):
+    for _, net in net_columns(operands) if not percent else ():  # a column's lines, signed
+        slack = _SLACK * (abs(net) + abs(high))
+        if low - slack <= abs(net) <= high + slack:
             return True
     for members in lists:
         for size in range(3, min(len(members), MAX_GROUP) + 1):
