@@ -247,11 +247,14 @@ def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         label, rest = cells[0], cells[1:]
         numbers = [cell for cell in rest if any(ch.isdigit() for ch in cell)]
-        if label and not numbers:
-            heading = label_tokens(label)
+        if label and not numbers and not _UNITS_LINE.match(label):
+            heading = label_tokens(label)  # not "(In thousands of dollars)": no section
         elif not label and numbers and heading:
             found.setdefault(_digits_of(numbers[0]), []).append(heading)
     return found
+
+
+_UNITS_LINE = re.compile(r"\(?\s*in\s+(?:thousands|millions|billions)\b", re.IGNORECASE)
 
 
 def _digits_of(text: str) -> str:

@@ -58,6 +58,7 @@ from validation.engine.checks.numeric._tables import (
     _scale_regions,
     _Table,
     _table_label,
+    footnote_marker,
 )
 from validation.engine.checks.numeric._types import NumberMention, _Raw
 
@@ -109,9 +110,8 @@ def scan_numbers(text: str) -> list[tuple[int, int, str, Decimal, str]]:
     return found
 
 
-# An ordinal of the evidence ("the 65th consecutive year of dividend increases") states
-# a count: the report's "65 consecutive years" restates it. (In a report an ordinal
-# names a place, not a quantity, and is no claim.)
+# An ordinal of the evidence ("the 65th consecutive year of dividend increases") states a
+# count: "65 consecutive years" restates it. (A report's ordinal names a place: no claim.)
 _ORDINAL = re.compile(r"(?<![0-9])[0-9]++(?:st|nd|rd|th)\b")  # digits first: a fast scan
 
 
@@ -202,8 +202,8 @@ class _Extractor:
                 num_start
                 and text[num_start - 1].isalpha()
                 and text[num_start - 3 : num_start] not in _CODES
-            ):
-                continue  # glued to a word: Q3, FY2024, A1, v2 (but USD15 is money)
+            ) or footnote_marker(text, num_start, num_start + len(number)):
+                continue  # glued to a word: Q3, FY2024, A1, v2 (but USD15 is money), "costs(1)"
             num_end = num_start + len(number)
             if urls:
                 at = bisect_right(url_starts, num_start) - 1

@@ -351,7 +351,10 @@ def _json_strings(content: Any) -> str:
     return "\n".join(strings)
 
 
-_SAME_ROW = re.compile(r"[\s$€£¥()%|-]{0,12}")
+# Blanks, currency signs and cell separators between two cells of one row; a line break
+# that opens another markdown row ("|\n|  | 1,203,980") ends it: an unlabelled row (a
+# total line) has no label of the row above.
+_SAME_ROW = re.compile(r"(?:[^\S\n]|[$€£¥()%|-]|\n(?![ \t]*\|)){0,12}")
 _MARKDOWN_ROW_LABEL_CHARS = 200
 
 

@@ -338,3 +338,15 @@ def _table_label(text: str, table: _Table, pos: int) -> str:
     cells = table.rows[row]
     row_name = _strip_markup(text[cells[0][0] : cells[0][1]]) if cells and column > 0 else ""
     return " ".join(part for part in (row_name, column_name) if part)
+
+
+def footnote_marker(text: str, start: int, end: int) -> bool:
+    """One or two digits in parentheses glued to the word before them, a reference to a
+    note of a table's label ("Service delivery costs(1)"), not a value of its row."""
+    return (
+        end - start <= 2
+        and start >= 2
+        and text[start - 1] == "("
+        and text[start - 2].isalpha()
+        and text[end : end + 1] == ")"
+    )
