@@ -48,7 +48,7 @@ from validation.engine.checks.numeric._derive_candidates import (
     spans_years,
 )
 from validation.engine.checks.numeric._derive_grossed import grossed_up
-from validation.engine.checks.numeric._derive_heading import context_rows, heading_of
+from validation.engine.checks.numeric._derive_heading import context_rows, heading_of, margin_rows
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -80,7 +80,7 @@ from validation.engine.checks.numeric._derive_years import (
 )
 from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._lexicon import written_as_multiple
+from validation.engine.checks.numeric._lexicon import names_a_margin, written_as_multiple
 from validation.engine.checks.numeric._matching import (
     Claim,
     Derivation,
@@ -367,6 +367,9 @@ def _rescue(
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
+    margin = mention.is_percent and not cue.kinds & {SUM, MEAN}
+    if margin := margin and names_a_margin(body, low, mention.start):
+        named |= frozenset(_OPERATIONS[SHARE])  # "margin widened to 34.1%": a share of revenue
     restating = bool(claim.close) and not (named := named or _shares.share_named(cue, mention))
     if restating and not any(other.derivation for other in _beside(claims, position, low, high)):
         return False  # close to a cell its words name, and no words of a result: a slip
@@ -376,6 +379,7 @@ def _rescue(
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
     heading = heading_of(body, low)
     headed = context_rows(_rows(index), body, (low, high), heading, sentence_of)
+    headed += margin_rows(_rows(index), body, low, mention.start) if margin else []
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
     operands += group_sums(index, units, words, heading)
     if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_rows import _Rows
+from validation.engine.checks.numeric._labels import label_tokens
 
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,200})")
 
@@ -68,3 +69,33 @@ def context_rows(
         before, end = sentence_of(low - 2, low - 1)
         found += named_rows(rows, "", body[before : min(end, low)])[1]
     return found
+
+
+# The words of a top line (label_tokens reads sales and turnover as revenue), and the
+# line each margin is of ("EBITDA margin": the EBITDA row).
+_TOP_LINE = frozenset(("revenue", "net", "total", "netrevenue", "netsales", "totalrevenue"))
+_MARGIN_OF = {
+    "operatingmargin": ("operatingincome",),
+    "netmargin": ("netincome",),
+    "grossmargin": ("grossmargin", "grossprofit"),
+}
+
+
+def margin_rows(rows: _Rows, body: str, low: int, start: int) -> list[int]:
+    """The rows a margin is a share of, the rate at `start` of the sentence from `low`:
+    the top line (revenue, net sales, total revenues; never "cost of revenue") and the
+    line the words just before it name the margin of, a few each."""
+    words = body[max(low, start - 80) : start]
+    found = [row for row in rows.postings.get("revenue", ()) if rows.tokens[row] <= _TOP_LINE]
+    lines: list[str] = []
+    for token in label_tokens(words):
+        if token in _MARGIN_OF:
+            lines += _MARGIN_OF[token]
+        elif token.endswith("margin") and len(token) > len("margin"):
+            lines.append(token[: -len("margin")])  # "ebitdamargin": the EBITDA line
+    for line in lines:
+        found += rows.postings.get(line, ())[:_MARGIN_LINES]
+    return found[: 2 * _MARGIN_LINES]
+
+
+_MARGIN_LINES = 3

@@ -465,3 +465,13 @@ def written_as_multiple(body: str, mention: NumberMention) -> bool:
         return True
     after = body[mention.end : mention.end + 8].lower()
     return after.startswith((" times", "x ", "-fold", " fold"))
+
+
+# A margin (gross, operating, net) is a line's share of revenue; "margin of safety" is
+# a gap between a price and a value (`_cues.GAP`), no share.
+_MARGIN = re.compile(r"\bmargins?\b(?! of safety)", re.IGNORECASE)
+
+
+def names_a_margin(body: str, low: int, start: int) -> bool:
+    """The words just before a rate, in its clause, call it a margin."""
+    return _MARGIN.search(body, max(low, start - 80), start) is not None
