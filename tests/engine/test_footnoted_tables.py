@@ -66,4 +66,3 @@ def test_a_wrong_share_in_the_later_year_is_still_flagged() -> None:
     verdict = check(body, ("table", EXPENSES), ("notes", NOTES))
 
     assert findings_on(verdict, "7.9%") != []
-
