@@ -195,6 +195,8 @@ def explain(
             return found
         # A number written as points names its operation by its unit: a change of rates.
         given = named or (frozenset(("points",)) if kind == "points" else named)
+        if kind == "percent":  # "edged down by about 1.4%": a change of the line, not points
+            given -= {"points"}
         for spec in specs() if given else ():  # the candidates its words specify, alone
             if found := search(keep(partial(specified, spec, kind, given))(), True):
                 return found
