@@ -340,9 +340,11 @@ def _implied(level: Operand, change: Operand, sign: int) -> Operand:
 
 
 def _repeated(places: set[tuple[int, int]], place: tuple[int, int]) -> bool:
-    """A row writes the value again ("1.7 | 1.5 | 1.5"): its sum and average take both."""
+    """A row writes the value again ("1.7 | 1.5 | 1.5"), or holds a value the report states
+    as a result of its own (no cell): its sum and average take the cell too, its pairs
+    the first."""
     row = place[0]
-    return row >= 0 and place not in places and all(seen == row for seen, _ in places)
+    return row >= 0 and place not in places and all(seen in (row, -1) for seen, _ in places)
 
 
 def _total_rows(
