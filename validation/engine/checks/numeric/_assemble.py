@@ -386,6 +386,10 @@ def _orphan_finding(claim: Claim, result: _Output) -> None:
                 "calculation but appears in no evidence item and is not computed "
                 "earlier in the report"
                 if claim.operand
+                else f'"{mention.text}"{_label_for(mention)}: the evidence writes these digits, '
+                "but its words make it a result (an average, a change), and no derivation "
+                "from the evidence numbers gives it"
+                if claim.doubted
                 else f'"{mention.text}"{_label_for(mention)} appears in no evidence item and '
                 "cannot be derived from the evidence numbers"
             ),

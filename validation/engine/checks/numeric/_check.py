@@ -243,7 +243,7 @@ def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: 
         second_look(body, claims, index, sentence, supported, _derivable, grounding.cues)
         remembered = tuple(
             (
-                claim.hit is None,
+                (claim.hit is None, claim.doubted),
                 (claim.derivation, claim.miss, claim.depends, claim.rescaled, tuple(claim.close)),
                 (claim.other_period, claim.other_period_proof, claim.other_period_chance),
             )
@@ -251,16 +251,17 @@ def _ground(body: str, claims: Sequence[Claim], index: EvidenceIndex, newlines: 
         )
         index.remember(key, remembered)
         return
-    for claim, (doubted, decided, other) in zip(claims, remembered, strict=True):
-        if doubted:
+    for claim, ((unmatched, doubted), decided, other) in zip(claims, remembered, strict=True):
+        if unmatched:
             claim.hit = None
+        claim.doubted = doubted
         claim.derivation, claim.miss, claim.depends, claim.rescaled, close = decided
         claim.close = list(close)
         claim.other_period, claim.other_period_proof, claim.other_period_chance = other
 
 
 _Decided = tuple[Derivation | None, Miss | None, tuple[str, ...], Hit | None, tuple[Hit, ...]]
-_Grounded = tuple[bool, _Decided, tuple[EvidenceNumber | None, str, float]]
+_Grounded = tuple[tuple[bool, bool], _Decided, tuple[EvidenceNumber | None, str, float]]
 
 
 def _state(claim: Claim) -> tuple[object, ...]:

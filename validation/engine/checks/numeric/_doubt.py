@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._derive_rows import _rows
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, small_integer
 from validation.engine.checks.numeric._misses import _FOCUS, _in_units, _readings, _slip
@@ -31,7 +32,13 @@ def doubt(grounding: Grounding) -> list[int]:
         if hit is None or claim.in_expression or claim.calculation is not None or claim.computed:
             continue  # a number of a written expression is what it is written as
         mention = claim.mention
-        if mention.in_range or small_integer(mention) or not _weak(claim, grounding.body):
+        if mention.in_range or small_integer(mention):
+            continue
+        if averaged_cell(grounding, position):
+            claim.hit, claim.doubted = None, True  # "averaged 151 a year": one year's cell
+            doubted.append(position)
+            continue
+        if not _weak(claim, grounding.body):
             continue
         if quoted(grounding.body, mention):
             continue  # "the 6.14 per cent the company cites": the source's own figure
@@ -62,6 +69,44 @@ def _doubtful(
     if best < 1.0 or len(values) != 1 or target.meets(top[0]):
         return False
     return _slip(mention, top[0], target.distance(top[0]))
+
+
+def averaged_cell(grounding: Grounding, position: int) -> bool:
+    """ "Services averaged 151 million a year across the period": the words make the figure
+    an average over periods and give it no year of its own, but it is one period's cell of
+    its row, and that row's values of its magnitude (its periods) average to another value
+    at the figure's precision. An evidence figure that is itself an average ("Average
+    daily balance") keeps its match."""
+    claim = grounding.claims[position]
+    hit, mention = claim.hit, claim.mention
+    if hit is None or hit.number.tokens & _AVERAGES or grounding.cue(position).year:
+        return False
+    if _AVERAGED.search(grounding.body, max(0, mention.start - 40), mention.start) is None:
+        return False  # not "averaged 151": "the mean of 1,671 and 1,612" takes its operands
+    index = grounding.index
+    rows = _rows(index)
+    row = rows.row_of.get(hit.number.entry)
+    if row is None:
+        return False
+    value = float(hit.number.full_value)
+    periods = [
+        float(cell.full_value)
+        for cell in map(index.number, rows.cells[row])
+        if cell.unit == hit.number.unit and value / 3 <= float(cell.full_value) <= value * 3
+    ]
+    if len(periods) < 2:
+        return False
+    mean = sum(periods) / len(periods)
+    step = 10.0**-claim.mention.decimals * float(hit.number.full_value / hit.number.value)
+    return abs(mean - value) > step / 2
+
+
+_AVERAGES = frozenset(("average", "averaged", "avg", "mean"))
+# The verb right before the figure: "averaged 151", "averaging roughly $12.3".
+_AVERAGED = re.compile(
+    r"(?i)\baverag(?:ed|es|ing)[ \t]+(?:(?:about|roughly|around|approximately|nearly|some|"
+    r"just|only)[ \t]+)?(?:[$€£]|US\$)?$"
+)
 
 
 def _weak(claim: Claim, body: str) -> bool:

@@ -82,6 +82,7 @@ class Claim:
     depends: tuple[str, ...] = ()  # the unsupported numbers it follows from
     # Every number it follows from was supported later (`_misses.settle`): unexplained itself.
     settled: bool = False
+    doubted: bool = False  # its evidence match was set aside: judged as a result (`_doubt`)
     # The cell of the same row a result stated from this number needs instead (a wrong
     # period), and how that result follows from it.
     other_period: EvidenceNumber | None = None

@@ -40,7 +40,7 @@ def read_at_writers_scale(
     budget = _MAX_READ
     for claim in claims:
         mention = claim.mention
-        if claim.hit is not None or claim.close or _judged(claim):
+        if claim.hit is not None or claim.close or claim.doubted or _judged(claim):
             continue
         if not mention.has_explicit_scale or mention.is_percent or mention.negative:
             continue
