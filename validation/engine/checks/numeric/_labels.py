@@ -80,7 +80,13 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ("fifty two week high", "high52"),
     ("all time high", "ath"),
     ("research and development", "rd"),
+    ("research development", "rd"),  # "Research, development and engineering"
     ("r&d", "rd"),
+    # Abbreviations of line items, spelled out as their words.
+    ("sg&a", "selling general administrative"),
+    ("g&a", "general administrative"),
+    ("pp&e", "property plant equipment"),
+    ("d&a", "depreciation amortization"),
     ("cap ex", "capex"),
     # A balance at the beginning of a period is its opening balance.
     ("beginning of year", "opening"),
