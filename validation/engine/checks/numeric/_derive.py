@@ -369,9 +369,13 @@ def _rescue(
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
-    margin = mention.is_percent and not cue.kinds & {SUM, MEAN}
-    if margin := margin and names_a_margin(body, low, mention.start):
-        named |= frozenset(_OPERATIONS[SHARE])  # "margin widened to 34.1%": a share of revenue
+    margin = (
+        mention.is_percent
+        and not cue.kinds & {SUM, MEAN}
+        and names_a_margin(body, low, mention.start)
+    )
+    if margin:  # "margin widened to 34.1%": a share of revenue, whatever the verbs
+        named |= frozenset(_OPERATIONS[SHARE])
     restating = bool(claim.close) and not (named := named or _shares.share_named(cue, mention))
     if restating and not any(other.derivation for other in _beside(claims, position, low, high)):
         return False  # close to a cell its words name, and no words of a result: a slip

@@ -22,6 +22,7 @@ from functools import lru_cache
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_rows import _Rows
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._lexicon import MARGIN_REACH
 
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,200})")
 
@@ -85,7 +86,7 @@ def margin_rows(rows: _Rows, body: str, low: int, start: int) -> list[int]:
     """The rows a margin is a share of, the rate at `start` of the sentence from `low`:
     the top line (revenue, net sales, total revenues; never "cost of revenue") and the
     line the words just before it name the margin of, a few each."""
-    words = body[max(low, start - 80) : start]
+    words = body[max(low, start - MARGIN_REACH) : start]  # those `names_a_margin` read
     found = [row for row in rows.postings.get("revenue", ()) if rows.tokens[row] <= _TOP_LINE]
     lines: list[str] = []
     for token in label_tokens(words):

@@ -79,8 +79,10 @@ def averaged_cell(grounding: Grounding, position: int) -> bool:
     daily balance") keeps its match."""
     claim = grounding.claims[position]
     hit, mention = claim.hit, claim.mention
-    if hit is None or hit.number.tokens & _AVERAGES or grounding.cue(position).year:
+    if hit is None or not hit.number.value or hit.number.tokens & _AVERAGES:
         return False
+    if grounding.cue(position).year:
+        return False  # "averaged 151 million in 2018": that year's own average
     if _AVERAGED.search(grounding.body, max(0, mention.start - 40), mention.start) is None:
         return False  # not "averaged 151": "the mean of 1,671 and 1,612" takes its operands
     index = grounding.index
@@ -97,7 +99,8 @@ def averaged_cell(grounding: Grounding, position: int) -> bool:
     if len(periods) < 2:
         return False
     mean = sum(periods) / len(periods)
-    step = 10.0**-claim.mention.decimals * float(hit.number.full_value / hit.number.value)
+    # The figure's last digit, in the cell's full units (its digits times its scale).
+    step = 10.0**-mention.decimals * float(hit.number.full_value / hit.number.value)
     return abs(mean - value) > step / 2
 
 

@@ -470,8 +470,9 @@ def written_as_multiple(body: str, mention: NumberMention) -> bool:
 # A margin (gross, operating, net) is a line's share of revenue; "margin of safety" is
 # a gap between a price and a value (`_cues.GAP`), no share.
 _MARGIN = re.compile(r"\bmargins?\b(?! of safety)", re.IGNORECASE)
+MARGIN_REACH = 80  # characters before a rate read for the margin its words name
 
 
 def names_a_margin(body: str, low: int, start: int) -> bool:
     """The words just before a rate, in its clause, call it a margin."""
-    return _MARGIN.search(body, max(low, start - 80), start) is not None
+    return _MARGIN.search(body, max(low, start - MARGIN_REACH), start) is not None
