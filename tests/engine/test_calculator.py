@@ -127,11 +127,12 @@ def test_refusals_have_clear_messages(expression: str, message: str) -> None:
     ],
 )
 def test_bombs_fail_fast_with_a_clear_error(bomb: str) -> None:
-    began = time.perf_counter()
+    began = time.process_time()
     with pytest.raises(CalculatorError):
         evaluate(bomb)
-    # Generous bound: the point is "no hang", not a benchmark.
-    assert time.perf_counter() - began < 0.5
+    # Generous bound: the point is "no hang", not a benchmark. CPU time of this process,
+    # so a busy machine's scheduling (a CI run once stalled 0.52 s) does not count.
+    assert time.process_time() - began < 0.5
 
 
 def test_large_but_reasonable_numbers_work() -> None:
