@@ -37,8 +37,9 @@ from validation.engine.checks.numeric._cues import (
     SHARE,
     SUM,
     cue_of,
+    header_kinds,
 )
-from validation.engine.checks.numeric._derive_accept import Explained, _search
+from validation.engine.checks.numeric._derive_accept import Explained, _search, restated_results
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
 from validation.engine.checks.numeric._derive_buckets import per_year
 from validation.engine.checks.numeric._derive_candidates import (
@@ -134,6 +135,7 @@ def explain(
     per_unit: frozenset[int] = frozenset(),
     buckets: Sequence[Candidate] = (),
     grossed: Sequence[Candidate] = (),
+    based: bool = False,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
@@ -143,7 +145,9 @@ def explain(
     amount per unit (`per_unit`: its cells) against one that is none in a share, multiple or
     change (`_derive_shares.unmixed`). `buckets`: an amount's averages a year over a span
     of bucketed periods (`_derive_buckets`), and `grossed`, the wholes a part and its share
-    imply (`_derive_grossed`), each weighed among themselves first."""
+    imply (`_derive_grossed`), each weighed among themselves first. `based`: the words
+    name a share's base ("or about 13.9% of the reported balance"), so a stated change
+    over the level it reached is a share too, whatever direction the sentence says."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -168,7 +172,7 @@ def explain(
     def search(found: Iterator[Candidate], whole: bool = False) -> Explained | None:
         return _search(_shares.unmixed(found, per_unit), readings, operands, whole)
 
-    if (found := search(_results(operands, kind, readings))) is not None:
+    if (found := search(restated_results(operands, kind, readings))) is not None:
         return found  # a result the report derives elsewhere, restated
     for own in (buckets, grossed) if kind == "amount" else ():
         # "average about $2,988 thousand a year" over 2020 through 2024; "that price points
@@ -177,7 +181,9 @@ def explain(
             return found
 
     bound = may_hit(operands, kind, readings, periods)
-    searched = partial(candidates, operands, kind, periods, direction, years=years, span=span)
+    searched = partial(
+        candidates, operands, kind, periods, direction, years=years, span=span, based=based
+    )
     for share in share_specs if kind == "percent" else ():
         # Named lines together over their total: candidates no other look has (no bound
         # of those looks says whether one may land), a handful weighed among themselves.
@@ -225,26 +231,6 @@ def explain(
         every = look(compound=True)
         found = search(every)
     return found
-
-
-def _results(
-    operands: Sequence[Operand], kind: str, readings: Sequence[tuple[float, float]]
-) -> Iterator[Candidate]:
-    """The results the report derives or calculates elsewhere, each as it stands: a number
-    may restate one at its own scale or rounding ("$3.57 million" in a headline for the
-    "$3,571 thousand" a bullet sums). Weighed among themselves alone, tier 0. A result on
-    the very edge of the number's rounding window ("52 percent" of a 52.5) is no
-    restatement: half-way, the writer's rounding cannot tell."""
-    percent = kind in ("percent", "points")
-    for operand in operands:
-        if not operand.derived or operand.percent != percent:
-            continue
-        if any(
-            abs(abs(operand.value - target) - width / 2) <= 1e-9 * target
-            for target, width in readings
-        ):
-            continue
-        yield 0, operand.value, "{0}", "restated result", (operand,)
 
 
 def rescue(
@@ -367,6 +353,8 @@ def _rescue(
     words = body[low:high]
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
+    if mention.in_table and CHANGE in header_kinds(mention.label):  # a column of changes
+        named |= frozenset(_OPERATIONS[CHANGE])
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
     margin = (
@@ -435,6 +423,7 @@ def _rescue(
         _shares.per_unit(index, operands),
         list(per_year(operands, index, words)) if MEAN in cue.kinds else (),
         list(grossed_up(operands, words)),
+        mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False

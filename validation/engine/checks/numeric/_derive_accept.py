@@ -135,3 +135,23 @@ def _covered(near: Sequence[list[float]], readings: Sequence[tuple[float, float]
             covered += (high - max(low, end)) / width if high > end else 0.0
             end = max(end, high)
     return covered
+
+
+def restated_results(
+    operands: Sequence[Operand], kind: str, readings: Sequence[tuple[float, float]]
+) -> Iterator[Candidate]:
+    """The results the report derives or calculates elsewhere, each as it stands: a number
+    may restate one at its own scale or rounding ("$3.57 million" in a headline for the
+    "$3,571 thousand" a bullet sums). Weighed among themselves alone, tier 0. A result on
+    the very edge of the number's rounding window ("52 percent" of a 52.5) is no
+    restatement: half-way, the writer's rounding cannot tell."""
+    percent = kind in ("percent", "points")
+    for operand in operands:
+        if not operand.derived or operand.percent != percent:
+            continue
+        if any(
+            abs(abs(operand.value - target) - width / 2) <= 1e-9 * target
+            for target, width in readings
+        ):
+            continue
+        yield 0, operand.value, "{0}", "restated result", (operand,)

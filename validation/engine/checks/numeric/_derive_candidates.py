@@ -45,9 +45,12 @@ def candidates(
     compound: bool = False,
     years: frozenset[int] = frozenset(),
     span: bool = False,
+    based: bool = False,
 ) -> Iterator[Candidate]:
     """(tier, value, formula, operation, its operands) for every candidate, tier by tier. A change
-    whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only.
+    whose words say a rise (`direction` 1) or a fall (-1) is taken on that base only;
+    `based`: the words name the base of a share themselves ("13.9% of the reported
+    balance"), so a stated change over the level it reached is a share as well.
     `compound`: a row's change over another's too (more candidates: a second look).
     `years`: the years the sentence names (a pair of cells of none of them fits less).
     `span`: the sentence names a span of three periods or more ("over fiscal 2017-2019"):
@@ -62,7 +65,7 @@ def candidates(
     ends = _ends(amounts)
     changes = row_changes(amounts, kind) if compound and kind in ("percent", "multiple") else []
     for tier in range(TIERS):
-        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction)
+        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction, based)
         if points is not None:
             found = chain(found, _pairs(points[tier], percents, "points", tier, periods, 0))
         if kind == "amount":
@@ -203,10 +206,25 @@ def _by_tier(
     operands = [operand for operand in operands if not operand.repeat]  # its twin pairs
     for i, first in enumerate(operands):
         for second in operands[i + 1 :]:
-            if undo and _undoes(first, second):
+            if (undo and _undoes(first, second)) or one_figure(first, second):
                 continue
             tiers[_tier(first, second)].append((first, second))
     return tiers
+
+
+def one_figure(first: Operand, second: Operand) -> bool:
+    """The two are one figure written at two scales, the coarser a rounding of the finer
+    ("$9.54 billion" of the prose, 9,538.4 of a table in millions): no analyst takes their
+    difference, ratio or sum; what they give is rounding noise."""
+    if first.digits == second.digits or first.percent or second.percent:
+        return False
+    coarse = first if first.digits > second.digits else second
+    decimals = _DECIMALS.search(coarse.text)
+    places = len(decimals.group(1)) if decimals else 0
+    return abs(first.value - second.value) <= coarse.digits * 0.5 * 10.0**-places * 1.000001
+
+
+_DECIMALS = re.compile(r"\d\.(\d+)")
 
 
 def _undoes(first: Operand, second: Operand) -> bool:
@@ -252,6 +270,7 @@ def _pairs(
     tier: int,
     periods: Sequence[int],
     direction: int,
+    based: bool = False,
 ) -> Iterator[Candidate]:
     if not pairs:
         return
@@ -289,7 +308,7 @@ def _pairs(
             ):
                 if not bottom:
                     continue
-                if not (part.change and _wrong_base(top, bottom, direction, values)):
+                if based or not (part.change and _wrong_base(top, bottom, direction, values)):
                     yield tier, abs(top / bottom * 100), "{} / {} * 100", "share", (tt, tb_)
                 change = (top - bottom) / bottom * 100
                 if direction * change < 0:

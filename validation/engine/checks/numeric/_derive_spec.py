@@ -110,7 +110,7 @@ def specify(
     make it a level: "to $1.12 thousand"), and it is no average of years."""
     mention = claims[position].mention
     if mention.in_table:
-        return ()
+        return _row_spec(operands)
     before = body[max(sentence[0], mention.start - 12) : mention.start].split()
     dated = dated or (bool(before) and before[-1].lower() in _LEVEL_WORDS)
     rows = _rows(index)
@@ -234,6 +234,13 @@ def _end(
         ),
         None,
     )
+
+
+def _row_spec(operands: Sequence[Operand]) -> tuple[Spec, ...]:
+    """A cell of the report's own table under a header that names a change ("| 6,083.2 |
+    6,040.0 | +0.7% |" under "Change"): the amounts its row states are its operands."""
+    cells = tuple(o for o in operands if o.strength == STATED and not o.percent)
+    return (Spec(cells),) if len(cells) >= 2 else ()
 
 
 def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate]:
