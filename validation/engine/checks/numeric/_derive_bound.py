@@ -29,8 +29,8 @@ from validation.engine.checks.numeric._derive_candidates import (
     like_cells,
     row_changes,
 )
-from validation.engine.checks.numeric._derive_columns import net_columns
-from validation.engine.checks.numeric._derive_pool import NAMED, STATED, Operand
+from validation.engine.checks.numeric._derive_columns import named_columns, net_columns
+from validation.engine.checks.numeric._derive_pool import STATED, Operand
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 
 _SLACK = 1e-9  # relative widening of every window: far above a float's rounding error
@@ -200,12 +200,8 @@ def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bo
             if operand.strength == STATED and operand.percent == percent
         ]
     )
-    columns: dict[tuple[int, int], list[Operand]] = {}
-    for operand in operands:
-        placed = operand.row >= 0 and operand.column >= 0
-        if placed and operand.strength >= NAMED and operand.percent == percent:
-            columns.setdefault((operand.item, operand.column), []).append(operand)
-    for column in columns.values():  # a period's named line items, summed
+    like = [operand for operand in operands if operand.percent == percent]
+    for column in named_columns(like):  # a period's named line items, summed
         lists.append(sorted(column, key=lambda operand: operand.row))
     for _, net in net_columns(operands) if not percent else ():  # a column's lines, signed
         slack = _SLACK * (abs(net) + abs(high))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 
@@ -54,12 +54,12 @@ def carried_over(
         found += rows.cells[row][:MAX_GROUP]
         item = index.item_of(entry)
         twins = [
-            other
+            cell
             for other in rows.postings.get(min(rows.tokens[row]), ())
             if other != row
             and rows.tokens[other] == rows.tokens[row]
-            and len(rows.cells[other]) > column
             and index.item_of(rows.cells[other][0]) == item
+            and (cell := cell_at(rows, other, column)) is not None
         ]
-        found += [rows.cells[other][column] for other in twins[:_MAX_TWINS]]
+        found += twins[:_MAX_TWINS]
     return found

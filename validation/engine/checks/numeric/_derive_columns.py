@@ -31,11 +31,7 @@ def column_sums(
     together total ..."): all of them, three or more, at the tier of the weakest
     (`tiers`: the tier of a group by its weakest operand's strength). Then each column's
     net, where its lines carry both signs."""
-    columns: dict[tuple[int, int], list[Operand]] = {}
-    for operand in operands:
-        if operand.row >= 0 and operand.column >= 0 and operand.strength >= NAMED:
-            columns.setdefault((operand.item, operand.column), []).append(operand)
-    for members in columns.values():
+    for members in named_columns(operands):
         weakest = min(member.strength for member in members)
         if not 3 <= len(members) <= MAX_GROUP or tier != tiers[weakest]:
             continue
@@ -45,6 +41,20 @@ def column_sums(
     for members, net in net_columns(operands):
         if tier == tiers[min(member.strength for member in members)]:
             yield tier, abs(net), net_formula(members), "sum", ()
+
+
+def named_columns(operands: Sequence[Operand]) -> Iterator[list[Operand]]:
+    """The cells of each column among the rows the sentence names or states, without the
+    column's total line where it has others: "commercial paper, certificates of deposit,
+    asset-backed and corporate debt together total ..." names the total line by its verb,
+    but no analyst adds a total to the lines it totals."""
+    columns: dict[tuple[int, int], list[Operand]] = {}
+    for operand in operands:
+        if operand.row >= 0 and operand.column >= 0 and operand.strength >= NAMED:
+            columns.setdefault((operand.item, operand.column), []).append(operand)
+    for members in columns.values():
+        lines = [member for member in members if not member.total]
+        yield lines if lines else members
 
 
 def net_columns(operands: Sequence[Operand]) -> Iterator[tuple[list[Operand], float]]:

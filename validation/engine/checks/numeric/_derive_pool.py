@@ -63,6 +63,7 @@ class Operand:
     derived: bool = False  # a result the report derives or calculates (not a cell it restates)
     also: tuple[tuple[int, int, int], ...] = ()  # other cells of its value in its table
     negative: bool = False  # its cell writes it negative ("(692,999)")
+    total: bool = False  # its row is its table's total line ("Total", an unlabelled sum)
 
 
 _TOTAL_WORDS = re.compile(
@@ -150,6 +151,7 @@ def _cell_operand(
         unit=number.unit or written_unit or _derive_rows.spaced_unit(index, entry),
         also=_derive_rows.twins(index, rows, entry),
         negative=_derive_rows.negative_cell(index, entry),
+        total=rows.row_of.get(entry, -1) in rows.totals.get(number.item, ()),
     )
 
 

@@ -63,6 +63,8 @@ def _rows(index: EvidenceIndex) -> _Rows:
     row = -1
     places: dict[str, int] = {}  # a JSON row's object's keys, in order
     places_row = -1  # the row `places` is of
+    skipped = 0  # a text row's placeholder cells ("—") so far: they hold columns too
+    last_end = 0  # where the row's last number ends in its item's text
     for entry, item, label, key_in in index.labelled_entries():
         # A JSON path: the object holding the number is its row ("line_items.Total"), its
         # key the column ("2019"), the path split at its last dot.
@@ -84,7 +86,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
             continue
         key: tuple[int, str] | tuple[int, int, str, int] = (item, label) if group is None else group
         if key != last or len(current) >= MAX_GROUP * 2:
-            current = []
+            current, skipped = [], 0
             cells.append(current)
             row = len(cells) - 1
             words = label_tokens(label)
@@ -112,7 +114,11 @@ def _rows(index: EvidenceIndex) -> _Rows:
             column_of[entry] = places.setdefault(column_key, len(places))
             json_columns.setdefault((item, column_key), []).append(entry)
         else:
-            column_of[entry] = len(current)
+            if text_items[item] and (span := index.text_span(entry)) is not None:
+                text = index.items[item].text or ""
+                skipped += placeholders(text, last_end if current else -1, span[0])
+                last_end = span[1]
+            column_of[entry] = len(current) + skipped
         current.append(entry)
     prose = set(group_rows.values())
     by_sentence: dict[tuple[int, int, str], list[int]] = {}
@@ -125,8 +131,8 @@ def _rows(index: EvidenceIndex) -> _Rows:
         if row in prose:
             continue  # a prose row's places are its sentence's order, no table's columns
         item = index.item_of(entries[0])
-        for column, entry in enumerate(entries):
-            by_item_column.setdefault((item, column), []).append(entry)
+        for entry in entries:
+            by_item_column.setdefault((item, column_of[entry]), []).append(entry)
     for (json_item, _), entries in json_columns.items():
         for entry in entries:
             by_item_column.setdefault((json_item, column_of[entry]), []).append(entry)
@@ -155,6 +161,22 @@ def _rows(index: EvidenceIndex) -> _Rows:
     return found
 
 
+def placeholders(text: str, start: int, end: int) -> int:
+    """How many cells of a table row hold no number between `start` and the number at
+    `end` of `text`: each a dash standing alone ("5,912  —  —  8,868", "| — |", "$ —").
+    With `start` -1, the row's first number: the cells after its label's last word ("Cost
+    of sales - products" keeps its hyphen), within a reach of the number."""
+    if start < 0:
+        before = text[max(0, end - _ROW_REACH) : end]
+        tail = _NO_LETTERS.match(before[::-1])
+        start = end - (tail.end() if tail else 0)
+    return len(_PLACEHOLDER.findall(text, start, end))
+
+
+_ROW_REACH = 160  # how far before a row's first number its placeholders are looked for
+# A dash alone in a cell: between spaces or bars, after a currency sign at most.
+_PLACEHOLDER = re.compile(r"(?<![^\s|$])[\u2014\u2013\u2212-]+(?![^\s|])")
+_NO_LETTERS = re.compile(r"[^\w\n]*")  # read backwards: a row's cells after its label
 _CAPITALS = re.compile(r"\b[A-Z]{2,6}\b")
 _HEAD_WORD = re.compile(r"[a-z]+")
 # The words that link a noun phrase to its number ("expenses of $15.4 million", "costs
@@ -208,6 +230,11 @@ def _sum_lines(
                 totals.setdefault(item, []).append(row)
                 break
             above -= 1
+
+
+def cell_at(rows: _Rows, row: int, column: int) -> int | None:
+    """The cell of `row` in `column` (a table's column, a JSON object's key), if it has one."""
+    return next((entry for entry in rows.cells[row] if rows.column_of[entry] == column), None)
 
 
 def column_cells(rows: _Rows, index: EvidenceIndex, row: int, column: int) -> list[int]:

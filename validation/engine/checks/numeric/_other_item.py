@@ -22,7 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from validation.engine.checks.numeric._derive_rows import _Rows, _rows
+from validation.engine.checks.numeric._derive_rows import _Rows, _rows, cell_at
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim, small_integer
@@ -75,7 +75,7 @@ def other_item_of(
             continue
         if rows.column_of[other.hit.number.entry] == column:
             continue  # the same period: two line items side by side, not one over time
-        cell = _cell_at(rows, other_row, column)
+        cell = cell_at(rows, other_row, column)
         if cell is None or not _periods_differ(index, cell, other.hit.number.entry, entry):
             continue
         instead = index.number(cell)
@@ -166,10 +166,6 @@ def _periods_differ(index: EvidenceIndex, cell: int, partner: int, entry: int) -
         and period != other
         and _period(index, cell, ordered=True) == period
     )
-
-
-def _cell_at(rows: _Rows, row: int, column: int) -> int | None:
-    return next((entry for entry in rows.cells[row] if rows.column_of[entry] == column), None)
 
 
 def _naming(rows: _Rows, row: int, words: str) -> int:
