@@ -68,6 +68,7 @@ from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNu
 from validation.engine.checks.numeric._expressions import evaluate_all, render
 from validation.engine.checks.numeric._extract import extract
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._lexicon import written_as_multiple
 from validation.engine.checks.numeric._links import constant_roles
 from validation.engine.checks.numeric._matching import (
     Claim,
@@ -140,7 +141,7 @@ def analyze(
             cited=_cited_in(citations, _line(newlines, len(body), mention.start)),
         )
         began = time.perf_counter()
-        match_claim(claim, index, tolerance)
+        match_claim(claim, index, tolerance, multiple=written_as_multiple(body, mention))
         claim.search_ms = (time.perf_counter() - began) * 1000
         claims.append(claim)
         by_position[position] = claim

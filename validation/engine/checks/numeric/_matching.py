@@ -107,13 +107,20 @@ def calculated(claim: Claim) -> bool:
 
 
 def match_claim(
-    claim: Claim, index: EvidenceIndex, tolerance: float, *, operand: bool = False
+    claim: Claim,
+    index: EvidenceIndex,
+    tolerance: float,
+    *,
+    operand: bool = False,
+    multiple: bool = False,
 ) -> None:
     """Find the evidence number a claim stands for. First within the precision
     shown (exact / rounded) under every reading of the claim; only if none fits,
     the nearest label-related numbers within the tolerance (close). An `operand`
     of a written calculation says by its place what it is, so its percentage
-    readings ("2.9%" for a plain 2.9 in a column of percentages) need no label."""
+    readings ("2.9%" for a plain 2.9 in a column of percentages) need no label. A
+    `multiple` ("about 4.5 times the Canadian allocation") is a ratio: never an amount
+    restated at another scale (4,534 of the foreign line, read in thousands)."""
     mention = claim.mention
     # Everything the search below reads of the claim: the same number, written the same
     # way, with the same label words and citations, finds the same evidence (the next
@@ -131,22 +138,27 @@ def match_claim(
         claim.cited,
         tolerance,
         operand,
+        multiple,
     )
     remembered: tuple[Hit | None, tuple[Hit, ...], Hit | None] | None = index.memo.get(memo_key)
     if remembered is not None:
         claim.hit, claim.close, claim.rescaled = remembered[0], list(remembered[1]), remembered[2]
         return
-    _search(claim, index, tolerance, operand)
+    _search(claim, index, tolerance, operand, multiple)
     if claim.hit is None and not claim.close and mention.has_explicit_scale:
         claim.rescaled = _at_another_scale(claim, index)
     index.remember(memo_key, (claim.hit, tuple(claim.close), claim.rescaled))
 
 
-def _search(claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool) -> None:
+def _search(
+    claim: Claim, index: EvidenceIndex, tolerance: float, operand: bool, multiple: bool
+) -> None:
     mention = claim.mention
     claimed = float(abs(mention.value))
     best: Hit | None = None
     for probe in readings_of(mention):
+        if multiple and probe.shifted:
+            continue
         target = probe.target
         half = probe.half
         target_float = probe.target_float
