@@ -90,7 +90,7 @@ from validation.engine.checks.numeric._matching import (
 )
 from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._misquotes import swapped_cell
-from validation.engine.checks.numeric._stated_ends import keeping_direction
+from validation.engine.checks.numeric._stated_ends import from_its_step, keeping_direction
 from validation.engine.checks.numeric._types import NumberMention
 
 
@@ -199,6 +199,11 @@ def explain(
         ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
         if ended is not None and (found := search(ended)) is not None:
             return found
+        if end is not None and kind == "percent":  # "by $20 thousand, or about 0.5%, to"
+            stepped, step = from_its_step(look(), body, mention, claim.index, operands, end)
+            others = [operand for operand in operands if operand is not step]
+            if stepped and (found := _search(iter(stepped), readings, others, True)):
+                return found
         # A number written as points names its operation by its unit: a change of rates.
         given = named or (frozenset(("points",)) if kind == "points" else named)
         if kind == "percent":  # "edged down by about 1.4%": a change of the line, not points

@@ -439,7 +439,8 @@ def direction_of(body: str, claims: Sequence[Claim], position: int, low: int, hi
 
 
 # "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
-_TO_END = re.compile(r"[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
+# (", or about 0.5%, to $3,777 thousand": the comma closes the aside, the level is still its)
+_TO_END = re.compile(r",?[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
 
 
 def stated_end(

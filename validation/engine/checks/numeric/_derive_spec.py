@@ -65,7 +65,7 @@ _LEVEL_WORDS = frozenset(("to", "from"))
 _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
 # "rose 1.1 points to 50.8%", "up 2.4% to 31.0%": a change, then the level it ends at.
 _TO_END = re.compile(
-    r"(?:[ \t]+(?:percentage[ \t]+)?(?:points?|pts|pp|ppts?))?[ \t]+to[ \t]+"
+    r"(?:[ \t]+(?:percentage[ \t]+)?(?:points?|pts|pp|ppts?))?,?[ \t]+to[ \t]+"
     r"(?:(?:about|roughly|around|approximately|nearly|some)[ \t]+)?"
 )
 

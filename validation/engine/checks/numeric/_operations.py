@@ -94,6 +94,28 @@ class Operand:
         return self.scale if self.explicit_scale else self.declared
 
 
+def one_figure(first: Operand, second: Operand) -> bool:
+    """The two are one figure written at two scales, the coarser a rounding of the other
+    ("$3.8 million" of a note, 3,777 of a table in thousands), as
+    `_derive_candidates.one_figure` judges the closed search's operands."""
+    if first.percent or second.percent or first.scale == second.scale:
+        return False  # "87" and "86.8" of one table are two figures, however close
+    if first.value == second.value:
+        return False  # one value twice: an average of two equal periods is still one
+    return abs(first.value - second.value) <= max(_half_unit(first), _half_unit(second)) * 1.000001
+
+
+def _half_unit(operand: Operand) -> float:
+    """Half a unit of the last digit it is written with, in full units (an evidence
+    number counts as exact in a derivation, but "$3.8 million" is still one decimal)."""
+    if operand.half:
+        return operand.half
+    written = abs(operand.written)
+    text = repr(written)
+    places = 0 if written.is_integer() or "e" in text else len(text.split(".")[1])
+    return 0.5 * 10.0**-places * operand.scale
+
+
 def misread(operands: Sequence[Operand], target_scale: float) -> bool:
     """Whether computing on the digits as written would read a scale wrongly: a
     result written at a scale ("$9.0 billion") from digits known to stand at

@@ -290,6 +290,8 @@ class _Paired:
                     op, i, j, percent_target, coarse, zero, beside, dated, same_units
                 ):
                     continue
+                if ops.one_figure(self.pool[i], self.pool[j]):
+                    continue  # "$3.8 million" and 3,777 thousand: their gap is rounding
                 measured = self._measure(op, i, j, written, False)
                 if measured is None or not target.meets_value(op, written, *measured):
                     continue

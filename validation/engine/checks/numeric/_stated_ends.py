@@ -83,3 +83,48 @@ def _level_to(
         ),
         None,
     )
+
+
+def from_its_step(
+    found: Iterator[Candidate],
+    body: str,
+    mention: NumberMention,
+    place: int,
+    operands: Sequence[DerivedOperand],
+    end: DerivedOperand,
+) -> tuple[list[Candidate], DerivedOperand | None]:
+    """Of the candidates `found`, the percentage changes ending at `end` that start where
+    the change stated just before the claim puts them ("rose by $20 thousand, or about
+    0.5%, to $3,777 thousand": from 3,757), and that change. The words give the percentage
+    one value, so the claim is weighed against those alone, and the start the change
+    implies is no cell taken in place of the change. None when no amount stands right
+    before the claim with ", or" between. `place`: the claim's place among the report's
+    numbers."""
+    if _OR_ABOUT.search(body, max(0, mention.start - _REACH), mention.start) is None:
+        return [], None
+    step = next(
+        (
+            operand
+            for operand in operands
+            if operand.position == place - 1 and operand.strength == STATED
+        ),
+        None,
+    )
+    if step is None or step.percent or step is end:
+        return [], None
+    slack = max(abs(step.value) * 0.01, step.digits / 2)
+    kept = [
+        candidate
+        for candidate in found
+        if candidate[3] == "percent change"
+        and candidate[4][:1] == (end,)
+        and isinstance(start := candidate[4][1], DerivedOperand)
+        and abs(abs(end.value - start.value) - abs(step.value)) <= slack
+    ]
+    return kept, step
+
+
+# ", or about 0.5%": an alternate form of the number just before it.
+_OR_ABOUT = re.compile(
+    r",[ \t]*or(?:[ \t]+(?:about|roughly|around|approximately|nearly|some|just))?[ \t]*\Z"
+)
