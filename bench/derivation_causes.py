@@ -54,7 +54,7 @@ def _best_hit(claim: Any, body: str, operands: Sequence[Operand], periods: Seque
     readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     kind = "percent" if mention.is_percent else "amount"
     if kind == "amount":
-        readings = _derive._readings(mention, body, operands)
+        readings = _derive_accept._readings(mention, body, operands)
     neighbours = [0] * (TIERS + 1)
     hit: tuple[float, float, float] | None = None
     for tier, value, _, _, _ in candidates(operands, kind, periods, 0, compound=True):

@@ -39,7 +39,13 @@ from validation.engine.checks.numeric._cues import (
     cue_of,
     header_kinds,
 )
-from validation.engine.checks.numeric._derive_accept import Explained, _search, restated_results
+from validation.engine.checks.numeric._derive_accept import (
+    Explained,
+    _readings,
+    _search,
+    restated_aside,
+    restated_results,
+)
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
 from validation.engine.checks.numeric._derive_buckets import per_year
 from validation.engine.checks.numeric._derive_candidates import (
@@ -98,26 +104,6 @@ def _percent_target(mention: NumberMention) -> bool:
     return mention.is_percent
 
 
-def _readings(
-    mention: NumberMention, body: str, operands: Sequence[Operand]
-) -> list[tuple[float, float]]:
-    """(value, width of its rounding window) for each reading of an amount."""
-    written = abs(float(mention.written))
-    step = 10.0**-mention.decimals
-    if mention.has_explicit_scale:
-        scale = float(mention.scale)
-        readings = [(written * scale, step * scale)]
-        if any(operand.unscaled for operand in operands):
-            readings.append((written, step))  # "$92.0 million" of a table in millions
-        return readings
-    readings = [(written, step)]
-    for scale in sorted({operand.digits for operand in operands} - {1.0}):
-        readings.append((written * scale, step * scale))
-    if body[mention.end : mention.end + 6].lower().startswith((" cent", "¢")):
-        readings.append((written / 100, step / 100))
-    return readings
-
-
 def explain(
     claim: Claim,
     body: str,
@@ -172,6 +158,9 @@ def explain(
     def search(found: Iterator[Candidate], whole: bool = False) -> Explained | None:
         return _search(_shares.unmixed(found, per_unit), readings, operands, whole)
 
+    aside = restated_aside(body, mention, claim.index, operands)  # "$1,508 thousand (about"
+    if aside and (found := search(iter(aside), True)) is not None:
+        return found
     if (found := search(restated_results(operands, kind, readings))) is not None:
         return found  # a result the report derives elsewhere, restated
     for own in (buckets, grossed) if kind == "amount" else ():

@@ -11,13 +11,15 @@ writer's own arithmetic verified, whatever its chance. docs/derivations.md tells
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
 from validation.engine.checks.numeric._derive_candidates import Candidate
-from validation.engine.checks.numeric._derive_pool import Operand
+from validation.engine.checks.numeric._derive_pool import STATED, Operand
 from validation.engine.checks.numeric._derive_taken import computed_step, conflict_of, displaced_row
+from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
 _MAX_CANDIDATES = 600  # candidate values looked at for one number
@@ -155,3 +157,52 @@ def restated_results(
         ):
             continue
         yield 0, operand.value, "{0}", "restated result", (operand,)
+
+
+def restated_aside(
+    body: str, mention: NumberMention, place: int, operands: Sequence[Operand]
+) -> list[Candidate]:
+    """The number written right before the claim, when the claim restates it in an aside
+    ("fell by $1,508 thousand (about $1.5 million)", "$9,538.4 million, or roughly $9.5
+    billion"): the one candidate the words give, weighed alone. `place`: the claim's place
+    among the report's numbers."""
+    if _ASIDE.search(body, max(0, mention.start - _ASIDE_REACH), mention.start) is None:
+        return []
+    found: list[Candidate] = [
+        (0.0, operand.value, "{0}", "restated result", (operand,))
+        for operand in operands
+        if operand.position == place - 1
+        and operand.strength == STATED
+        and operand.percent == mention.is_percent
+    ]
+    return found[:1]
+
+
+_ASIDE_REACH = 24
+# "(about", ", or roughly": the words between a number and its restatement.
+_ASIDE = re.compile(
+    r"\d[^\s\d(,]*(?:[ \t]+(?:thousand|million|billion|trillion))?"
+    r"(?:[ \t]*\([ \t]*|,?[ \t]+or[ \t]+)"
+    r"(?:(?:about|roughly|around|approximately|nearly|some|just[ \t]+(?:under|over))[ \t]+)?"
+    r"[^\s\d]{0,3}\Z"
+)
+
+
+def _readings(
+    mention: NumberMention, body: str, operands: Sequence[Operand]
+) -> list[tuple[float, float]]:
+    """(value, width of its rounding window) for each reading of an amount."""
+    written = abs(float(mention.written))
+    step = 10.0**-mention.decimals
+    if mention.has_explicit_scale:
+        scale = float(mention.scale)
+        readings = [(written * scale, step * scale)]
+        if any(operand.unscaled for operand in operands):
+            readings.append((written, step))  # "$92.0 million" of a table in millions
+        return readings
+    readings = [(written, step)]
+    for scale in sorted({operand.digits for operand in operands} - {1.0}):
+        readings.append((written * scale, step * scale))
+    if body[mention.end : mention.end + 6].lower().startswith((" cent", "¢")):
+        readings.append((written / 100, step / 100))
+    return readings

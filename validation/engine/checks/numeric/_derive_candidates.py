@@ -473,12 +473,12 @@ _STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two co
 
 
 def ending_at(found: Iterator[Candidate], end: Operand) -> Iterator[Candidate]:
-    """The candidates that are a change ending at `end`: a difference with it, or a
-    percentage change from another level to it."""
+    """The candidates that are a change ending at `end`: a difference (of amounts, or of
+    rates in points) with it, or a percentage change from another level to it."""
     for candidate in found:
         operation, used = candidate[3], candidate[4]
         # A difference in either order; a percentage change over the other level.
-        if (operation == "difference" and end in used) or (
+        if (operation in ("difference", "points") and end in used) or (
             operation == "percent change" and used[:1] == (end,)
         ):
             yield candidate

@@ -27,7 +27,12 @@ from validation.engine.checks.numeric._derive_carried import carried_over
 from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_implied import implied_levels
 from validation.engine.checks.numeric._derive_naming import _MAX_NAMED, named_rows
-from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, column_cells
+from validation.engine.checks.numeric._derive_rows import (
+    MAX_GROUP,
+    _Rows,
+    column_cells,
+    period_value,
+)
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
@@ -198,6 +203,7 @@ def _report_operand(
         row=-1,
         column=-1,
         reported=True,
+        position=claim.index,
         unit=mention.unit,
         change=not mention.is_percent and bool(DIFFERENCE.fullmatch(bare(how))),
         sources=sources,
@@ -252,11 +258,21 @@ def pool(
         found.append(operand)
 
     offered: set[int] = set()  # evidence entries already offered
+    # A change in points takes rates: the rows of bare JSON values a stated rate writes.
+    rates: set[int] = set()
+    mention = claims[position].mention
+    in_words = replace(mention, end=mention.end - sentence[0])  # its place in `words`
+    points = mention.unit == "pp" or points_of(words, in_words)
 
     def add_entry(entry: int, strength: int) -> None:
         if len(found) < _MAX_POOL and entry not in offered:
             offered.add(entry)
-            add(_evidence_operand(index, rows, units, entry, strength))
+            cell = _evidence_operand(index, rows, units, entry, strength)
+            if cell.row in rates and not cell.percent and period_value(index, cell.entry):
+                # "2018": 16.1 beside the "2019": 13.1 of "13.1%": that line's other period
+                value = float(index.value_of(cell.entry))
+                cell = replace(cell, value=value, percent=True, digits=1.0, unit="%")
+            add(cell)
 
     low, high = sentence
     near: list[Claim] = []
@@ -277,6 +293,8 @@ def pool(
         operand = _report_operand(other, index, rows, units, STATED)
         add(operand)
         if operand.row >= 0:
+            if operand.percent and points and period_value(index, operand.entry):
+                rates.add(operand.row)  # "13.1%" of a record's "2019": 13.1, a rate row
             periods += rows.cells[operand.row][:MAX_GROUP]
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
             periods += finer_cells(index, rows, units, operand.row)  # its table's digits
@@ -295,7 +313,6 @@ def pool(
     for level in earlier:  # "$1,952 million, an increase of $473 million": the year before
         change, sign = implied[level.row]
         add(_implied(level, _evidence_operand(index, rows, units, change, NEAR), sign))
-    mention = claims[position].mention
     clause = _own_words(claims, position, sentence, words) if not mention.in_table else ()
     own, named = named_rows(rows, mention.label, words, clause)
     if not (near or own or named):  # "The same pair totalled $17.2 million a year earlier."

@@ -417,3 +417,15 @@ def spaced_unit(index: EvidenceIndex, entry: int) -> str:
     text = index.items[index.item_of(entry)].text or ""
     found = _SPACED.search(text, max(0, span[0] - _SPACED_REACH), span[0])
     return found.group(1) if found else ""
+
+
+def period_value(index: EvidenceIndex, entry: int) -> bool:
+    """A JSON value under a key that names a period ("2019", "Q4 2018"): one of a line's
+    values over time (not its "% CHANGE" beside them)."""
+    if index.text_span(entry) is not None:
+        return False
+    return _PERIOD_KEY.search(index.number(entry).label.rsplit(".", 1)[-1]) is not None
+
+
+# A JSON key that names a period ("2019", "FY2018", "Q4 2019"): a line's values over time.
+_PERIOD_KEY = re.compile(r"(?:19|20)\d\d|^(?:Q[1-4]|H[12]|FY)\b", re.IGNORECASE)

@@ -18,12 +18,8 @@ from decimal import Decimal
 
 from validation.engine.checks.numeric._context import _sentence
 from validation.engine.checks.numeric._cues import cue_of, header_kinds
-from validation.engine.checks.numeric._derive import (
-    _OPERATIONS,
-    _percent_target,
-    _readings,
-)
-from validation.engine.checks.numeric._derive_accept import Explained, _search
+from validation.engine.checks.numeric._derive import _OPERATIONS, _percent_target
+from validation.engine.checks.numeric._derive_accept import Explained, _readings, _search
 from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
 from validation.engine.checks.numeric._derive_pool import (
