@@ -205,6 +205,8 @@ def _search(
                 continue
             if difference and small_integer(mention):
                 continue  # "2 risks" is not a rounded 2.35: small counts must be exact
+            if difference and probe.shifted and target < 1:
+                continue  # "$0.7 million" of a table in millions: its cell's digits, exactly
             if (
                 difference > target * _LOOSE_ROUNDING
                 and not claim.mention.tokens & number.tokens

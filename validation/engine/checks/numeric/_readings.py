@@ -148,10 +148,12 @@ def _generate(
         yield probe_of(written * 100, step * 100, Decimal(100), "percent_only", close=False)
     if not from_context:
         # "$411 million" (or "$411,000,000") and a bare 411 in a filing "in millions":
-        # vouched for by the document's declared scale, or by labels.
+        # vouched for by the document's declared scale, or by labels. Under one unit of a
+        # scale only at its own ("$0.6 million" and a 0.6 "in millions"; matching takes
+        # such a cell exactly).
         full = written * scale
         for declared in _SHIFTS[1:]:
-            if full >= declared and (declared >= scale or scale == 1):
+            if (full >= declared or declared == scale) and (declared >= scale or scale == 1):
                 yield probe_of(
                     full / declared, step * scale / declared, _ONE, "nonpercent", True, False
                 )
