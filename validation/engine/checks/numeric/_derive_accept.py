@@ -168,14 +168,10 @@ def restated_aside(
     among the report's numbers."""
     if _ASIDE.search(body, max(0, mention.start - _ASIDE_REACH), mention.start) is None:
         return []
-    found: list[Candidate] = [
-        (0.0, operand.value, "{0}", "restated result", (operand,))
-        for operand in operands
-        if operand.position == place - 1
-        and operand.strength == STATED
-        and operand.percent == mention.is_percent
-    ]
-    return found[:1]
+    before = stated_before(operands, place)
+    if before is None or before.percent != mention.is_percent:
+        return []
+    return [(0.0, before.value, "{0}", "restated result", (before,))]
 
 
 _ASIDE_REACH = 24
@@ -206,3 +202,9 @@ def _readings(
     if body[mention.end : mention.end + 6].lower().startswith((" cent", "¢")):
         readings.append((written / 100, step / 100))
     return readings
+
+
+def stated_before(operands: Sequence[Operand], place: int) -> Operand | None:
+    """The operand of the number the report writes right before the one at `place` (its
+    place among the report's numbers), when the claim's sentence states it."""
+    return next((o for o in operands if o.position == place - 1 and o.strength == STATED), None)

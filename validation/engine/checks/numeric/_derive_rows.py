@@ -63,7 +63,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
     row = -1
     places: dict[str, int] = {}  # a JSON row's object's keys, in order
     places_row = -1  # the row `places` is of
-    skipped = 0  # a text row's placeholder cells ("—") so far: they hold columns too
+    skipped = 0  # a text row's dashed cells ("—") so far: they hold columns too
     last_end = 0  # where the row's last number ends in its item's text
     for entry, item, label, key_in in index.labelled_entries():
         # A JSON path: the object holding the number is its row ("line_items.Total"), its
@@ -116,7 +116,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
         else:
             if text_items[item] and (span := index.text_span(entry)) is not None:
                 text = index.items[item].text or ""
-                skipped += placeholders(text, last_end if current else -1, span[0])
+                skipped += dashed_cells(text, last_end if current else -1, span[0])
                 last_end = span[1]
             column_of[entry] = len(current) + skipped
         current.append(entry)
@@ -161,7 +161,7 @@ def _rows(index: EvidenceIndex) -> _Rows:
     return found
 
 
-def placeholders(text: str, start: int, end: int) -> int:
+def dashed_cells(text: str, start: int, end: int) -> int:
     """How many cells of a table row hold no number between `start` and the number at
     `end` of `text`: each a dash standing alone ("5,912  —  —  8,868", "| — |", "$ —").
     With `start` -1, the row's first number: the cells after its label's last word ("Cost
@@ -170,12 +170,12 @@ def placeholders(text: str, start: int, end: int) -> int:
         before = text[max(0, end - _ROW_REACH) : end]
         tail = _NO_LETTERS.match(before[::-1])
         start = end - (tail.end() if tail else 0)
-    return len(_PLACEHOLDER.findall(text, start, end))
+    return len(_DASH_CELL.findall(text, start, end))
 
 
-_ROW_REACH = 160  # how far before a row's first number its placeholders are looked for
+_ROW_REACH = 160  # how far before a row's first number its dashed cells are looked for
 # A dash alone in a cell: between spaces or bars, after a currency sign at most.
-_PLACEHOLDER = re.compile(r"(?<![^\s|$])[\u2014\u2013\u2212-]+(?![^\s|])")
+_DASH_CELL = re.compile(r"(?<![^\s|$])[\u2014\u2013\u2212-]+(?![^\s|])")
 _NO_LETTERS = re.compile(r"[^\w\n]*")  # read backwards: a row's cells after its label
 _CAPITALS = re.compile(r"\b[A-Z]{2,6}\b")
 _HEAD_WORD = re.compile(r"[a-z]+")

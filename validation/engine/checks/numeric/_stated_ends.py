@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 
 from validation.engine.checks.numeric._cues import Cue
+from validation.engine.checks.numeric._derive_accept import stated_before
 from validation.engine.checks.numeric._derive_candidates import Candidate
 from validation.engine.checks.numeric._derive_pool import STATED
 from validation.engine.checks.numeric._derive_pool import Operand as DerivedOperand
@@ -102,14 +103,7 @@ def from_its_step(
     numbers."""
     if _OR_ABOUT.search(body, max(0, mention.start - _REACH), mention.start) is None:
         return [], None
-    step = next(
-        (
-            operand
-            for operand in operands
-            if operand.position == place - 1 and operand.strength == STATED
-        ),
-        None,
-    )
+    step = stated_before(operands, place)
     if step is None or step.percent or step is end:
         return [], None
     slack = max(abs(step.value) * 0.01, step.digits / 2)

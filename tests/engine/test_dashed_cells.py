@@ -12,7 +12,7 @@ total line by its verb, but no analyst adds a total to the lines it totals."""
 from __future__ import annotations
 
 from tests.engine.reports import check, findings_on, status
-from validation.engine.checks.numeric._derive_rows import placeholders
+from validation.engine.checks.numeric._derive_rows import dashed_cells
 
 OBLIGATIONS = (
     "(in thousands)            Up to 1 year  1 to 3 years  3 to 5 years  More than 5 years"
@@ -44,10 +44,10 @@ def test_dashes_alone_are_cells_and_words_are_not() -> None:
     row = "Long-term debt   —   —   460,000   —   460,000"
     first = row.index("460,000")
 
-    assert placeholders(row, -1, first) == 2
-    assert placeholders(row, first + 7, row.rindex("460,000")) == 1
-    assert placeholders("Cost of sales - products   1,234", -1, 25) == 0
-    assert placeholders("| Money market funds | $— | $2,010 |", -1, 27) == 1
+    assert dashed_cells(row, -1, first) == 2
+    assert dashed_cells(row, first + 7, row.rindex("460,000")) == 1
+    assert dashed_cells("Cost of sales - products   1,234", -1, 25) == 0
+    assert dashed_cells("| Money market funds | $— | $2,010 |", -1, 27) == 1
 
 
 def test_a_share_of_two_totals_across_dashed_rows() -> None:
