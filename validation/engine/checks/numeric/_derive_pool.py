@@ -328,17 +328,19 @@ def pool(
         add_entry(entry, NAMED)
     for entry in sources:
         add_entry(entry, NAMED)
-    later: list[int] = []
+    later: list[int] = []  # the rows of the numbers stated elsewhere
     for other in others:
         if len(found) >= _MAX_POOL:
             break
         operand = _report_operand(other, index, rows, units, BESIDE)
         add(operand)
         if operand.row >= 0:
-            later += rows.cells[operand.row][:MAX_GROUP]
-            later += finer_cells(index, rows, units, operand.row)
-    for entry in later:
-        add_entry(entry, BESIDE)
+            later.append(operand.row)
+    for row in later:  # its cells, then its finer rows' (looked up while there is room)
+        for entry in rows.cells[row][:MAX_GROUP]:
+            add_entry(entry, BESIDE)
+        for entry in finer_cells(index, rows, units, row) if len(found) < _MAX_POOL else ():
+            add_entry(entry, BESIDE)
     return found
 
 

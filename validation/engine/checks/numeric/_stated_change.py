@@ -234,15 +234,21 @@ def _row_differences(
     rows = _rows(index)
     keyed: list[tuple[float, int, Decimal, Decimal]] = []
     for row, cells in enumerate(rows.cells[:_MAX_ROWS]):
+        if len(cells) < 2:
+            continue
         values = []
         for entry in cells[:_ROW_CELLS]:
             if index.unit(entry) in PERCENT_UNITS:
                 continue
             value = index.value_of(entry)
             if value > 0:
-                values.append(value)
-        for first, second in _pairs(values):
-            keyed.append((_mantissa(float(abs(first - second)))[0], row, first, second))
+                values.append((value, float(value)))
+        # Keyed by the floats' difference: the look-up's window is wide enough for a last
+        # bit, and `_starts` compares every pair it takes exactly.
+        for at, (first, near) in enumerate(values):
+            for second, far in values[at + 1 :]:
+                if first != second:
+                    keyed.append((_mantissa(abs(near - far))[0], row, first, second))
     keyed.sort(key=lambda entry: entry[0])
     built = ([entry[0] for entry in keyed], [entry[1:] for entry in keyed])
     index.remember(("stated-change-pairs",), built)
