@@ -348,13 +348,22 @@ _COUNT = re.compile(r"(?i)\b(both|two|three|four|five|six|seven|eight|nine|ten)\
 def _count(clause: str) -> int:
     """How many numbers a sum or an average is of, when its clause says: "the two
     figures", "three years", "both"; else the years it spans ("2017 to 2019": 3)."""
-    said = _COUNT.search(clause)
-    if said is not None:
-        word = said.group(1).lower()
-        return 2 if word == "both" else _COUNT_WORDS[word]
+    said = said_count(clause)
+    if said:
+        return said
     years = {int(year) for year in _YEAR.findall(clause)}
     span = max(years) - min(years) + 1 if len(years) >= 2 else 0
     return span if span <= 10 else 0
+
+
+@lru_cache(maxsize=512)
+def said_count(clause: str) -> int:
+    """How many things the clause says in words ("the four note issues", "both"), or 0."""
+    said = _COUNT.search(clause)
+    if said is None:
+        return 0
+    word = said.group(1).lower()
+    return 2 if word == "both" else _COUNT_WORDS[word]
 
 
 # What may stand between a result and the same result again ("an increase of 190, or

@@ -38,6 +38,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
     header_kinds,
+    said_count,
 )
 from validation.engine.checks.numeric._derive_accept import (
     Explained,
@@ -70,7 +71,7 @@ from validation.engine.checks.numeric._derive_pool import (
     units_of,
     wrong_base_change,
 )
-from validation.engine.checks.numeric._derive_sections import group_sums
+from validation.engine.checks.numeric._derive_sections import counted_runs, group_sums
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_when import (
     dated,
@@ -370,6 +371,9 @@ def _rescue(
     headed += margin_rows(_rows(index), body, low, mention.start) if margin else []
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
     operands += group_sums(index, units, words, heading)
+    if SUM in cue.kinds and not mention.is_percent:  # "the four notes ... carry $1,711.4 million"
+        in_play = [operand.item for operand in operands]
+        operands += counted_runs(index, units, said_count(words), in_play)
     if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result
         operands = [
             operand for operand in operands if operand.strength == STATED and operand.derived

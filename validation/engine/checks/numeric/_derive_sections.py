@@ -108,6 +108,48 @@ def _sums(
     return found
 
 
+def counted_runs(
+    index: EvidenceIndex, units: dict[int, float], count: int, items: Sequence[int]
+) -> list[Operand]:
+    """Where a sentence counts the lines it sums ("the four note issues due 2022-2024
+    carry $1,711.4 million in total"), the sums of every run of that many consecutive
+    lines, a sum a column: in the items its pool already offers (`items`) first, then in
+    the other tables. The lines of a schedule by year are summed over every run of that
+    many years; those of another table only when it writes a total line (its lines are the
+    parts of one whole: a table of revenue, margin and income is not), never across that
+    line. A line is one with as many figures as the total line (not a label's own figure,
+    "6.50% Senior Notes"). Two lines are a pair the closed search sums."""
+    if count < 3:
+        return []
+    rows = _rows(index)
+    found: list[Operand] = []
+    by_item, schedules = _item_rows(index, rows), _year_lines(index, rows)
+    for item in dict.fromkeys([*(item for item in items if item >= 0), *by_item, *schedules]):
+        years = schedules.get(item, {})  # a schedule's lines by year ("| 2025 | $241 |")
+        for first in sorted(years):
+            if all(year in years for year in range(first, first + count)):
+                found += _sums(index, units, [years[year] for year in range(first, first + count)])
+        totals = rows.totals.get(item, ())
+        if not totals:
+            continue  # lines with no total may be no parts of one whole (revenue, margin...)
+        width = min(len(rows.cells[row]) for row in totals)
+        run: list[int] = []  # the lines since the last total line
+        for row in by_item.get(item, ())[:_MAX_RUN_ROWS]:
+            if row in totals:
+                run = []
+            elif len(rows.cells[row]) >= width:
+                run.append(row)
+                if len(run) >= count:
+                    found += _sums(index, units, [rows.cells[line] for line in run[-count:]])
+            if len(found) >= _MAX_RUNS:
+                return found[:_MAX_RUNS]
+    return found[:_MAX_RUNS]
+
+
+_MAX_RUNS = 36  # counted runs offered to one claim
+_MAX_RUN_ROWS = 60  # rows of one item read for its runs
+
+
 def table_sums(
     index: EvidenceIndex, rows: _Rows, units: dict[int, float], words: str
 ) -> list[Operand]:
@@ -130,10 +172,10 @@ def _tables(index: EvidenceIndex, rows: _Rows) -> dict[int, list[list[int]]]:
     remembered: dict[int, list[list[int]]] | None = index.memo.get(("derive-tables",))
     if remembered is not None:
         return remembered
-    by_item: dict[int, list[list[int]]] = {}
-    for entries in rows.cells:
-        if entries:
-            by_item.setdefault(index.item_of(entries[0]), []).append(entries)
+    by_item = {
+        item: [rows.cells[row] for row in item_rows]
+        for item, item_rows in _item_rows(index, rows).items()
+    }
     found = {
         item: lines
         for item, lines in by_item.items()
@@ -196,12 +238,8 @@ def _sections(index: EvidenceIndex, rows: _Rows) -> list[_Section]:
     remembered: list[_Section] | None = index.memo.get(("derive-sections",))
     if remembered is not None:
         return remembered
-    by_item: dict[int, list[int]] = {}
-    for row, entries in enumerate(rows.cells):
-        if entries:
-            by_item.setdefault(index.item_of(entries[0]), []).append(row)
     found: list[_Section] = []
-    for item, item_rows in by_item.items():
+    for item, item_rows in _item_rows(index, rows).items():
         text = index.items[item].text
         if text is not None and "|" in text:
             found += _item_sections(index, rows, text, item_rows)
@@ -209,6 +247,19 @@ def _sections(index: EvidenceIndex, rows: _Rows) -> list[_Section]:
             break
     index.remember(("derive-sections",), found)
     return found
+
+
+def _item_rows(index: EvidenceIndex, rows: _Rows) -> dict[int, list[int]]:
+    """Each evidence item's rows, in order (read once per index)."""
+    remembered: dict[int, list[int]] | None = index.memo.get(("derive-item-rows",))
+    if remembered is not None:
+        return remembered
+    by_item: dict[int, list[int]] = {}
+    for row, entries in enumerate(rows.cells):
+        if entries:
+            by_item.setdefault(index.item_of(entries[0]), []).append(row)
+    index.remember(("derive-item-rows",), by_item)
+    return by_item
 
 
 def _item_sections(
