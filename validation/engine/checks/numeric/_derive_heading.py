@@ -51,6 +51,10 @@ def heading_rows(rows: _Rows, heading: str) -> list[int]:
 
 
 _PRONOUN = re.compile(r"(?:It|Its|This|That|They|Their|These|Those)\b")
+# A main clause opening with a pronoun after an opening phrase ("Adding the current and
+# non-current pieces, they climbed from ...").
+_CLAUSE_PRONOUN = re.compile(r",[ \t]+(?:it|they|these|those)[ \t]")
+_OPENING_REACH = 120  # characters of a sentence's opening read for that pronoun
 
 
 def context_rows(
@@ -61,12 +65,16 @@ def context_rows(
     sentence_of: Callable[[int, int], tuple[int, int]],
 ) -> list[int]:
     """The evidence rows the sentence's heading names, then those the sentence right
-    before it names when this one opens with a pronoun ("It", "They", "This"...)."""
+    before it names when this one opens with a pronoun ("It", "They", "This"...), or its
+    main clause does after an opening phrase ("Adding both pieces, they rose ...")."""
     found = heading_rows(rows, heading)
-    low, _ = sentence
+    low, high = sentence
     opening = body[low : low + 8]
     start = low + len(opening) - len(opening.lstrip(" *-\t\n"))
-    if low > 1 and _PRONOUN.match(body, start) is not None:
+    if low > 1 and (
+        _PRONOUN.match(body, start) is not None
+        or _CLAUSE_PRONOUN.search(body, start, min(high, start + _OPENING_REACH)) is not None
+    ):
         before, end = sentence_of(low - 2, low - 1)
         found += named_rows(rows, "", body[before : min(end, low)])[1]
     return found
