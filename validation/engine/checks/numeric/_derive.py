@@ -348,8 +348,9 @@ def _rescue(
     words = body[low:high]
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
-    if mention.in_table and CHANGE in header_kinds(mention.label):  # a column of changes
-        named |= frozenset(_OPERATIONS[CHANGE])
+    if mention.in_table:  # a computed column: "Change", "Three-year total"
+        headed_kinds = header_kinds(mention.label) & {CHANGE, SUM}
+        named |= frozenset(operation for kind in headed_kinds for operation in _OPERATIONS[kind])
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
     margin = (
