@@ -60,3 +60,27 @@ def test_a_run_never_takes_a_total_line() -> None:
     # 151 + 602 + 1,619 = 2,372: a "run" into the total line is no sum of lines.
     body = "The three final lines of operating payments add up to $2,372 million."
     assert "$2,372 million" in flagged(check(body, ("table", SCHEDULE)))
+
+
+OFFICERS = """\
+| Name | Age | Title |
+|---|---|---|
+| A. Rivera | 52 | Chief Executive Officer |
+| B. Osei | 45 | Chief Financial Officer |
+| C. Lund | 61 | Chief Operating Officer |
+| D. Park | 39 | General Counsel |
+| E. Novak | 48 | Controller |
+"""
+
+
+def test_every_line_of_a_small_table_counted_in_digits_adds_up() -> None:
+    # 52 + 45 + 61 + 39 + 48 = 245.
+    body = "Added together, the ages of the 5 officers come to 245."
+    assert flagged(check(body, ("table", OFFICERS))) == []
+
+
+def test_a_run_of_a_table_without_a_total_line_is_no_sum_of_its_parts() -> None:
+    # 52 + 45 + 61 = 158: three of five lines of a table with no total line are not
+    # offered as a run (its lines need not be parts of one whole).
+    body = "Added together, the ages of the three senior officers come to 158."
+    assert "158" in flagged(check(body, ("table", OFFICERS)))

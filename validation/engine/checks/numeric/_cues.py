@@ -366,6 +366,19 @@ def said_count(clause: str) -> int:
     return 2 if word == "both" else _COUNT_WORDS[word]
 
 
+def things_counted(clause: str) -> int:
+    """How many things the clause counts, in words or in digits before a noun ("the four
+    note issues", "the 7 officers"), or 0."""
+    said = said_count(clause)
+    if said:
+        return said
+    digits = _COUNTED_DIGITS.search(clause)
+    return int(digits.group(1)) if digits is not None else 0
+
+
+_COUNTED_DIGITS = re.compile(r"(?i)\b(?:the|all|these|those)[ \t]+([3-9]|1[0-9])[ \t]+[a-z]")
+
+
 # What may stand between a result and the same result again ("an increase of 190, or
 # 22.57%", "0.54, i.e. 54%").
 _ALTERNATION = frozenset(

@@ -38,7 +38,7 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
     header_kinds,
-    said_count,
+    things_counted,
 )
 from validation.engine.checks.numeric._derive_accept import (
     Explained,
@@ -374,7 +374,7 @@ def _rescue(
     operands += group_sums(index, units, words, heading)
     if SUM in cue.kinds and not mention.is_percent:  # "the four notes ... carry $1,711.4 million"
         in_play = [operand.item for operand in operands]
-        operands += counted_runs(index, units, said_count(words), in_play)
+        operands += counted_runs(index, units, things_counted(words), in_play)
     if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result
         operands = [
             operand for operand in operands if operand.strength == STATED and operand.derived

@@ -117,21 +117,25 @@ def counted_runs(
     the other tables. The lines of a schedule by year are summed over every run of that
     many years; those of another table only when it writes a total line (its lines are the
     parts of one whole: a table of revenue, margin and income is not), never across that
-    line. A line is one with as many figures as the total line (not a label's own figure,
+    line, or when the count is all the lines of a small table ("the 7 officers ... added
+    together"). A line is one with as many figures as the total line (not a label's own figure,
     "6.50% Senior Notes"). Two lines are a pair the closed search sums."""
     if count < 3:
         return []
     rows = _rows(index)
     found: list[Operand] = []
     by_item, schedules = _item_rows(index, rows), _year_lines(index, rows)
+    tables = _tables(index, rows)
     for item in dict.fromkeys([*(item for item in items if item >= 0), *by_item, *schedules]):
         years = schedules.get(item, {})  # a schedule's lines by year ("| 2025 | $241 |")
         for first in sorted(years):
             if all(year in years for year in range(first, first + count)):
                 found += _sums(index, units, [years[year] for year in range(first, first + count)])
         totals = rows.totals.get(item, ())
-        if not totals:
-            continue  # lines with no total may be no parts of one whole (revenue, margin...)
+        if not totals:  # lines with no total may be no parts of one whole (revenue, margin)
+            whole = tables.get(item, [])  # unless the count is every line of a small table
+            found += _sums(index, units, whole) if len(whole) == count else []
+            continue
         width = min(len(rows.cells[row]) for row in totals)
         run: list[int] = []  # the lines since the last total line
         for row in by_item.get(item, ())[:_MAX_RUN_ROWS]:
