@@ -349,7 +349,7 @@ def _rescue(
     cue = cue_of(body, mention.start, mention.end, (low, high), low, high)
     named = frozenset(operation for kind in cue.kinds for operation in _OPERATIONS.get(kind, ()))
     if mention.in_table:  # a computed column: "Change", "Three-year total"
-        headed_kinds = header_kinds(mention.label) & {CHANGE, SUM}
+        headed_kinds = header_kinds(mention.label) & {CHANGE, SUM, MEAN}
         named |= frozenset(operation for kind in headed_kinds for operation in _OPERATIONS[kind])
     if {SUM, DIVIDE} <= cue.kinds:  # "add them up and divide by three": an average
         named |= frozenset(_OPERATIONS[MEAN])
