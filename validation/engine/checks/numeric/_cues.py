@@ -366,6 +366,19 @@ def said_count(clause: str) -> int:
     return 2 if word == "both" else _COUNT_WORDS[word]
 
 
+@lru_cache(maxsize=256)
+def says_total(text: str) -> bool:
+    """The text says "total" or a word like it ("combined", "altogether", "in all"). Each
+    number of a sentence asks: read once per sentence, however long it is."""
+    return _TOTAL_WORDS.search(text) is not None
+
+
+_TOTAL_WORDS = re.compile(
+    r"\b(?:total|totals|totalled|totaled|combined|altogether|aggregate|in all|all told)\b",
+    re.IGNORECASE,
+)
+
+
 def things_counted(clause: str) -> int:
     """How many things the clause counts, in words or in digits before a noun ("the four
     note issues", "the 7 officers"), or 0."""

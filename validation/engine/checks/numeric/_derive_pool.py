@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from validation.engine.checks.numeric import _derive_rows
-from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
+from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of, says_total
 from validation.engine.checks.numeric._derive_carried import carried_over
 from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_implied import implied_levels
@@ -69,12 +69,6 @@ class Operand:
     also: tuple[tuple[int, int, int], ...] = ()  # other cells of its value in its table
     negative: bool = False  # its cell writes it negative ("(692,999)")
     total: bool = False  # its row is its table's total line ("Total", an unlabelled sum)
-
-
-_TOTAL_WORDS = re.compile(
-    r"\b(?:total|totals|totalled|totaled|combined|altogether|aggregate|in all|all told)\b",
-    re.IGNORECASE,
-)
 
 
 def units_of(claims: Sequence[Claim]) -> dict[int, float]:
@@ -303,7 +297,7 @@ def pool(
             # A result the sentence states from evidence cells: those cells are the
             # writer's operands too (the two values an average takes, and their change).
             sources += operand.sources[:MAX_GROUP]
-    if periods and _TOTAL_WORDS.search(words) is not None:
+    if periods and says_total(words):
         # "totalled ... up from ...": the totals of the stated line item's other periods too.
         for entry in periods:
             place = rows.row_of[entry], rows.column_of[entry]
@@ -374,7 +368,7 @@ def _total_rows(
     """The total rows a sentence names by "total", "combined" or "in all" (no label keeps
     it): those of the table its own numbers, else the report's nearest, are cells of, else
     of the evidence's one table with total rows."""
-    if not rows.totals or _TOTAL_WORDS.search(words) is None:
+    if not rows.totals or not says_total(words):
         return []
     for claim in (*near, *others):
         if claim.hit is not None and (found := rows.totals.get(claim.hit.number.item)):

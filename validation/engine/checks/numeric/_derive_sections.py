@@ -25,10 +25,10 @@ from collections.abc import Sequence
 from decimal import Decimal
 from itertools import islice
 
+from validation.engine.checks.numeric._cues import says_total
 from validation.engine.checks.numeric._derive_buckets import _span_of
 from validation.engine.checks.numeric._derive_naming import _names
 from validation.engine.checks.numeric._derive_pool import (
-    _TOTAL_WORDS,
     NAMED,
     Operand,
     _evidence_operand,
@@ -159,7 +159,7 @@ def table_sums(
 ) -> list[Operand]:
     """Where a sentence says "total" ("the four line items sum to a total of ..."), the
     column sums of each small table that writes no total line: its lines of one width."""
-    if _TOTAL_WORDS.search(words) is None:
+    if not says_total(words):
         return []
     found: list[Operand] = []
     for item, lines in _tables(index, rows).items():

@@ -38,11 +38,10 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from validation.engine.checks.numeric._cues import _WORD, _direction
+from validation.engine.checks.numeric._cues import _WORD, _direction, says_total
 from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
-    _TOTAL_WORDS,
     NAMED,
     STATED,
     Operand,
@@ -116,7 +115,7 @@ def specify(
     rows = _rows(index)
     clause = _own_words(claims, position, sentence, words)
     own, named = named_rows(rows, mention.label, words, clause)
-    if not own and _TOTAL_WORDS.search(clause[0]):
+    if not own and says_total(clause[0]):
         # "Total charges increased by ...": the one total row the sentence's words reach
         # (a total's label names no line by its words).
         totals = {o.row for o in operands if o.strength >= NAMED and _is_total(rows, o.row)}
