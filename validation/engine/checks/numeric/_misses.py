@@ -26,7 +26,9 @@ from itertools import pairwise
 
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import supported
+from validation.engine.checks.numeric._derive_rows import _rows
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._operations import Miss, Operand, Outcome, Target
@@ -141,7 +143,11 @@ def _miss(
         confidence=SLIP_CONFIDENCE if slip and at_hand else PLAIN_CONFIDENCE,
         stated=_stated_beside(grounding, position, outcome.operands)
         or (len(values) == 1 and _stated_before(grounding, position, outcome.operands))
-        or (not later and _no_other_candidate(len(focus), outcome, at_hand and len(values) == 1))
+        or (
+            not later
+            and _no_other_candidate(len(focus), outcome, at_hand and len(values) == 1)
+            and not _named_otherwise(grounding, position, outcome)
+        )
         or (len(values) == 1 and _named_line(grounding, position, outcome)),
     )
 
@@ -177,6 +183,28 @@ def _no_other_candidate(candidates: int, outcome: Outcome, plain: bool) -> bool:
     "2019: $193K, 2018: $167K, average: $165K" has one reading, and it is the writer's."""
     extra = candidates - len(outcome.operands)
     return extra <= 0 or (extra == 1 and plain)
+
+
+def _named_otherwise(grounding: Grounding, position: int, outcome: Outcome) -> bool:
+    """The result's sentence names evidence rows, and no operand is in them ("it
+    now equals about 84.0% of gross cost", of the accumulated depreciation line, over the
+    land and leasehold lines stated in the bullets above): the report's other numbers are
+    no reading of what its words say. A sentence naming no row ("The difference works out
+    to $339M") leaves them the reading."""
+    mention = grounding.claims[position].mention
+    low, high = grounding.sentence(mention.start, mention.end)
+    rows = _rows(grounding.index)
+    named = set(named_rows(rows, "", grounding.body[low:high])[1])
+    if not named:
+        return False
+    for operand in outcome.operands:
+        hit = grounding.claims[operand.key].hit
+        if hit is None:
+            return False  # a result the report derives: its words may name anything
+        entry = hit.number.entry  # a scaled number's twin stands right after its digits
+        if rows.row_of.get(entry, rows.row_of.get(entry - 1)) in named:
+            return False
+    return True
 
 
 def _stated_before(grounding: Grounding, position: int, operands: Sequence[Operand]) -> bool:
