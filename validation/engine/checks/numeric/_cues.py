@@ -32,6 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from validation.engine.checks.numeric._counts_said import _COUNT_WORDS, said_count
 from validation.engine.checks.numeric._labels import wordset
 
 CHANGE = "change"
@@ -339,7 +340,6 @@ _YEAR_AFTER = re.compile(
     rf"(?:fiscal[ \t]+|FY[ \t]?|{_MONTH_NAME}[ \t]+[0-9]{{1,2}},?[ \t]+)?"
     r"((?:19|20)[0-9]{2})(?![0-9])"
 )
-_COUNT = re.compile(r"(?i)\b(both|two|three|four|five|six|seven|eight|nine|ten)\b")
 
 
 # A clause's count and span are read once per clause, not once per number in it (a
@@ -354,42 +354,6 @@ def _count(clause: str) -> int:
     years = {int(year) for year in _YEAR.findall(clause)}
     span = max(years) - min(years) + 1 if len(years) >= 2 else 0
     return span if span <= 10 else 0
-
-
-@lru_cache(maxsize=512)
-def said_count(clause: str) -> int:
-    """How many things the clause says in words ("the four note issues", "both"), or 0."""
-    said = _COUNT.search(clause)
-    if said is None:
-        return 0
-    word = said.group(1).lower()
-    return 2 if word == "both" else _COUNT_WORDS[word]
-
-
-@lru_cache(maxsize=256)
-def says_total(text: str) -> bool:
-    """The text says "total" or a word like it ("combined", "altogether", "in all"). Each
-    number of a sentence asks: read once per sentence, however long it is."""
-    return _TOTAL_WORDS.search(text) is not None
-
-
-_TOTAL_WORDS = re.compile(
-    r"\b(?:total|totals|totalled|totaled|combined|altogether|aggregate|in all|all told)\b",
-    re.IGNORECASE,
-)
-
-
-def things_counted(clause: str) -> int:
-    """How many things the clause counts, in words or in digits before a noun ("the four
-    note issues", "the 7 officers"), or 0."""
-    said = said_count(clause)
-    if said:
-        return said
-    digits = _COUNTED_DIGITS.search(clause)
-    return int(digits.group(1)) if digits is not None else 0
-
-
-_COUNTED_DIGITS = re.compile(r"(?i)\b(?:the|all|these|those)[ \t]+([3-9]|1[0-9])[ \t]+[a-z]")
 
 
 # What may stand between a result and the same result again ("an increase of 190, or
@@ -413,17 +377,6 @@ _ALTERNATION = frozenset(
     )
 )
 _YEAR = re.compile(r"(?<![0-9])(?:19|20)[0-9]{2}(?![0-9])")
-_COUNT_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
 _YEARS_SPAN = re.compile(
     r"(?i)\b(two|three|four|five|six|seven|eight|nine|ten|[2-9]|10)[ -]years?\b"
 )

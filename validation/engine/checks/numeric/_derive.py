@@ -27,6 +27,7 @@ from functools import partial
 
 from validation.engine.checks.numeric import _derive_shares as _shares
 from validation.engine.checks.numeric._base_year import base_year, misquoted_level
+from validation.engine.checks.numeric._counts_said import things_counted
 from validation.engine.checks.numeric._cues import (
     CAGR,
     CHANGE,
@@ -38,7 +39,6 @@ from validation.engine.checks.numeric._cues import (
     SUM,
     cue_of,
     header_kinds,
-    things_counted,
 )
 from validation.engine.checks.numeric._derive_accept import (
     Explained,

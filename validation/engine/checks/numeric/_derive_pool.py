@@ -22,7 +22,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from validation.engine.checks.numeric import _derive_rows
-from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of, says_total
+from validation.engine.checks.numeric._counts_said import says_total
+from validation.engine.checks.numeric._cues import _WORD, _direction, cue_of
 from validation.engine.checks.numeric._derive_carried import carried_over
 from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_implied import implied_levels

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from itertools import islice
 
-from validation.engine.checks.numeric._cues import says_total
+from validation.engine.checks.numeric._counts_said import says_total
 from validation.engine.checks.numeric._derive_buckets import _span_of
 from validation.engine.checks.numeric._derive_naming import _names
 from validation.engine.checks.numeric._derive_pool import (

@@ -38,7 +38,8 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from validation.engine.checks.numeric._cues import _WORD, _direction, says_total
+from validation.engine.checks.numeric._counts_said import says_total
+from validation.engine.checks.numeric._cues import _WORD, _direction
 from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
