@@ -8,18 +8,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from validation.engine.checks.numeric._number_words import ONES
+
 _COUNT = re.compile(r"(?i)\b(both|two|three|four|five|six|seven|eight|nine|ten)\b")
-_COUNT_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
+# The count words read here ("two" to "ten"), from the engine's one table of number words.
+_COUNT_WORDS = {**{word: value for word, value in ONES.items() if value >= 2}, "ten": 10}
 
 
 @lru_cache(maxsize=512)
