@@ -55,6 +55,7 @@ from validation.engine.checks.numeric._derive_candidates import (
     ending_at,
     spans_years,
 )
+from validation.engine.checks.numeric._derive_counted import counted_amounts
 from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_heading import context_rows, heading_of, margin_rows
 from validation.engine.checks.numeric._derive_pool import (
@@ -132,7 +133,8 @@ def explain(
     amount per unit (`per_unit`: its cells) against one that is none in a share, multiple or
     change (`_derive_shares.unmixed`). `buckets`: an amount's averages a year over a span
     of bucketed periods (`_derive_buckets`), and `grossed`, the wholes a part and its share
-    imply (`_derive_grossed`), each weighed among themselves first. `based`: the words
+    imply (`_derive_grossed`) and the totals of a counted run of equal amounts
+    (`_derive_counted`), each weighed among themselves first. `based`: the words
     name a share's base ("or about 13.9% of the reported balance"), so a stated change
     over the level it reached is a share too, whatever direction the sentence says."""
     mention = claim.mention
@@ -421,7 +423,7 @@ def _rescue(
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),
         list(per_year(operands, index, words)) if MEAN in cue.kinds else (),
-        list(grossed_up(operands, words)),
+        [*grossed_up(operands, words), *counted_amounts(operands, words)],
         mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):

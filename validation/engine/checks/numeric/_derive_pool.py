@@ -274,8 +274,8 @@ def pool(
     others: list[Claim] = []
     for other_position in around(position, len(claims)):
         other = claims[other_position]
-        if not supported(other) or other.mention.in_range:
-            continue
+        if not supported(other) or (other.mention.in_range and other.hit is None):
+            continue  # a bound is no quantity, unless it restates an evidence cell
         if abs(other.mention.value) == claim_value and other.hit is None:
             continue
         (near if low <= other.mention.start < high else others).append(other)

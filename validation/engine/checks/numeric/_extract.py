@@ -29,7 +29,6 @@ from validation.engine.checks.numeric._lexicon import (
     _CODES,
     _CURRENCY_AFTER,
     _CURRENCY_WORDS,
-    _DOLLAR_PREFIXES,
     _FOOTNOTE_LIST,
     _MONTH_AFTER,
     _ONE,
@@ -51,6 +50,7 @@ from validation.engine.checks.numeric._lexicon import (
     _opens_exponent,
     _prose_label,
     _read_suffix_word,
+    currency_sign,
 )
 from validation.engine.checks.numeric._tables import (
     _dash_cells,
@@ -268,17 +268,9 @@ class _Extractor:
                 number = "." + number
                 before = text[start - 1] if start else " "
             sign = ""
+            unspaced = False  # a currency sign glued to the word before it ("of$0.40")
             if before in _SYMBOLS:
-                start -= 1
-                currency = before
-                if currency == "$" and start and text[start - 1].isalpha():
-                    for prefix in _DOLLAR_PREFIXES:
-                        head = start - len(prefix)
-                        if text.startswith(prefix, head) and (
-                            head == 0 or not text[head - 1].isalpha()
-                        ):
-                            start, currency = head, prefix + "$"
-                            break
+                start, currency, unspaced = currency_sign(text, start - 1)
             elif before in "-\u2212" and start >= 2 and text[start - 2] in _SYMBOLS:
                 sign = before  # "$-5"
                 start -= 2
@@ -297,7 +289,7 @@ class _Extractor:
             before = text[start - 1] if start else " "
             # -- glued to a word: GPT-4, COVID-19, A1, v2, #1, S&P500 (but 1.5^0.5 is a power)
             if (before.isalnum() or before in "_#@&^") and not (
-                before == "^" and _opens_exponent(text, start)
+                (before == "^" and _opens_exponent(text, start)) or unspaced
             ):
                 continue
             if before in "-\u2010" and start >= 2 and text[start - 2].isalpha():

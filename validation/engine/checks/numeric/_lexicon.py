@@ -476,3 +476,17 @@ MARGIN_REACH = 80  # characters before a rate read for the margin its words name
 def names_a_margin(body: str, low: int, start: int) -> bool:
     """The words just before a rate, in its clause, call it a margin."""
     return _MARGIN.search(body, max(low, start - MARGIN_REACH), start) is not None
+
+
+def currency_sign(text: str, sign: int) -> tuple[int, str, bool]:
+    """Where a number's currency starts, given its sign's place: (start, currency, unspaced).
+    "US$5" and "A$3" start at their prefix. A sign right after a lower-case word is a
+    space lost when the text was copied out of its document ("dividends of$0.40",
+    "approximately$5.1 million"): unspaced, the number is read all the same."""
+    symbol = text[sign]
+    if symbol == "$" and sign and text[sign - 1].isalpha():
+        for prefix in _DOLLAR_PREFIXES:
+            head = sign - len(prefix)
+            if text.startswith(prefix, head) and (head == 0 or not text[head - 1].isalpha()):
+                return head, prefix + "$", False
+    return sign, symbol, sign >= 2 and text[sign - 1].islower() and text[sign - 2].islower()
