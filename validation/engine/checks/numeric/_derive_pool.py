@@ -313,6 +313,11 @@ def pool(
     if not (near or own or named):  # "The same pair totalled $17.2 million a year earlier."
         for entry in carried_over(claims, previous, words, index, rows):
             add_entry(entry, NEAR)
+        # A lone result takes what the sentence before it states ("... while some $546
+        # million vested. Vesting therefore covered about 65.2% of new grants.").
+        for other in others if previous[0] < previous[1] and not headed else ():
+            if previous[0] <= other.mention.start < previous[1]:
+                add(_report_operand(other, index, rows, units, NEAR))
     for row in own:
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, NEAR)
