@@ -52,7 +52,6 @@ from validation.engine.checks.numeric._derive_buckets import per_year
 from validation.engine.checks.numeric._derive_candidates import (
     Candidate,
     candidates,
-    ending_at,
     spans_years,
 )
 from validation.engine.checks.numeric._derive_counted import counted_amounts
@@ -67,7 +66,6 @@ from validation.engine.checks.numeric._derive_pool import (
     direction_of,
     points_of,
     pool,
-    stated_end,
     supported,
     units_of,
     wrong_base_change,
@@ -98,7 +96,13 @@ from validation.engine.checks.numeric._matching import (
 )
 from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._misquotes import swapped_cell
-from validation.engine.checks.numeric._stated_ends import from_its_step, keeping_direction
+from validation.engine.checks.numeric._stated_ends import (
+    ending_at,
+    from_its_step,
+    has_twin,
+    keeping_direction,
+    stated_end,
+)
 from validation.engine.checks.numeric._types import NumberMention
 
 
@@ -187,10 +191,14 @@ def explain(
         keeping_direction, body=body, mention=mention, operands=operands, direction=direction
     )
     look = keep(searched)  # "fell ... to": never from the side the words rule out
-    if bound:  # else no first-look hit (`_derive_bound`)
-        ended = ending_at(look(), end) if end is not None and kind != "multiple" else None
-        if ended is not None and (found := search(ended)) is not None:
+    # The stated level, then its table's cell (weighed apart: no more neighbours)
+    for twin in (False, True) if end is not None and kind != "multiple" else ():
+        assert end is not None
+        if (has_twin(operands, end) if twin else bound) and (
+            found := search(ending_at(look(), end, twin, direction))
+        ):
             return found
+    if bound:  # else no first-look hit (`_derive_bound`)
         if end is not None and kind == "percent":  # "by $20 thousand, or about 0.5%, to"
             stepped, step = from_its_step(look(), body, mention, claim.index, operands, end)
             others = [operand for operand in operands if operand is not step]

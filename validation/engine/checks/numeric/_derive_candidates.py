@@ -472,18 +472,6 @@ def row_changes(operands: Sequence[Operand], kind: str) -> list[Candidate]:
 _STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two columns
 
 
-def ending_at(found: Iterator[Candidate], end: Operand) -> Iterator[Candidate]:
-    """The candidates that are a change ending at `end`: a difference (of amounts, or of
-    rates in points) with it, or a percentage change from another level to it."""
-    for candidate in found:
-        operation, used = candidate[3], candidate[4]
-        # A difference in either order; a percentage change over the other level.
-        if (operation in ("difference", "points") and end in used) or (
-            operation == "percent change" and used[:1] == (end,)
-        ):
-            yield candidate
-
-
 # "2017-2019", "from 2017 to 2019", "fiscal 2017 through fiscal 2019": a span of years.
 _SPAN = re.compile(
     r"\b((?:19|20)\d\d)[ \t]*(?:-|\u2013|\u2014|to|through|thru)[ \t]*(?:fiscal[ \t]+|FY[ \t]*)?"

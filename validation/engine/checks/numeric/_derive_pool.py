@@ -459,31 +459,6 @@ def direction_of(body: str, claims: Sequence[Claim], position: int, low: int, hi
 
 # "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
 # (", or about 0.5%, to $3,777 thousand": the comma closes the aside, the level is still its)
-_TO_END = re.compile(r",?[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
-
-
-def stated_end(
-    body: str, claims: Sequence[Claim], position: int, operands: Sequence[Operand]
-) -> Operand | None:
-    """The level a change ends at, when the change is followed by "to" and a stated number
-    ("fell approximately 2.7% to 21,829 thousand"): the one operand the change is of. The
-    words fix its operation and one operand before any value is looked at, so its other
-    operand is sought among those candidates alone."""
-    if position + 1 >= len(claims):
-        return None
-    mention, following = claims[position].mention, claims[position + 1].mention
-    if not _TO_END.fullmatch(body, mention.end, following.start) or following.is_percent:
-        return None
-    return next(
-        (
-            operand
-            for operand in operands
-            if operand.strength == STATED and operand.reported and operand.text == following.text
-        ),
-        None,
-    )
-
-
 def points_of(body: str, mention: NumberMention) -> bool:
     """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
     (basis points are hundredths of one, and not read here)."""

@@ -17,6 +17,7 @@ from validation.engine.checks.numeric._derive_accept import stated_before
 from validation.engine.checks.numeric._derive_candidates import Candidate
 from validation.engine.checks.numeric._derive_pool import STATED
 from validation.engine.checks.numeric._derive_pool import Operand as DerivedOperand
+from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._operations import Operand
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -122,3 +123,84 @@ def from_its_step(
 _OR_ABOUT = re.compile(
     r",[ \t]*or(?:[ \t]+(?:about|roughly|around|approximately|nearly|some|just))?[ \t]*\Z"
 )
+
+
+_TO_END = re.compile(r",?[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
+
+
+def stated_end(
+    body: str, claims: Sequence[Claim], position: int, operands: Sequence[DerivedOperand]
+) -> DerivedOperand | None:
+    """The level a change ends at, when the change is followed by "to" and a stated number
+    ("fell approximately 2.7% to 21,829 thousand"): the one operand the change is of. The
+    words fix its operation and one operand before any value is looked at, so its other
+    operand is sought among those candidates alone. The change's other form may stand
+    between them: "rose by $3.8 million, or roughly 18.6%, to $24.2 million"."""
+    if position + 1 >= len(claims):
+        return None
+    mention, following = claims[position].mention, claims[position + 1].mention
+    if (
+        following.is_percent
+        and not mention.is_percent
+        and position + 2 < len(claims)
+        and _OR_ABOUT.fullmatch(body, mention.end, following.start)
+    ):
+        mention, following = following, claims[position + 2].mention
+    if not _TO_END.fullmatch(body, mention.end, following.start) or following.is_percent:
+        return None
+    return next(
+        (
+            operand
+            for operand in operands
+            if operand.strength == STATED and operand.reported and operand.text == following.text
+        ),
+        None,
+    )
+
+
+def ending_at(
+    found: Iterator[Candidate], end: DerivedOperand, twin: bool = False, direction: int = 0
+) -> Iterator[Candidate]:
+    """The candidates that are a change ending at `end`: a difference (of amounts, or of
+    rates in points) with it, or a percentage change from another level to it. With
+    `twin`, those that take the level as its table writes it instead, at a scale the table
+    does not state ("to $24.2 million": 24,193 - 20,402 of a table in thousands is a change
+    of 3,791 thousand), reached from the side the words give (`direction`: "rose" 1)
+    only."""
+    for candidate in found:
+        operation, used = candidate[3], candidate[4]
+        if operation in ("difference", "points"):
+            scale = max((_scale_of(operand, end) for operand in used), default=0.0)
+        elif operation == "percent change" and used:
+            scale = _scale_of(used[0], end)
+        else:
+            continue
+        if scale == 1.0 and not twin:
+            yield candidate
+        elif twin and scale > 1.0 and all(isinstance(o, str) or o.unscaled for o in used):
+            level = next(o for o in used if not isinstance(o, str) and _scale_of(o, end) > 1)
+            start = [o for o in used if not isinstance(o, str) and o is not level]
+            if len(start) == 1 and (abs(start[0].value) - abs(level.value)) * direction > 0:
+                continue  # "rose ... to" the smaller of the two: no rise to it
+            rate = operation == "percent change"  # a rate keeps no scale
+            yield candidate if rate else (candidate[0], candidate[1] * scale, *candidate[2:])
+
+
+def has_twin(operands: Sequence[DerivedOperand], end: DerivedOperand) -> bool:
+    """Some operand is the stated level as a table that states no scale writes it."""
+    return any(_scale_of(operand, end) > 1.0 for operand in operands)
+
+
+def _scale_of(operand: DerivedOperand | str, end: DerivedOperand) -> float:
+    """1 for the stated level itself; the scale at which a cell of a table that states no
+    scale writes the level's rounded figure (24,193 for "$24.2 million": 1,000); else 0."""
+    if operand is end:
+        return 1.0
+    if isinstance(operand, str) or not operand.unscaled or operand.percent or end.percent:
+        return 0.0
+    decimals = _DECIMALS_OF.search(end.text)
+    half = end.digits * 0.5 * 10.0 ** -(len(decimals.group(1)) if decimals else 0) * 1.000001
+    return next((s for s in (1e3, 1e6, 1e9) if abs(operand.value * s - end.value) <= half), 0.0)
+
+
+_DECIMALS_OF = re.compile(r"\d\.(\d+)")
