@@ -38,9 +38,11 @@ _TOTAL_WORDS = re.compile(
 )
 
 
+@lru_cache(maxsize=256)
 def things_counted(clause: str) -> int:
     """How many things the clause counts, in words or in digits before a noun ("the four
-    note issues", "the 7 officers"), or 0."""
+    note issues", "the 7 officers"), or 0. Each number of a sentence asks: read once per
+    sentence, however long it is."""
     said = said_count(clause)
     if said:
         return said
