@@ -219,9 +219,15 @@ def one_figure(first: Operand, second: Operand) -> bool:
     if first.digits == second.digits or first.percent or second.percent:
         return False
     coarse = first if first.digits > second.digits else second
-    decimals = _DECIMALS.search(coarse.text)
+    return abs(first.value - second.value) <= written_half(coarse)
+
+
+def written_half(operand: Operand) -> float:
+    """Half a unit of the last digit an operand is written with, in full units ("$24.2
+    million": 50,000), a hair wide so a float's last bit never falls outside."""
+    decimals = _DECIMALS.search(operand.text)
     places = len(decimals.group(1)) if decimals else 0
-    return abs(first.value - second.value) <= coarse.digits * 0.5 * 10.0**-places * 1.000001
+    return operand.digits * 0.5 * 10.0**-places * 1.000001
 
 
 _DECIMALS = re.compile(r"\d\.(\d+)")

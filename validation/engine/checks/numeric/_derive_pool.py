@@ -457,8 +457,6 @@ def direction_of(body: str, claims: Sequence[Claim], position: int, low: int, hi
     return cue.direction or _direction(_WORD.findall(body[low : mention.start].lower()))
 
 
-# "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
-# (", or about 0.5%, to $3,777 thousand": the comma closes the aside, the level is still its)
 def points_of(body: str, mention: NumberMention) -> bool:
     """A number written as points ("1.1 points", "0.4 pp"): a difference of percentages
     (basis points are hundredths of one, and not read here)."""

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from validation.engine.checks.numeric._cues import Cue
 from validation.engine.checks.numeric._derive_accept import stated_before
-from validation.engine.checks.numeric._derive_candidates import Candidate
+from validation.engine.checks.numeric._derive_candidates import Candidate, written_half
 from validation.engine.checks.numeric._derive_pool import STATED
 from validation.engine.checks.numeric._derive_pool import Operand as DerivedOperand
 from validation.engine.checks.numeric._matching import Claim
@@ -125,6 +125,8 @@ _OR_ABOUT = re.compile(
 )
 
 
+# "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
+# (", or about 0.5%, to $3,777 thousand": the comma closes the aside, the level is still its)
 _TO_END = re.compile(r",?[ \t]+to[ \t]+(?:(?:about|roughly|around|approximately|nearly|some) )?")
 
 
@@ -198,9 +200,5 @@ def _scale_of(operand: DerivedOperand | str, end: DerivedOperand) -> float:
         return 1.0
     if isinstance(operand, str) or not operand.unscaled or operand.percent or end.percent:
         return 0.0
-    decimals = _DECIMALS_OF.search(end.text)
-    half = end.digits * 0.5 * 10.0 ** -(len(decimals.group(1)) if decimals else 0) * 1.000001
+    half = written_half(end)
     return next((s for s in (1e3, 1e6, 1e9) if abs(operand.value * s - end.value) <= half), 0.0)
-
-
-_DECIMALS_OF = re.compile(r"\d\.(\d+)")
