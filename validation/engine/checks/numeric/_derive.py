@@ -57,6 +57,7 @@ from validation.engine.checks.numeric._derive_candidates import (
 from validation.engine.checks.numeric._derive_counted import counted_amounts
 from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_heading import context_rows, heading_of, margin_rows
+from validation.engine.checks.numeric._derive_moved import sums_in_other_periods
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -70,12 +71,13 @@ from validation.engine.checks.numeric._derive_pool import (
     units_of,
     wrong_base_change,
 )
-from validation.engine.checks.numeric._derive_sections import counted_runs, group_sums
+from validation.engine.checks.numeric._derive_sections import added_up, counted_runs, group_sums
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_when import (
     dated,
     dated_so,
     dates_early_year,
+    mixed_period,
     relative_period,
     years_of,
 )
@@ -85,7 +87,6 @@ from validation.engine.checks.numeric._derive_years import (
     periods_named,
     years_named,
 )
-from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._lexicon import names_a_margin, written_as_multiple
 from validation.engine.checks.numeric._matching import (
@@ -309,21 +310,6 @@ def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -
     )
 
 
-def _mixed_period(
-    row: int, index: EvidenceIndex, words: str, years: frozenset[int], relative: int = 0
-) -> bool:
-    """A derivation takes the cell of a prose row beside the one its sentence states
-    (`displaced_row`), and the sentence names no other period ("a year earlier", two years).
-    A prose row only: the evidence's own sentence ties each of its values to its period
-    (in a table's row, writers take the other column's cell beside a stated one often
-    enough, "gross margin compressed from roughly 50.9% to 40.0%")."""
-    if row < 0 or row not in _rows(index).sentence_rows:
-        return False
-    if relative > 0:
-        return True  # its own clause dates it to the latest period ("is about 47% of")
-    return not _PRIOR.search(words) and len(years) < 2
-
-
 def _beside(claims: Sequence[Claim], position: int, low: int, high: int) -> Iterator[Claim]:
     """The other claims of the sentence from `low` to `high`, in a window around it."""
     for at in around(position, len(claims)):
@@ -381,7 +367,9 @@ def _rescue(
     headed = context_rows(_rows(index), body, (low, high), heading, sentence_of)
     headed += margin_rows(_rows(index), body, low, mention.start) if margin else []
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
-    operands += group_sums(index, units, words, heading)
+    sums = group_sums(index, units, words, heading, SUM in cue.kinds)
+    operands += sums
+    operands += sums_in_other_periods(claims, position, index, units, (low, high), previous, words)
     if SUM in cue.kinds and not mention.is_percent:  # "the four notes ... carry $1,711.4 million"
         in_play = [operand.item for operand in operands]
         operands += counted_runs(index, units, things_counted(words), in_play)
@@ -431,12 +419,12 @@ def _rescue(
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),
         list(per_year(operands, index, words)) if MEAN in cue.kinds else (),
-        [*grossed_up(operands, words), *counted_amounts(operands, words)],
+        [*grossed_up(operands, words), *counted_amounts(operands, words), *added_up(sums, cue)],
         mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
-    if _mixed_period(found.displaced, index, words, years, relative):
+    if mixed_period(found.displaced, index, words, years, relative):
         return False  # the stated figure's own period, not the cell beside it
     beside = partial(_beside, claims, position, low, high)
     takes_own = any(other.index in found.used for other in beside())

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from itertools import islice
 
 from validation.engine.checks.numeric._counts_said import says_total
+from validation.engine.checks.numeric._cues import SUM, Cue
 from validation.engine.checks.numeric._derive_buckets import _span_of
+from validation.engine.checks.numeric._derive_candidates import Candidate
 from validation.engine.checks.numeric._derive_naming import _names
 from validation.engine.checks.numeric._derive_pool import (
     NAMED,
@@ -49,15 +51,16 @@ _Section = tuple[frozenset[str], tuple[int, ...]]  # its heading's words, its ro
 
 
 def group_sums(
-    index: EvidenceIndex, units: dict[int, float], words: str, heading: str
+    index: EvidenceIndex, units: dict[int, float], words: str, heading: str, adding: bool = False
 ) -> list[Operand]:
     """The sums a sentence (`words`, under `heading`) may take: of the sections it names,
-    of a schedule over the span of years it names, of a table with no total line."""
+    of a schedule over the span of years it names, of a table with no total line (where
+    it says "total" or adds up)."""
     rows = _rows(index)
     return [
         *section_sums(index, rows, units, (words, heading)),
         *span_sums(index, rows, units, words),
-        *table_sums(index, rows, units, words),
+        *table_sums(index, rows, units, words, adding),
     ]
 
 
@@ -90,22 +93,35 @@ def _sums(
         ]
         if any(cell.percent for cell in cells):
             break  # a section of rates sums to nothing
-        found.append(
-            Operand(
-                value=sum(cell.value for cell in cells),
-                text="(" + " + ".join(cell.text for cell in cells) + ")",
-                percent=False,
-                digits=cells[0].digits,
-                strength=NAMED,
-                row=-1,
-                column=cells[0].column,
-                item=cells[0].item,
-                unit=cells[0].unit,
-                sources=tuple(cell.entry for cell in cells),
-                derived=True,
-            )
-        )
+        found.append(summed(cells, NAMED))
     return found
+
+
+def added_up(sums: Sequence[Operand], cue: Cue) -> Iterator[Candidate]:
+    """Where a sentence adds up lines ("adding both categories gives about $681.4
+    million"), the sums its words give (`group_sums`), each a candidate as it stands,
+    weighed among themselves: the other derived figures of the report are no neighbours
+    of theirs."""
+    if SUM in cue.kinds:
+        for operand in sums:
+            yield 0, operand.value, "{0}", "sum", (operand,)
+
+
+def summed(cells: Sequence[Operand], strength: int) -> Operand:
+    """One operand, the sum of evidence cells, a result derived from them."""
+    return Operand(
+        value=sum(cell.value for cell in cells),
+        text="(" + " + ".join(cell.text for cell in cells) + ")",
+        percent=False,
+        digits=cells[0].digits,
+        strength=strength,
+        row=-1,
+        column=cells[0].column,
+        item=cells[0].item,
+        unit=cells[0].unit,
+        sources=tuple(cell.entry for cell in cells),
+        derived=True,
+    )
 
 
 def counted_runs(
@@ -155,11 +171,12 @@ _MAX_RUN_ROWS = 60  # rows of one item read for its runs
 
 
 def table_sums(
-    index: EvidenceIndex, rows: _Rows, units: dict[int, float], words: str
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], words: str, adding: bool = False
 ) -> list[Operand]:
-    """Where a sentence says "total" ("the four line items sum to a total of ..."), the
-    column sums of each small table that writes no total line: its lines of one width."""
-    if not says_total(words):
+    """Where a sentence says "total" or adds up (`adding`: "adding up the lines gives
+    ..."), the column sums of each small table that writes no total line: its lines of
+    one width."""
+    if not (adding or says_total(words)):
         return []
     found: list[Operand] = []
     for item, lines in _tables(index, rows).items():

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from validation.engine.checks.numeric._derive_pool import Operand
+from validation.engine.checks.numeric._derive_pool import Operand, _rows
+from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._misquotes import _period as period_of
@@ -116,3 +117,18 @@ def dated_so(body: str, index: EvidenceIndex, claim: Claim) -> bool:
     year = period_of(index, claim.hit.number.entry) if claim.hit is not None else None
     named = (year_after(body, claim.mention.end), year_before(body, claim.mention.start))
     return year is not None and year in named
+
+
+def mixed_period(
+    row: int, index: EvidenceIndex, words: str, years: frozenset[int], relative: int = 0
+) -> bool:
+    """A derivation takes the cell of a prose row beside the one its sentence states
+    (`displaced_row`), and the sentence names no other period ("a year earlier", two years).
+    A prose row only: the evidence's own sentence ties each of its values to its period
+    (in a table's row, writers take the other column's cell beside a stated one often
+    enough, "gross margin compressed from roughly 50.9% to 40.0%")."""
+    if row < 0 or row not in _rows(index).sentence_rows:
+        return False
+    if relative > 0:
+        return True  # its own clause dates it to the latest period ("is about 47% of")
+    return not _PRIOR.search(words) and len(years) < 2

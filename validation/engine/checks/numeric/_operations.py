@@ -387,3 +387,11 @@ def _plain(value: float) -> str:
         return "0"
     text = f"{value:,.10f}".rstrip("0").rstrip(".")
     return text if text not in ("", "-0") else "0"
+
+
+def mixed_periods(run: Sequence[Operand]) -> bool:
+    """The years a run's numbers are dated to are neither one (line items of one period)
+    nor each its own (one line item's periods): "$7,169K in 2019", "$1.3 million" of 2019
+    and "$2.2 million in 2018" add up to no total an analyst writes."""
+    years = [operand.year for operand in run if operand.year]
+    return 1 < len(set(years)) < len(years)

@@ -306,8 +306,8 @@ def candidates(
         sides = [[o for o in report if o.position < at], [o for o in report if o.position > at]]
         for side in sides if at >= 0 else [report]:
             for length in _RUN_LENGTHS:
-                for first_at in range(len(side) - length + 1):
-                    tuples.append(tuple(side[first_at : first_at + length]))
+                runs = (side[first : first + length] for first in range(len(side) - length + 1))
+                tuples += [tuple(run) for run in runs if not ops.mixed_periods(run)]
     return tuples
 
 

@@ -342,11 +342,15 @@ def _table_label(text: str, table: _Table, pos: int) -> str:
 
 def footnote_marker(text: str, start: int, end: int) -> bool:
     """One or two digits in parentheses glued to the word before them, a reference to a
-    note of a table's label ("Service delivery costs(1)"), not a value of its row."""
+    note of a table's label ("Service delivery costs(1)", a heading's "carryforwards:(1)"),
+    not a value of its row."""
     return (
         end - start <= 2
         and start >= 2
         and text[start - 1] == "("
-        and text[start - 2].isalpha()
+        and (
+            text[start - 2].isalpha()
+            or (text[start - 2] == ":" and text[start - 3 : start - 2].isalpha())
+        )
         and text[end : end + 1] == ")"
     )
