@@ -33,9 +33,11 @@ from validation.engine.checks.numeric._derive_rows import (
     _Rows,
     column_cells,
     period_value,
+    restating_rows,
 )
 from validation.engine.checks.numeric._derive_rows import _rows as _rows  # (_misquotes)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -291,6 +293,8 @@ def pool(
             if operand.percent and points and period_value(index, operand.entry):
                 rates.add(operand.row)  # "13.1%" of a record's "2019": 13.1, a rate row
             periods += rows.cells[operand.row][:MAX_GROUP]
+            if len(rows.cells[operand.row]) == 1:  # a lone figure of prose: a table's row too
+                periods += restating_rows(index, rows, operand.entry, label_tokens(words))
             column += column_cells(rows, index, operand.row, operand.column)[:_MAX_POOL]
             periods += finer_cells(index, rows, units, operand.row)  # its table's digits
             earlier += [operand] if operand.row in implied else []

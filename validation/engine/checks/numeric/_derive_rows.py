@@ -374,6 +374,35 @@ def twins(index: EvidenceIndex, rows: _Rows, entry: int) -> tuple[tuple[int, int
     )[:_MAX_TWINS]
 
 
+def restating_rows(
+    index: EvidenceIndex, rows: _Rows, entry: int, words: frozenset[str]
+) -> list[int]:
+    """The cells of the table rows, in other evidence items, that write the value of a
+    lone figure of prose (the filing's "grew 1.2% to S$3.65 billion" and a tool's row
+    "Group free cash flow": 3,650, 3,606 in S$ million), at any scale, where the report's
+    sentence (`words`) names the row: the line item's other periods the prose leaves
+    out."""
+    magnitude = index.magnitude(entry)
+    item = index.item_of(entry)
+    found: set[int] = set()
+    for scale in _SCALES:
+        value = magnitude / scale
+        for other in index.nearest(value, value * _SAME_LOW, value * _SAME_HIGH, 4):
+            if index.is_mantissa(other) and other > 0:
+                other -= 1  # the scaled twin stands before its digits
+            row = rows.row_of.get(other)
+            if row is None or len(rows.cells[row]) < 2 or index.item_of(other) == item:
+                continue
+            if rows.tokens[row] & words:
+                found.add(row)
+    # One row, or none: a value several rows write says nothing of which line it is.
+    return rows.cells[found.pop()][:MAX_GROUP] if len(found) == 1 else []
+
+
+_SAME_LOW, _SAME_HIGH = 1 - 1e-9, 1 + 1e-9  # one value, whatever its float's last bit
+_SCALES = (1.0, 1e3, 1e6, 1e9)  # a table's digits in units, thousands, millions, billions
+
+
 def _cells_by_value(index: EvidenceIndex, rows: _Rows, item: int) -> dict[Decimal, list[int]]:
     """One evidence item's cells by the value they write, built once per item of an index
     (only the items a claim's operands lie in are read)."""

@@ -369,12 +369,15 @@ def _moved_to_level(text: str, first: _Raw, second: _Raw) -> bool:
 
 
 def _amount(raw: _Raw, scaled: _Raw) -> Decimal:
-    """`raw`'s size, at its own scale or else at `scaled`'s (a bare first end takes it)."""
+    """`raw`'s size, at its own scale or else at `scaled`'s (a bare first end takes it,
+    unless it writes a thousand or more: "up $590,000 to $65.5 million" moved by dollars)."""
     try:
         written = abs(Decimal(raw.number.replace(",", "")))
     except ArithmeticError:
         return Decimal(0)
-    return written * (raw.scale if raw.scale != 1 or raw.scale_text else scaled.scale)
+    if raw.scale != 1 or raw.scale_text or written >= 1000:
+        return written * raw.scale
+    return written * scaled.scale
 
 
 def prose_label(text: str, start: int, end: int, prev_end: int, next_start: int) -> str:
