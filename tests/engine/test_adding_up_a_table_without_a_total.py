@@ -12,10 +12,10 @@ CARRYFORWARDS = """\
 | (dollars in thousands) | Last Fiscal Year of Expiration | Amount |
 |---|---|---|
 | Net operating loss carryforwards:(1) |  |  |
-| Domestic–state | 2038 | $41,870 |
+| Domestic\u2013state | 2038 | $41,870 |
 | Foreign | 2038 or indefinite | $212,406 |
 | Tax credit carryforwards:(1) |  |  |
-| Domestic–federal | 2030 | $27,115 |
+| Domestic\u2013federal | 2030 | $27,115 |
 | Foreign(2) | 2028 or indefinite | $9,664 |
 """
 

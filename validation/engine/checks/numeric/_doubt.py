@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 
 from validation.engine.checks.numeric import _search as search
 from validation.engine.checks.numeric._derive_rows import _rows
@@ -120,8 +121,13 @@ def _weak(claim: Claim, body: str) -> bool:
     its label or of its clause after it ("97% of 2019 sales under fixed-price contracts")."""
     if (hit := claim.hit) is None:
         return False
-    if hit.number.written and hit.number.decimals < claim.mention.decimals:
-        return True
+    number = hit.number
+    if number.written and number.decimals < claim.mention.decimals:
+        # Fewer digits in the same units: "$276.9 million" for a cell of 276,852 (thousands)
+        # writes its digits at another scale, and the cell is the finer of the two.
+        quantum = Decimal(1).scaleb(-number.decimals) * abs(number.value / number.written)
+        if quantum > Decimal(1).scaleb(-claim.mention.decimals) * hit.factor:
+            return True
     after = label_tokens(_CLAUSE_END.split(body[claim.mention.end : claim.mention.end + 80], 1)[0])
     if hit.number.item in claim.cited or (claim.mention.tokens | after) & hit.number.tokens:
         return False
