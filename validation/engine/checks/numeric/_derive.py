@@ -71,7 +71,13 @@ from validation.engine.checks.numeric._derive_pool import (
     units_of,
     wrong_base_change,
 )
-from validation.engine.checks.numeric._derive_sections import added_up, counted_runs, group_sums
+from validation.engine.checks.numeric._derive_sections import (
+    added_up,
+    as_found,
+    averaged,
+    counted_runs,
+    group_sums,
+)
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
 from validation.engine.checks.numeric._derive_when import (
     dated,
@@ -370,9 +376,12 @@ def _rescue(
     sums = group_sums(index, units, words, heading, SUM in cue.kinds)
     operands += sums
     operands += sums_in_other_periods(claims, position, index, units, (low, high), previous, words)
-    if SUM in cue.kinds and not mention.is_percent:  # "the four notes ... carry $1,711.4 million"
+    means: list[Operand] = []  # "the average of the four quarterly lows": weighed alone
+    if cue.kinds & {SUM, MEAN} and not mention.is_percent:  # "the four notes ... carry"
         in_play = [operand.item for operand in operands]
-        operands += counted_runs(index, units, things_counted(words), in_play)
+        runs = counted_runs(index, units, count := things_counted(words), in_play)
+        means, runs = (averaged(runs, count), []) if MEAN in cue.kinds else ([], runs)
+        operands += runs
     if restating:  # "$58,442 thousand, or roughly $58.4 million": its sentence's own result
         operands = [
             operand for operand in operands if operand.strength == STATED and operand.derived
@@ -419,7 +428,12 @@ def _rescue(
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),
         list(per_year(operands, index, words)) if MEAN in cue.kinds else (),
-        [*grossed_up(operands, words), *counted_amounts(operands, words), *added_up(sums, cue)],
+        [
+            *grossed_up(operands, words),
+            *counted_amounts(operands, words),
+            *added_up(sums, cue),
+            *as_found(means),
+        ],
         mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):

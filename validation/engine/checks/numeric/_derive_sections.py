@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from decimal import Decimal
 from itertools import islice
 
@@ -105,6 +106,20 @@ def added_up(sums: Sequence[Operand], cue: Cue) -> Iterator[Candidate]:
     if SUM in cue.kinds:
         for operand in sums:
             yield 0, operand.value, "{0}", "sum", (operand,)
+
+
+def averaged(runs: Sequence[Operand], count: int) -> list[Operand]:
+    """The runs of `count` lines (`counted_runs`) as their averages: "the average of the
+    four quarterly lows was about $3.83" over a table's four lines of lows."""
+    return [
+        replace(run, value=run.value / count, text=f"{run.text} / {count}") for run in runs if count
+    ]
+
+
+def as_found(results: Sequence[Operand]) -> Iterator[Candidate]:
+    """Results the words give whole (`averaged`), each a candidate as it stands."""
+    for operand in results:
+        yield 0, operand.value, "{0}", "average", (operand,)
 
 
 def summed(cells: Sequence[Operand], strength: int) -> Operand:
