@@ -140,7 +140,9 @@ def test_review_accept_reject_apply_revalidate_and_sign_off(
     assert "= $14.8B" in revision.body and "up 19%" in revision.body
     assert "22.0%" in revision.body and "34.7%" in revision.body
     expect(page.locator(".report-body")).to_contain_text("$14.8B")
-    expect(page.locator("#flash")).to_contain_text("Validation of revision 2 finished")
+    expect(page.locator("#flash")).to_contain_text(
+        "Validation of revision 2 finished", timeout=WAIT_MS
+    )
     shoot("review-after-apply")
 
     # Sign off with a comment.
