@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at, same_label_rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 
@@ -52,14 +52,10 @@ def carried_over(
         if row < 0 or not rows.tokens[row]:
             continue
         found += rows.cells[row][:MAX_GROUP]
-        item = index.item_of(entry)
         twins = [
             cell
-            for other in rows.postings.get(min(rows.tokens[row]), ())
-            if other != row
-            and rows.tokens[other] == rows.tokens[row]
-            and index.item_of(rows.cells[other][0]) == item
-            and (cell := cell_at(rows, other, column)) is not None
+            for other in same_label_rows(index, rows, row)
+            if (cell := cell_at(rows, other, column)) is not None
         ]
         found += twins[:_MAX_TWINS]
     return found

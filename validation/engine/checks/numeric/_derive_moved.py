@@ -29,7 +29,7 @@ from validation.engine.checks.numeric._derive_pool import (
     around,
     cells_of,
 )
-from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at
+from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at, same_label_rows
 from validation.engine.checks.numeric._derive_sections import summed
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
@@ -59,26 +59,21 @@ def sums_in_other_periods(
         if other.hit is not None or other.derivation is None:
             continue
         if sentence[0] <= start < sentence[1] or (prior and previous[0] <= start < previous[1]):
-            value = in_full_units(float(other.derivation.value), float(other.mention.value))
-            found += moved_sums(other, index, rows, units, value, NEAR)
+            found += moved_sums(other, index, rows, units)
     return found
 
 
 def moved_sums(
-    claim: Claim,
-    index: EvidenceIndex,
-    rows: _Rows,
-    units: dict[int, float],
-    value: float,
-    strength: int,
+    claim: Claim, index: EvidenceIndex, rows: _Rows, units: dict[int, float]
 ) -> list[Operand]:
-    """The sums, in other periods, of the lines a stated result sums (`value`, in full
-    units): none when it is no plain sum of cells of two or more lines."""
+    """The sums, in other periods, of the lines a stated result sums: none when it is no
+    plain sum of cells of two or more lines."""
     derivation = claim.derivation
     if derivation is None or claim.mention.is_percent or len(derivation.entries) < 2:
         return []
+    value = in_full_units(float(derivation.value), float(claim.mention.value))
     cells = [
-        _evidence_operand(index, rows, units, entry, strength)
+        _evidence_operand(index, rows, units, entry, NEAR)
         for entry in cells_of(index, derivation.entries)
     ]
     lines = [cell.row for cell in cells]
@@ -87,23 +82,24 @@ def moved_sums(
     total = sum(abs(cell.value) for cell in cells)
     if abs(total - abs(value)) > 1e-6 * max(1.0, total):
         return []  # not a sum of its cells (a difference, an average, a share)
-    places: list[list[int]] = []
+    places: list[list[int | None]] = []
     columns = {cell.column for cell in cells}
     if len(columns) == 1:
         (column,) = columns
         for other in range(MAX_GROUP):
             if other != column:
-                places.append([_or_none(cell_at(rows, line, other)) for line in lines])
+                places.append([cell_at(rows, line, other) for line in lines])
     for shift in _block_shifts(index, rows, lines):
-        places.append([_or_none(cell_at(rows, cell.row + shift, cell.column)) for cell in cells])
+        places.append([cell_at(rows, cell.row + shift, cell.column) for cell in cells])
     found: list[Operand] = []
-    for entries in places:
-        if min(entries) < 0:
+    for place in places:
+        entries = [entry for entry in place if entry is not None]
+        if len(entries) < len(place):
             continue  # a line without a cell there: no sum of the same lines
-        moved = [_evidence_operand(index, rows, units, entry, strength) for entry in entries]
+        moved = [_evidence_operand(index, rows, units, entry, NEAR) for entry in entries]
         if any(cell.percent for cell in moved):
             continue
-        found.append(summed(moved, strength))
+        found.append(summed(moved, NEAR))
         if len(found) >= _MAX_MOVED:
             break
     return found
@@ -115,25 +111,10 @@ def _block_shifts(index: EvidenceIndex, rows: _Rows, lines: Sequence[int]) -> li
     alternate labels may map one of the sum's lines onto another: no block)."""
     shifts: set[int] | None = None
     for line in lines:
-        words = rows.tokens[line]
-        if not words:
-            return []
-        item = index.item_of(rows.cells[line][0])
-        own = {
-            other - line
-            for other in rows.postings.get(min(words), ())
-            if other != line
-            and rows.tokens[other] == words
-            and rows.cells[other]
-            and index.item_of(rows.cells[other][0]) == item
-        }
+        own = {other - line for other in same_label_rows(index, rows, line)}
         shifts = own if shifts is None else shifts & own
         if not shifts:
             return []
     # Another block: none of its lines is one of the stated sum's own.
     apart = [shift for shift in shifts or () if not {line + shift for line in lines} & set(lines)]
     return sorted(apart, key=abs)[:_MAX_SHIFTS]
-
-
-def _or_none(entry: int | None) -> int:
-    return -1 if entry is None else entry

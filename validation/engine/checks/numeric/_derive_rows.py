@@ -293,15 +293,24 @@ def has_twin_row(index: EvidenceIndex, entry: int) -> bool:
     "Domestic - state" line under two headings): its label does not pin one cell."""
     rows = _rows(index)
     row = rows.row_of.get(entry)
-    if row is None or not rows.tokens[row]:
-        return False
+    return row is not None and bool(same_label_rows(index, rows, row))
+
+
+def same_label_rows(index: EvidenceIndex, rows: _Rows, row: int) -> list[int]:
+    """The other rows of the row's evidence item with the same label words, in order (none
+    for a row without words): the same line items under another heading or period."""
     words = rows.tokens[row]
-    item = index.item_of(entry)
-    for other in rows.postings.get(min(words), ()):
-        twin = other != row and rows.tokens[other] == words and bool(rows.cells[other])
-        if twin and index.item_of(rows.cells[other][0]) == item:
-            return True
-    return False
+    if not words:
+        return []
+    item = index.item_of(rows.cells[row][0])
+    return [
+        other
+        for other in rows.postings.get(min(words), ())
+        if other != row
+        and rows.tokens[other] == words
+        and rows.cells[other]
+        and index.item_of(rows.cells[other][0]) == item
+    ]
 
 
 def better_named_row(index: EvidenceIndex, entry: int, words: frozenset[str]) -> bool:

@@ -104,8 +104,7 @@ def added_up(sums: Sequence[Operand], cue: Cue) -> Iterator[Candidate]:
     weighed among themselves: the other derived figures of the report are no neighbours
     of theirs."""
     if SUM in cue.kinds:
-        for operand in sums:
-            yield 0, operand.value, "{0}", "sum", (operand,)
+        yield from as_found(sums, "sum")
 
 
 def averaged(runs: Sequence[Operand], count: int) -> list[Operand]:
@@ -116,10 +115,11 @@ def averaged(runs: Sequence[Operand], count: int) -> list[Operand]:
     ]
 
 
-def as_found(results: Sequence[Operand]) -> Iterator[Candidate]:
-    """Results the words give whole (`averaged`), each a candidate as it stands."""
+def as_found(results: Sequence[Operand], operation: str = "average") -> Iterator[Candidate]:
+    """Results the words give whole (`averaged`, the sums of `added_up`), each a candidate
+    as it stands."""
     for operand in results:
-        yield 0, operand.value, "{0}", "average", (operand,)
+        yield 0, operand.value, "{0}", operation, (operand,)
 
 
 def summed(cells: Sequence[Operand], strength: int) -> Operand:
