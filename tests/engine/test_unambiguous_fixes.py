@@ -458,6 +458,16 @@ def test_a_year_after_a_date_is_not_read_as_the_figures_period() -> None:
     assert fixes_on(verdict, "997.4") == []
 
 
+def test_a_year_the_figure_comes_before_is_not_its_period() -> None:
+    """ "bottoming at $997.4 million before the fiscal 2024 rebound": the words put the
+    year after the figure's time, so it dates the rebound, not the figure (2022's)."""
+    body = "Net sales bottomed at $997.4 million before the fiscal 2024 rebound."
+    verdict = check(body, ("selected_data", NET_SALES_YEARS))
+
+    assert fixes_on(verdict, "997.4") == []
+    assert not [f for f in verdict.findings if f.check == "claims_supported"]
+
+
 # ------------------------------------------------------------------ digits that slipped
 
 

@@ -28,6 +28,8 @@ def year_after(body: str, end: int) -> int | None:
     years = _YEAR.findall(window)
     if len(years) != 1 or any(c.isdigit() for c in _YEAR.sub("", window)):
         return None
+    if _ANOTHER_TIME.search(window.split(years[0], 1)[0]):
+        return None  # "$0.43 before the fiscal 2019 rebound": the year is the rebound's
     return int(years[0])
 
 
@@ -57,6 +59,11 @@ _BLOCKING = re.compile(
     r"earlier|ago|last|by|to|through|until|till|and|or|between|over|per|up|down|rose|fell|"
     r"grew|increased|decreased|declined|gained|dropped|climbed|change|growth|average|"
     r"averaged|total|cumulative|guidance|target|forecast|expected|estimate|plan|budget)\b"
+)
+# Words between a figure and a year after it that set the year apart from the figure's.
+_ANOTHER_TIME = re.compile(
+    r"(?i)\b(?:from|than|against|versus|vs|compared|since|after|before|until|till|ahead|"
+    r"prior|preceding|previous|earlier|ago)\b"
 )
 # Words before the year that make it a comparison's base or a span's start.
 _BLOCKING_BEFORE = re.compile(
