@@ -34,3 +34,43 @@ def test_the_right_multiple_is_the_ratio_of_its_lines() -> None:
     )
 
     assert status(verdict, "4.5") == "derived"
+
+
+# A multiple landing, hedged, on a money amount's digits: "roughly 1.3 times" and the
+# "$1.2 million" a paragraph writes. No ratio is a sum of money.
+AWARDS = (
+    "| Non-vested awards | Shares |\n|---|---|\n"
+    "| Non-vested at December 31, 2018 | 1,187,586 |\n"
+    "| Granted | 473,550 |\n"
+    "| Vested | (365,223) |\n"
+    "| Forfeited | (12,632) |\n"
+    "| Non-vested at December 31, 2019 | 1,283,281 |\n"
+)
+EXPENSE = "The company capitalized compensation expense of $1.2 million in 2019."
+
+
+def test_a_multiple_is_no_money_amount_it_rounds_to() -> None:
+    verdict = check(
+        "Grants outpaced vesting by roughly 1.1 times in 2019.",
+        ("awards", AWARDS),
+        ("note", EXPENSE),
+    )
+
+    assert status(verdict, "1.1") != "rounded"
+    assert findings_on(verdict, "1.1") != []
+
+
+def test_a_change_beside_a_multiple_is_the_writers_own() -> None:
+    """Read as $1.2 million, "1.3" stood in the sentence as an amount, and the pool's
+    growth (1,283,281 - 1,187,586) was taken for a miss of the writer's own figures."""
+    verdict = check(
+        "The year began with 1,187,586 non-vested shares. The company granted 473,550 "
+        "shares, and 365,223 vested. Because grants outpaced "
+        "vesting by roughly 1.3 times, the pool grew by 95,695 shares, or 8.1%, to 1,283,281.",
+        ("awards", AWARDS),
+        ("note", EXPENSE),
+    )
+
+    assert status(verdict, "1.3") == "derived"
+    assert status(verdict, "95,695") == "derived"
+    assert status(verdict, "8.1%") == "derived"

@@ -422,7 +422,7 @@ def _rescue(
             index,
             operands,
             units,
-            _own_words(claims, position, (low, high), words)[1] if cue.of_after else "",
+            _own_words(claims, position, (low, high), words)[1],
             claim.index,
         )
         + _shares.parallel(claims, position, (low, high), operands),

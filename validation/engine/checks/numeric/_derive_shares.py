@@ -56,7 +56,7 @@ class Spec:
     totals: frozenset[int] = frozenset()  # a share of a change: the rows that are totals
     # A share of a sum: the cells of the total rows of the named lines' tables.
     wholes: tuple[Operand, ...] = ()
-    # The rows the phrase after "X% of" names: a share's denominator is one of them.
+    # The rows the phrase after "X% of" or "N times" names: the denominator is one of them.
     bottoms: frozenset[int] = frozenset()
     # The claim's place among the report's numbers: a cell stated after it is another
     # clause's ("... simply because the $400.0 million of notes ..."), -1 when unknown.
@@ -100,7 +100,8 @@ def completed(
 ) -> tuple[Spec, ...]:
     """The specifications with what the evidence and the claim's own words add: a share's
     denominator among the rows the phrase after "of" names (`after`, the claim's clause
-    after it: "just under 64% of total net receivables"), and a share of a sum the cells of
+    after it: "just under 64% of total net receivables"), a multiple's among those after
+    "times" ("2.7 times the size of JPKO"), and a share of a sum the cells of
     the total rows of the tables its named lines lie in ("the year-end balance" names no
     row, and the report need not state it)."""
     if not specs:
@@ -108,7 +109,9 @@ def completed(
     rows = _rows(index)
     bottoms: frozenset[int] = frozenset()
     words = after.split()
-    if words and words[0].lower() == "of":
+    if words and words[0].lower() in _BASE_WORDS:
+        if words[0].lower() == "times":  # "2.5 times the 2018 figure": a year, no row
+            words = [word for word in words if not _A_YEAR.fullmatch(word.strip(".,;'s"))]
         _, named = named_rows(rows, "", " ".join(words[1:]))
         bottoms = frozenset(named)
     wholes: tuple[Operand, ...] = ()
@@ -143,6 +146,11 @@ _KIND = {
     OF_A_CHANGE: "percent",
     OF_A_SUM: "percent",
 }
+# The word after a share ("64% of total net receivables") or a multiple ("2.7 times the
+# size of JPKO") that the rows named next follow: the denominator is one of them.
+_BASE_WORDS = ("of", "times")
+_BASED = ("share", "multiple")
+_A_YEAR = re.compile(r"(?:19|20)\d\d")
 _MAX_PARTS = 4  # named lines whose groups of two or more a share of a sum is taken over
 
 
@@ -204,7 +212,7 @@ def specified(
             min(first.strength, second.strength) >= spec.strength
             and first.row >= 0
             and second.row >= 0
-            and (not spec.bottoms or spec.operation != "share" or second.row in spec.bottoms)
+            and (not spec.bottoms or spec.operation not in _BASED or second.row in spec.bottoms)
             and _one_period(first, second, spec)
             and (first.row != second.row or set(stated) <= {first.position, second.position})
         ):
@@ -361,12 +369,15 @@ def _one_period(first: Operand, second: Operand, spec: Spec) -> bool:
     """Two line items of the period the words name (each cell dated to it), or, with no
     period named, two rows of one column of one table. An average is of one line item's
     periods (of the years the sentence names, where they are known); a multiple may be
-    too ("2.5 times the 2018 figure": one of the cells of that year, where it is known)."""
+    too ("2.5 times the 2018 figure": one of the cells of that year, where it is known),
+    unless its words name another row as its base and no year."""
     if first.row == second.row:
         dated = [cell.year for cell in (first, second) if cell.year]
         if spec.operation == "average":
             return not (first.percent or second.percent) and set(dated) <= spec.years
         if spec.operation == "multiple":
+            if spec.bottoms and not spec.years:
+                return False  # "2.7 times the size of JPKO": another row is its base
             return not (spec.year and dated) or spec.year in dated
         return False  # one line item over time: a change, not a share of a period
     if spec.operation == "average":

@@ -120,7 +120,8 @@ def match_claim(
     of a written calculation says by its place what it is, so its percentage
     readings ("2.9%" for a plain 2.9 in a column of percentages) need no label. A
     `multiple` ("about 4.5 times the Canadian allocation") is a ratio: never an amount
-    restated at another scale (4,534 of the foreign line, read in thousands)."""
+    restated at another scale (4,534 of the foreign line, read in thousands), nor an
+    amount of money or a rate ("roughly 1.3 times" is no "$1.2 million")."""
     mention = claim.mention
     # Everything the search below reads of the claim: the same number, written the same
     # way, with the same label words and citations, finds the same evidence (the next
@@ -186,6 +187,8 @@ def _search(
         if not found:
             continue
         for number, difference in found:
+            if multiple and number.unit not in ("", "x"):
+                continue  # "roughly 1.3 times" is no "$1.2 million": a ratio has no unit
             # Labels only decide between several fits, or vouch for another scale.
             needs_label = probe.shifted or (
                 probe.units in ("percent", "fraction") and not number.is_percent
@@ -256,6 +259,8 @@ def _search(
         for entry, tokens, item in near:
             if not claim.mention.tokens & tokens:
                 continue  # near a number about something else: chance, not a slip
+            if multiple and index.unit(entry) not in ("", "x"):
+                continue
             label = _label_score(claim, tokens, index.context_tokens(entry), item)
             number = index.number(entry)
             difference = abs(abs(number.value) - target)
