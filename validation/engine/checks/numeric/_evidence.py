@@ -38,7 +38,7 @@ from validation.engine.checks.numeric._index_state import (
     _maybe_json,
 )
 from validation.engine.checks.numeric._labels import label_tokens
-from validation.engine.checks.numeric._lexicon import prose_label
+from validation.engine.checks.numeric._prose_labels import prose_label
 from validation.engine.types import EvidenceItem
 
 

@@ -48,10 +48,10 @@ from validation.engine.checks.numeric._lexicon import (
     _is_section,
     _mark_ranges,
     _opens_exponent,
-    _prose_label,
     _read_suffix_word,
     currency_sign,
 )
+from validation.engine.checks.numeric._prose_labels import _prose_label
 from validation.engine.checks.numeric._tables import (
     _dash_cells,
     _find_tables,

@@ -21,7 +21,7 @@ from validation.engine.checks.numeric._index_state import (
     _TEXT,
     _plain,
 )
-from validation.engine.checks.numeric._lexicon import prose_label
+from validation.engine.checks.numeric._prose_labels import prose_label
 from validation.engine.checks.numeric._scales import declared_scales, single_scale
 from validation.engine.types import EvidenceExcerpt
 
