@@ -291,7 +291,7 @@ _RISE = wordset(
     """increase increases increased increasing rise rises rose risen rising grew grow grows
     growing growth gain gains gained up higher more above exceed exceeds exceeded climb
     climbed climbs jump jumped jumps widened expanded expansion surged surge soared soar
-    advanced larger bigger greater wider rebounded rallied"""
+    advanced larger bigger greater wider rebounded rallied add adds added adding"""
 )
 _FALL = wordset(
     """decrease decreases decreased decreasing decline declines declined declining fell fall
