@@ -134,6 +134,31 @@ def test_a_restated_figure_at_the_wrong_scale_is_fixed_to_the_named_cell() -> No
     assert "$148.5 million" in replace
 
 
+def test_a_figure_reading_a_cells_digits_as_dollars_is_at_the_wrong_scale() -> None:
+    """3,063,117 in a table in thousands is $3.06 billion; "$3.06 million" rounds the digits
+    read as dollars, against the table's own scale word."""
+    table = (
+        "(Dollars in thousands)          2019          2018\n"
+        "Modules               $ 1,460,116     $ 502,001\n"
+        "Net sales             $ 3,063,117   $ 2,244,044\n"
+    )
+    verdict = check("Net sales reached $3.06 million in 2019.", ("segments", table))
+
+    ((_find, replace),) = fixes_on(verdict, "3.06")
+    assert "$3.06 billion" in replace
+
+
+def test_a_figure_writing_a_cells_digits_without_a_scale_word_is_left_alone() -> None:
+    table = (
+        "(in thousands)\n\n| | 2024 | 2023 |\n|---|---|---|\n"
+        "| Net sales | 3,063,117 | 2,244,044 |\n"
+    )
+    verdict = check("Net sales reached 3,063,117 in 2024.", ("segments", table))
+
+    assert verdict.fixes == []
+    assert findings_on(verdict, "3,063,117") == []
+
+
 # A table whose scale no header states: the report's other figures say how it reads it.
 SEGMENTS = (
     "| | 2022 | 2021 |\n|---|---|---|\n"

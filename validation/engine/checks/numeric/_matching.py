@@ -189,6 +189,10 @@ def _search(
         for number, difference in found:
             if multiple and number.unit not in ("", "x"):
                 continue  # "roughly 1.3 times" is no "$1.2 million": a ratio has no unit
+            if number.mantissa and mention.has_explicit_scale and not probe.shifted:
+                # "$3.06 million" for 3,063,117 of a table in thousands: its digits read as
+                # dollars against the table's scale word, a figure at the wrong scale.
+                continue
             # Labels only decide between several fits, or vouch for another scale.
             needs_label = probe.shifted or (
                 probe.units in ("percent", "fraction") and not number.is_percent
@@ -259,8 +263,10 @@ def _search(
         for entry, tokens, item in near:
             if not claim.mention.tokens & tokens:
                 continue  # near a number about something else: chance, not a slip
-            if multiple and index.unit(entry) not in ("", "x"):
-                continue
+            if (multiple and index.unit(entry) not in ("", "x")) or (
+                mention.has_explicit_scale and index.is_mantissa(entry)
+            ):
+                continue  # a ratio, or a figure at another scale than its cell's (above)
             label = _label_score(claim, tokens, index.context_tokens(entry), item)
             number = index.number(entry)
             difference = abs(abs(number.value) - target)
