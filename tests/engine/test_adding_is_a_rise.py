@@ -36,3 +36,33 @@ def test_what_a_line_added_over_the_level_it_reached_is_flagged() -> None:
     )
 
     assert any("46.4" in text for text in flagged(verdict))
+
+
+# ------------------------------------------------------------------ a change and its rate
+
+RATES = (
+    "                                      Domestic               International\n"
+    "                                          2024          2023          2024          2023\n"
+    "Discount rate                            4.10%         3.80%         2.05%         2.95%\n"
+    "Expected return on plan assets                                       3.30%         3.60%\n"
+)
+
+
+def test_the_relative_change_beside_a_change_of_rates_is_over_its_start() -> None:
+    """2.95% - 2.05% = 0.90 points; over 2.95 that is 30.5% of the rate itself."""
+    verdict = check(
+        "The international discount rate fell by 0.90 points, or about 30.5% in relative terms.",
+        ("assumptions", RATES),
+    )
+
+    assert status(verdict, "30.5%") == "derived"
+
+
+def test_a_relative_change_over_the_level_reached_is_flagged() -> None:
+    """0.90 over 2.05 is 43.9%: a fall taken over the rate it fell to."""
+    verdict = check(
+        "The international discount rate fell by 0.90 points, or about 43.9% in relative terms.",
+        ("assumptions", RATES),
+    )
+
+    assert any("43.9" in text for text in flagged(verdict))

@@ -205,12 +205,12 @@ def explain(
             found := search(ending_at(look(), end, twin, direction))
         ):
             return found
+    if kind == "percent" and (bound or end is None):  # "by $20 thousand, or about 0.5%"
+        stepped, step = from_its_step(look(), body, mention, claim.index, operands, end, direction)
+        others = [operand for operand in operands if operand is not step]
+        if stepped and (found := _search(iter(stepped), readings, others, True)):
+            return found
     if bound:  # else no first-look hit (`_derive_bound`)
-        if end is not None and kind == "percent":  # "by $20 thousand, or about 0.5%, to"
-            stepped, step = from_its_step(look(), body, mention, claim.index, operands, end)
-            others = [operand for operand in operands if operand is not step]
-            if stepped and (found := _search(iter(stepped), readings, others, True)):
-                return found
         # A number written as points names its operation by its unit: a change of rates.
         given = named or (frozenset(("points",)) if kind == "points" else named)
         if kind == "percent":  # "edged down by about 1.4%": a change of the line, not points

@@ -93,20 +93,26 @@ def from_its_step(
     mention: NumberMention,
     place: int,
     operands: Sequence[DerivedOperand],
-    end: DerivedOperand,
+    end: DerivedOperand | None,
+    direction: int = 0,
 ) -> tuple[list[Candidate], DerivedOperand | None]:
     """Of the candidates `found`, the percentage changes ending at `end` that start where
     the change stated just before the claim puts them ("rose by $20 thousand, or about
     0.5%, to $3,777 thousand": from 3,757), and that change. The words give the percentage
     one value, so the claim is weighed against those alone, and the start the change
-    implies is no cell taken in place of the change. None when no amount stands right
-    before the claim with ", or" between. `place`: the claim's place among the report's
-    numbers."""
+    implies is no cell taken in place of the change. With no `end`, a change the report
+    derived from two cells ("fell by 0.90 points, or about 32.1%", "adding $653.7 million,
+    or about 81%"): that change over the cell it started from (the higher for a fall, the
+    lower for a rise; either where the words say neither). None when no amount stands
+    right before the claim with ", or" between. `place`: the claim's place among the
+    report's numbers."""
     if _OR_ABOUT.search(body, max(0, mention.start - _REACH), mention.start) is None:
         return [], None
     step = stated_before(operands, place)
     if step is None or step.percent or step is end:
         return [], None
+    if end is None:
+        return _over_its_start(step, operands, direction), step
     slack = max(abs(step.value) * 0.01, step.digits / 2)
     kept = [
         candidate
@@ -117,6 +123,26 @@ def from_its_step(
         and abs(abs(end.value - start.value) - abs(step.value)) <= slack
     ]
     return kept, step
+
+
+def _over_its_start(
+    step: DerivedOperand, operands: Sequence[DerivedOperand], direction: int
+) -> list[Candidate]:
+    """A derived change over each of the two cells it was taken from that it may have
+    started at (`from_its_step`), unless the sentence states a level of their row."""
+    if len(step.sources) != 2:
+        return []
+    cells = {o.entry: o for o in operands if o.entry in step.sources and o.value}
+    rows = {cell.row for cell in cells.values()}
+    if len(cells) != 2 or any(o.strength == STATED and o.row in rows for o in operands):
+        return []  # the sentence states a level of the row itself ("from 350.4"): its own
+    ends = sorted(cells.values(), key=lambda cell: abs(cell.value))
+    if direction:
+        ends = [ends[0] if direction > 0 else ends[1]]
+    return [
+        (0, abs(step.value / start.value) * 100, "{} / {} * 100", "percent change", (step, start))
+        for start in ends
+    ]
 
 
 # ", or about 0.5%": an alternate form of the number just before it.
