@@ -246,10 +246,12 @@ def _row_spec(operands: Sequence[Operand]) -> tuple[Spec, ...]:
 def specified(spec: Spec, kind: str, only: frozenset[str]) -> Iterator[Candidate]:
     """The candidates of the specified operands, in the operations the words name: a pair of
     one row (or, for a gap, of one period), or a row's group; ending at the level, if any."""
-    if kind == "amount":  # an amount's words specify an average of one line item's periods
+    if kind == "amount" and spec.gap:  # "$0.09 below basic in fiscal 2019": two lines' gap
+        only = only & _DIFFERENCE
+    elif kind == "amount":  # an amount's words specify an average of one line item's periods
         # (or, of the line its own clause names, its change: "Total charges increased by")
         only = only & (_MEAN | _DIFFERENCE if spec.owned else _MEAN)
-        if spec.gap or spec.end is not None or spec.dated:
+        if spec.end is not None or spec.dated:
             return  # one year's amount ("2019: $0.5 million"), a level: no average of years
     if kind not in ("points", "percent", "amount") or not only:
         return
