@@ -9,6 +9,8 @@ what it is: a ratio of two amounts, found (or not) by the derived search."""
 from __future__ import annotations
 
 from tests.engine.reports import check, findings_on, status
+from validation.engine.checks.numeric._derive_pool import STATED, Operand
+from validation.engine.checks.numeric._derive_shares import unmixed
 
 ASSETS = (
     "| FOR THE YEAR ENDED DECEMBER 31 | 2019 | 2018 |\n"
@@ -74,3 +76,26 @@ def test_a_change_beside_a_multiple_is_the_writers_own() -> None:
     assert status(verdict, "1.3") == "derived"
     assert status(verdict, "95,695") == "derived"
     assert status(verdict, "8.1%") == "derived"
+
+
+# An amount of money is no ratio of two amounts of money either: "$2.45 million" (a slip of
+# $2.45 billion, a year-end goodwill of a table in millions) had passed as $2,035.5 million
+# over $830.6 million, two figures the report states, read in the table's units.
+def _stated(value: float, text: str, unit: str) -> Operand:
+    return Operand(value, text, False, 1e6, STATED, -1, -1, reported=True, unit=unit)
+
+
+def test_an_amount_of_money_is_no_ratio_of_two_amounts_of_money() -> None:
+    average = _stated(2035.5e6, "$2,035.5 million", "$")
+    rise = _stated(830.6e6, "$830.6 million", "$")
+    years = _stated(2.5, "2.5", "")
+    found = [
+        (1, 2035.5 / 830.6, "{} / {}", "per unit", (average, rise)),
+        (1, 2035.5e6 / 2.5, "{} / {}", "per unit", (average, years)),
+    ]
+
+    money = [candidate[4] for candidate in unmixed(iter(found), frozenset(), money=True)]
+    counted = [candidate[4] for candidate in unmixed(iter(found), frozenset())]
+
+    assert money == [(average, years)]  # a sum over a count of years stays an amount
+    assert counted == [(average, rise), (average, years)]  # a bare ratio may be either

@@ -159,6 +159,36 @@ def test_a_figure_writing_a_cells_digits_without_a_scale_word_is_left_alone() ->
     assert findings_on(verdict, "3,063,117") == []
 
 
+# A table that states no scale, introduced by a paragraph that does.
+PER_SHARE = (
+    "| | 2024 | 2023 |\n|---|---|---|\n"
+    "| Net income | $ 1,169 | $ 116 |\n"
+    "| Shares used in basic computation | 254 | 268 |\n"
+)
+INTRODUCED = (
+    "The following is a calculation of net income per share (in millions, except per share "
+    "amounts):"
+)
+
+
+def test_a_figure_at_another_scale_than_its_documents_declared_one_is_fixed() -> None:
+    """The paragraph says "in millions": 1,169 is $1.17 billion, not $1.17 million (the
+    digits read as thousands, as a table stating no scale may be read)."""
+    wrong = check(
+        "Net income came in at $1.17 million in 2024.",
+        ("intro", INTRODUCED),
+        ("table", PER_SHARE),
+    )
+    right = check(
+        "Net income came in at $1.17 billion in 2024.",
+        ("intro", INTRODUCED),
+        ("table", PER_SHARE),
+    )
+
+    assert fixes_on(wrong, "1.17") == [("$1.17 million", "$1.17 billion")]
+    assert findings_on(right, "$1.17 billion") == [] and right.fixes == []
+
+
 # A table whose scale no header states: the report's other figures say how it reads it.
 SEGMENTS = (
     "| | 2022 | 2021 |\n|---|---|---|\n"

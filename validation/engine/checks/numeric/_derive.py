@@ -110,11 +110,6 @@ from validation.engine.checks.numeric._stated_ends import (
     keeping_direction,
     stated_end,
 )
-from validation.engine.checks.numeric._types import NumberMention
-
-
-def _percent_target(mention: NumberMention) -> bool:
-    return mention.is_percent
 
 
 def explain(
@@ -155,7 +150,7 @@ def explain(
         # "narrowed by 1.1 points", "0.3 percentage points": a difference of two rates
         kind = "points"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
-    elif _percent_target(mention):
+    elif mention.is_percent:
         kind = "percent"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     elif written_as_multiple(body, mention):
@@ -169,8 +164,10 @@ def explain(
         return None
     found = None
 
+    money = kind == "amount" and mention.unit not in ("", "x")  # no ratio of two amounts
+
     def search(found: Iterator[Candidate], whole: bool = False) -> Explained | None:
-        return _search(_shares.unmixed(found, per_unit), readings, operands, whole)
+        return _search(_shares.unmixed(found, per_unit, money), readings, operands, whole)
 
     aside = restated_aside(body, mention, claim.index, operands)  # "$1,508 thousand (about"
     if aside and (found := search(iter(aside), True)) is not None:

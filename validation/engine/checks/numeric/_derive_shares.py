@@ -328,12 +328,17 @@ _PER_UNIT = re.compile(r"\bper[ \t]+(?!cent\b|annum\b)[a-z]|\beps\b", re.IGNOREC
 _LIKE_KINDS = frozenset(("share", "multiple", "percent change", "share of a change"))
 
 
-def unmixed(found: Iterator[Candidate], per_unit: frozenset[int]) -> Iterator[Candidate]:
+def unmixed(
+    found: Iterator[Candidate], per_unit: frozenset[int], money: bool = False
+) -> Iterator[Candidate]:
     """The candidates, less a share, multiple or change that sets an amount per unit against
     a cell of the same evidence item that is none (a dollar amount per share over a count
     of shares): the item's labels tell its two kinds apart. (A cell of another item, a
-    passage's "$31,560", may be a rate per day its words do not call one.)"""
+    passage's "$31,560", may be a rate per day its words do not call one.) With `money` (the
+    claim is an amount of a currency), less an amount of money over another: a ratio."""
     for candidate in found:
+        if money and candidate[3] == "per unit" and _of_money(candidate[4]):
+            continue  # "$2.45 million" is no $2,035.5 million over $830.6 million
         if per_unit and candidate[3] in _LIKE_KINDS:
             kinds: dict[int, set[bool]] = {}
             for o in candidate[4]:
@@ -342,6 +347,13 @@ def unmixed(found: Iterator[Candidate], per_unit: frozenset[int]) -> Iterator[Ca
             if any(len(both) == 2 for both in kinds.values()):
                 continue
         yield candidate
+
+
+def _of_money(used: Sequence[Operand | str]) -> bool:
+    return all(isinstance(o, Operand) and o.unit not in _NOT_MONEY for o in used)
+
+
+_NOT_MONEY = frozenset(("", "%", "pp", "bp", "x"))
 
 
 def a_share(label: str, formula: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import product
 from typing import Literal
 
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
@@ -210,6 +211,8 @@ def _search(
                 or _declared(claim.mention, probe, number, index)
             ):
                 continue
+            if _against_declared(mention, probe, number, index):
+                continue  # "$1.17 million" for 1,169 where the document says "in millions"
             if difference and small_integer(mention):
                 continue  # "2 risks" is not a rounded 2.35: small counts must be exact
             if difference and probe.shifted and target < 1:
@@ -291,16 +294,22 @@ def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
     written = abs(mention.written)
     step = _ONE.scaleb(-mention.decimals)
     one_digit = mention.significant_digits < 2
-    for scale in _RESCALES:
+    # A bare cell stands at the scale its document declares, where it declares one.
+    declared = {scale for item in range(len(index.items)) if (scale := index.declared_scale(item))}
+    for scale, divisor in product(_RESCALES, (_ONE, *declared)):
         if scale == mention.scale:
             continue
-        target = written * scale
-        half = step * scale / 2 * EPSILON
+        target = written * scale / divisor
+        half = step * scale / divisor / 2 * EPSILON
         reach = float(half)
         for entry in index.nearest(float(target), float(target) - reach, float(target) + reach, 4):
             if index.unit(entry) in PERCENT_UNITS:
                 continue
             number = index.number(entry)
+            if not number.has_scale and index.declared_scale(number.item) not in (None, divisor):
+                continue  # 1,169 of a document "in millions" is no $1.17 thousand
+            if divisor != _ONE and number.has_scale:
+                continue
             off = abs(abs(number.full_value) - target)
             if off > half or (off and one_digit):
                 # "$3 million" beside "$3.4 billion" shares one digit by chance: a single
@@ -420,6 +429,20 @@ def _declared(
     full = abs(mention.written) * mention.scale
     step = Decimal(1).scaleb(-mention.decimals) * mention.scale
     return abs(abs(number.value) * declared - full) <= step / 2 * EPSILON
+
+
+def _against_declared(
+    mention: NumberMention, probe: Probe, number: EvidenceNumber, index: EvidenceIndex
+) -> bool:
+    """A bare evidence number read at another scale than the one its document declares:
+    the table states none, but the paragraph that introduces it does ("in millions")."""
+    if not probe.shifted or number.has_scale:
+        return False
+    declared = index.declared_scale(number.item)
+    if declared is None or not probe.target:
+        return False
+    implied = abs(mention.written) * mention.scale / probe.target  # the cell's scale, so read
+    return abs(implied / declared - 1) > Decimal("0.01")
 
 
 def _better(hit: Hit, other: Hit) -> bool:

@@ -18,7 +18,7 @@ from decimal import Decimal
 
 from validation.engine.checks.numeric._context import _sentence
 from validation.engine.checks.numeric._cues import cue_of, header_kinds
-from validation.engine.checks.numeric._derive import _OPERATIONS, _percent_target
+from validation.engine.checks.numeric._derive import _OPERATIONS
 from validation.engine.checks.numeric._derive_accept import Explained, _readings, _search
 from validation.engine.checks.numeric._derive_bound import may_hit
 from validation.engine.checks.numeric._derive_candidates import WRITERS, candidates
@@ -160,8 +160,8 @@ def _explained_variant(
         twin = replace(
             mention, written=written, value=written * scale, decimals=decimals, scale=scale
         )
-        if _percent_target(twin) or written_as_multiple(body, twin):
-            kind = "percent" if _percent_target(twin) else "multiple"
+        if twin.is_percent or written_as_multiple(body, twin):
+            kind = "percent" if twin.is_percent else "multiple"
             found_readings = [(abs(float(twin.written)), 10.0**-twin.decimals)]
         else:
             kind = "amount"
