@@ -368,7 +368,7 @@ def _rescue(
     previous = sentence_of(before.mention.start, before.mention.end) if before else (0, 0)
     heading = heading_of(body, low)
     headed = context_rows(_rows(index), body, (low, high), heading, sentence_of)
-    headed += margin_rows(_rows(index), body, low, mention.start) if margin else []
+    headed += margin_rows(_rows(index), body, low, mention.start, margin)
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
     sums = group_sums(index, units, words, heading, SUM in cue.kinds)
     operands += sums
@@ -419,7 +419,7 @@ def _rescue(
             index,
             operands,
             units,
-            _own_words(claims, position, (low, high), words)[1],
+            _own_words(claims, position, (low, high), words),
             claim.index,
         )
         + _shares.parallel(claims, position, (low, high), operands),

@@ -22,7 +22,7 @@ from functools import lru_cache
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_rows import _Rows
 from validation.engine.checks.numeric._labels import label_tokens
-from validation.engine.checks.numeric._lexicon import MARGIN_REACH
+from validation.engine.checks.numeric._lexicon import MARGIN_REACH, RATIO_REACH, named_ratio
 
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,200})")
 
@@ -90,10 +90,16 @@ _MARGIN_OF = {
 }
 
 
-def margin_rows(rows: _Rows, body: str, low: int, start: int) -> list[int]:
+def margin_rows(rows: _Rows, body: str, low: int, start: int, margin: bool) -> list[int]:
     """The rows a margin is a share of, the rate at `start` of the sentence from `low`:
     the top line (revenue, net sales, total revenues; never "cost of revenue") and the
-    line the words just before it name the margin of, a few each."""
+    line the words just before it name the margin of, a few each. A ratio the words name
+    ("the current ratio") is of the rows of its two lines, margin or not."""
+    ratio = named_ratio(body[max(low, start - RATIO_REACH) : start])
+    if ratio is not None:
+        return [row for lines in ratio for row in named_rows(rows, "", lines)[1]]
+    if not margin:
+        return []
     words = body[max(low, start - MARGIN_REACH) : start]  # those `names_a_margin` read
     found = [row for row in rows.postings.get("revenue", ()) if rows.tokens[row] <= _TOP_LINE]
     lines: list[str] = []

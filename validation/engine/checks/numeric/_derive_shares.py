@@ -34,6 +34,7 @@ from validation.engine.checks.numeric._derive_pool import (
 )
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._lexicon import named_ratio
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._types import NumberMention
 
@@ -58,6 +59,7 @@ class Spec:
     wholes: tuple[Operand, ...] = ()
     # The rows the phrase after "X% of" or "N times" names: the denominator is one of them.
     bottoms: frozenset[int] = frozenset()
+    tops: frozenset[int] = frozenset()  # a named ratio's numerator rows ("current assets")
     # The claim's place among the report's numbers: a cell stated after it is another
     # clause's ("... simply because the $400.0 million of notes ..."), -1 when unknown.
     place: int = -1
@@ -95,21 +97,26 @@ def completed(
     index: EvidenceIndex,
     operands: Sequence[Operand],
     units: dict[int, float],
-    after: str,
+    clause: tuple[str, str],
     place: int = -1,
 ) -> tuple[Spec, ...]:
     """The specifications with what the evidence and the claim's own words add: a share's
-    denominator among the rows the phrase after "of" names (`after`, the claim's clause
-    after it: "just under 64% of total net receivables"), a multiple's among those after
-    "times" ("2.7 times the size of JPKO"), and a share of a sum the cells of
-    the total rows of the tables its named lines lie in ("the year-end balance" names no
-    row, and the report need not state it)."""
+    denominator among the rows the phrase after "of" names (the claim's `clause` after it:
+    "just under 64% of total net receivables"), a multiple's among those after "times"
+    ("2.7 times the size of JPKO"), a ratio's that its clause names before it among the
+    lines it is of ("the current ratio": current assets over current liabilities), and a
+    share of a sum the cells of the total rows of the tables its named lines lie in ("the
+    year-end balance" names no row, and the report need not state it)."""
     if not specs:
         return specs
     rows = _rows(index)
     bottoms: frozenset[int] = frozenset()
+    before, after = clause
     words = after.split()
-    if words and words[0].lower() in _BASE_WORDS:
+    tops: frozenset[int] = frozenset()
+    if (ratio := named_ratio(before)) is not None:
+        tops, bottoms = (frozenset(named_rows(rows, "", lines)[1]) for lines in ratio)
+    elif words and words[0].lower() in _BASE_WORDS:
         if words[0].lower() == "times":  # "2.5 times the 2018 figure": a year, no row
             words = [word for word in words if not _A_YEAR.fullmatch(word.strip(".,;'s"))]
         _, named = named_rows(rows, "", " ".join(words[1:]))
@@ -128,6 +135,7 @@ def completed(
             spec,
             wholes=wholes if spec.operation == OF_A_SUM else (),
             bottoms=bottoms,
+            tops=tops,
             place=place,
         )
         for spec in specs
@@ -213,6 +221,7 @@ def specified(
             and first.row >= 0
             and second.row >= 0
             and (not spec.bottoms or spec.operation not in _BASED or second.row in spec.bottoms)
+            and (not spec.tops or first.row in spec.tops)
             and _one_period(first, second, spec)
             and (first.row != second.row or set(stated) <= {first.position, second.position})
         ):

@@ -369,11 +369,32 @@ def _amount(raw: _Raw, scaled: _Raw) -> Decimal:
 
 
 def written_as_multiple(body: str, mention: NumberMention) -> bool:
-    """The number is a multiple: "16.5x", "2.7 times", "a 3-fold rise"."""
+    """The number is a multiple: "16.5x", "2.7 times", "a 3-fold rise", or a ratio its
+    words name ("the current ratio of about 0.46")."""
     if mention.unit == "x":
         return True
     after = body[mention.end : mention.end + 8].lower()
-    return after.startswith((" times", "x ", "-fold", " fold"))
+    if after.startswith((" times", "x ", "-fold", " fold")):
+        return True
+    before = body[max(0, mention.start - RATIO_REACH) : mention.start]
+    return not mention.is_percent and named_ratio(before) is not None
+
+
+# Ratios analysts name, and what each is of: (the line over, the line under).
+_NAMED_RATIOS = {
+    "current ratio": ("current assets", "current liabilities"),
+    "debt to equity": ("debt", "equity"),
+    "payout ratio": ("dividends", "net income"),
+}
+_NAMED_RATIO = re.compile(r"(?i)\b(?:current ratio|debt[ -]to[ -]equity|payout ratio)\b")
+RATIO_REACH = 60  # characters before a number read for the ratio its words name
+
+
+def named_ratio(words: str) -> tuple[str, str] | None:
+    """The lines a ratio the words name is of, the last one named: "the current ratio"
+    is total current assets over total current liabilities."""
+    named = _NAMED_RATIO.findall(words)
+    return _NAMED_RATIOS[named[-1].lower().replace("-", " ")] if named else None
 
 
 # A margin (gross, operating, net) is a line's share of revenue; "margin of safety" is
