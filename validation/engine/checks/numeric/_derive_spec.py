@@ -24,7 +24,8 @@ and those of the cells it states), of the periods they name:
 Otherwise a pair lies in one row (one line item's periods), and where the sentence names
 years, one of its cells is of them. The words must name an operation: with none, there is
 no specified look (a number written as points names its own). An amount's words specify
-an average of one line item's periods ("the three-year average is $83 million"); a
+an average of one line item's periods ("the three-year average is $83 million"), or a gap
+of two lines in the one year its clause names ("$0.09 below basic in fiscal 2019"); a
 percentage's, a change of one line item's amounts too ("from $81,912 thousand to $81,731
 thousand, a decline of about 0.2%"). A sentence naming no row and stating no cell takes
 the rows of the sentence before it (its subject: "It then eased ..."). When every
