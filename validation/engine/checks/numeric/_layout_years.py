@@ -80,14 +80,17 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
             for year in found
             if abs(year.end() - column) <= _ALIGN
         ]
-        if len(near) == 1:
-            return near[0][1]
-        grouped = _grouped_year(passed, [(year.end(), int(year.group())) for year in found], column)
-        if grouped is not None:
-            return grouped
         reach = min(len(text), position + _LAYOUT_REACH)
         row_end = text.find("\n", position, reach)
         values = list(_LAYOUT_VALUE.finditer(text[line_start : row_end if row_end >= 0 else reach]))
+        # A row whose every column holds a value but whose last one stands past the header's
+        # last year (a long label pushed it right) is read in order, not by where it stands.
+        pushed = len(values) == len(found) and values[-1].end() > found[-1].end() + _ALIGN
+        if len(near) == 1 and not pushed:
+            return near[0][1]
+        grouped = _grouped_year(passed, [(year.end(), int(year.group())) for year in found], column)
+        if grouped is not None and not pushed:
+            return grouped
         order = [at for at, value in enumerate(values) if value.start() + line_start <= position]
         repeated = _repeated_labels(passed, len(found))
         if repeated is not None and order and len(values) == repeated * len(found):

@@ -295,7 +295,10 @@ def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
     step = _ONE.scaleb(-mention.decimals)
     one_digit = mention.significant_digits < 2
     # A bare cell stands at the scale its document declares, where it declares one.
-    declared = {scale for item in range(len(index.items)) if (scale := index.declared_scale(item))}
+    declared: set[Decimal] | None = index.memo.get(("declared-scales",))
+    if declared is None:
+        declared = {s for item in range(len(index.items)) if (s := index.declared_scale(item))}
+        index.remember(("declared-scales",), declared)
     for scale, divisor in product(_RESCALES, (_ONE, *declared)):
         if scale == mention.scale:
             continue

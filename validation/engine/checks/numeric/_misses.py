@@ -26,10 +26,12 @@ from itertools import pairwise
 
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric import _search as search
+from validation.engine.checks.numeric._cues import MEAN, POINTS
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import supported
 from validation.engine.checks.numeric._derive_rows import _rows
 from validation.engine.checks.numeric._labels import label_tokens
+from validation.engine.checks.numeric._lexicon import names_a_margin
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._operations import Miss, Operand, Outcome, Target
 from validation.engine.checks.numeric._support import Grounding
@@ -80,6 +82,14 @@ def _judge(grounding: Grounding, position: int) -> tuple[int, ...]:
     operations, named = search.operations_for(mention, cue)
     if not named:
         return ()  # a number no words make a result is a citation: an orphan
+    low = grounding.sentence(mention.start, mention.end)[0]
+    if (
+        mention.is_percent
+        and mention.unit != "pp"
+        and not cue.kinds & {MEAN, POINTS}
+        and names_a_margin(grounding.body, low, mention.start)
+    ):
+        operations = [ops.SHARE]  # "a blended gross margin of about 24.4%": of revenue
     pool = grounding.pool(position)
     unsupported = grounding.unsupported_near(position)
     if unsupported:
