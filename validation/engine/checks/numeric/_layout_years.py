@@ -82,7 +82,10 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
         ]
         reach = min(len(text), position + _LAYOUT_REACH)
         row_end = text.find("\n", position, reach)
-        values = list(_LAYOUT_VALUE.finditer(text[line_start : row_end if row_end >= 0 else reach]))
+        row = text[line_start : row_end if row_end >= 0 else reach]
+        # (a row no longer than the header's last year cannot stand past it: read no values)
+        long = len(row.rstrip()) > found[-1].end() + _ALIGN
+        values = list(_LAYOUT_VALUE.finditer(row)) if long or len(near) != 1 else []
         # A row whose every column holds a value but whose last one stands past the header's
         # last year (a long label pushed it right) is read in order, not by where it stands.
         pushed = len(values) == len(found) and values[-1].end() > found[-1].end() + _ALIGN

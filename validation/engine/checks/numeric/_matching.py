@@ -294,12 +294,9 @@ def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
     written = abs(mention.written)
     step = _ONE.scaleb(-mention.decimals)
     one_digit = mention.significant_digits < 2
-    # A bare cell stands at the scale its document declares, where it declares one.
-    declared: set[Decimal] | None = index.memo.get(("declared-scales",))
-    if declared is None:
-        declared = {s for item in range(len(index.items)) if (s := index.declared_scale(item))}
-        index.remember(("declared-scales",), declared)
-    for scale, divisor in product(_RESCALES, (_ONE, *declared)):
+    # A bare cell stands at the scale its document declares, where it declares one (read
+    # for the items of the cells found only: a tool's JSON declares for its own digits).
+    for scale, divisor in product(_RESCALES, (_ONE, *_RESCALES[:3])):
         if scale == mention.scale:
             continue
         target = written * scale / divisor
@@ -311,7 +308,9 @@ def _at_another_scale(claim: Claim, index: EvidenceIndex) -> Hit | None:
             number = index.number(entry)
             if not number.has_scale and index.declared_scale(number.item) not in (None, divisor):
                 continue  # 1,169 of a document "in millions" is no $1.17 thousand
-            if divisor != _ONE and number.has_scale:
+            if divisor != _ONE and (
+                number.has_scale or index.declared_scale(number.item) != divisor
+            ):
                 continue
             off = abs(abs(number.full_value) - target)
             if off > half or (off and one_digit):
