@@ -153,7 +153,7 @@ def explain(
     elif mention.is_percent:
         kind = "percent"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
-    elif written_as_multiple(body, mention):
+    elif written_as_multiple(body, mention, named=True):
         kind = "multiple"
         readings = [(abs(float(mention.written)), 10.0**-mention.decimals)]
     else:

@@ -22,7 +22,7 @@ from functools import lru_cache
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_rows import _Rows
 from validation.engine.checks.numeric._labels import label_tokens
-from validation.engine.checks.numeric._lexicon import MARGIN_REACH, RATIO_REACH, named_ratio
+from validation.engine.checks.numeric._lexicon import MARGIN_REACH, clause_before, named_ratio
 
 _HEADING = re.compile(r"(?m)^[ \t]{0,3}#{1,6}[ \t]+([^\n]{1,200})")
 
@@ -95,7 +95,7 @@ def margin_rows(rows: _Rows, body: str, low: int, start: int, margin: bool) -> l
     the top line (revenue, net sales, total revenues; never "cost of revenue") and the
     line the words just before it name the margin of, a few each. A ratio the words name
     ("the current ratio") is of the rows of its two lines, margin or not."""
-    ratio = named_ratio(body[max(low, start - RATIO_REACH) : start])
+    ratio = named_ratio(clause_before(body, start))
     if ratio is not None:
         return [row for lines in ratio for row in named_rows(rows, "", lines)[1]]
     if not margin:

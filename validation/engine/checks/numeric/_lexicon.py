@@ -368,16 +368,17 @@ def _amount(raw: _Raw, scaled: _Raw) -> Decimal:
     return written * scaled.scale
 
 
-def written_as_multiple(body: str, mention: NumberMention) -> bool:
-    """The number is a multiple: "16.5x", "2.7 times", "a 3-fold rise", or a ratio its
-    words name ("the current ratio of about 0.46")."""
+def written_as_multiple(body: str, mention: NumberMention, named: bool = False) -> bool:
+    """The number is a multiple: "16.5x", "2.7 times", "a 3-fold rise"; with `named`, a
+    ratio its clause names too ("the current ratio of about 0.46", for the closed search:
+    matching and the fixpoint read such a figure as they read any plain number)."""
     if mention.unit == "x":
         return True
     after = body[mention.end : mention.end + 8].lower()
     if after.startswith((" times", "x ", "-fold", " fold")):
         return True
-    before = body[max(0, mention.start - RATIO_REACH) : mention.start]
-    return not mention.is_percent and named_ratio(before) is not None
+    words = clause_before(body, mention.start) if named and not mention.is_percent else ""
+    return named_ratio(words) is not None
 
 
 # Ratios analysts name, and what each is of: (the line over, the line under).
@@ -388,6 +389,13 @@ _NAMED_RATIOS = {
 }
 _NAMED_RATIO = re.compile(r"(?i)\b(?:current ratio|debt[ -]to[ -]equity|payout ratio)\b")
 RATIO_REACH = 60  # characters before a number read for the ratio its words name
+
+
+def clause_before(body: str, start: int) -> str:
+    """The words of a number's own clause before it, within `RATIO_REACH` characters."""
+    window = body[max(0, start - RATIO_REACH) : start]
+    cut = max(window.rfind(mark) for mark in ("\n", ". ", ";", ":", "("))
+    return window[cut + 1 :]
 
 
 def named_ratio(words: str) -> tuple[str, str] | None:
