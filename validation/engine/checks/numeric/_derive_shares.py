@@ -19,7 +19,7 @@ from functools import partial
 from itertools import combinations
 
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
-from validation.engine.checks.numeric._derive_candidates import Candidate
+from validation.engine.checks.numeric._derive_candidates import _NOT_CURRENCY, Candidate
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
@@ -359,10 +359,7 @@ def unmixed(
 
 
 def _of_money(used: Sequence[Operand | str]) -> bool:
-    return all(isinstance(o, Operand) and o.unit not in _NOT_MONEY for o in used)
-
-
-_NOT_MONEY = frozenset(("", "%", "pp", "bp", "x"))
+    return all(isinstance(o, Operand) and o.unit not in _NOT_CURRENCY for o in used)
 
 
 def a_share(label: str, formula: str) -> bool:
