@@ -310,9 +310,49 @@ class _IndexLabels(_IndexBuilding):
                 )
                 self.remember(("declared", -1), everywhere)
             own = everywhere
-        scale = single_scale(own)
+        scale = single_scale(own) if own else self._shown_scale(item)
         self.remember(key, scale)
         return scale
+
+    def _shown_scale(self, item: int) -> Decimal | None:
+        """The scale a document that declares none shows for an item's bare numbers: its
+        prose writes some of them with a scale word ("$39.2 million" for the cell 39.2),
+        all at one scale, and no coincidence would do (two values, or one of three
+        significant digits: "$2 million" beside a cell 2 proves nothing)."""
+        shown_by_item: dict[int, dict[str, set[Decimal]]] | None = self.memo.get(("shown",))
+        if shown_by_item is None:
+            shown_by_item = self._shown_digits()
+            self.remember(("shown",), shown_by_item)
+        shown = shown_by_item.get(item)
+        if not shown:
+            return None
+        scales = set().union(*shown.values())
+        if len(scales) != 1:
+            return None
+        if len(shown) < 2 and not any(_significant(raw) >= 3 for raw in shown):
+            return None
+        return next(iter(scales))
+
+    def _shown_digits(self) -> dict[int, dict[str, set[Decimal]]]:
+        """Per item, its bare numbers' digits that the evidence also writes with a scale
+        word, and those scales; one pass over the records, and none at all when no
+        number has a scale word."""
+        written: dict[str, set[Decimal]] = {}
+        bare: list[int] = []
+        for entry in range(len(self._record)):
+            flags = self._flags(entry)
+            if not flags & _SCALED:
+                bare.append(entry)
+            elif not flags & _MANTISSA:
+                raw, scale, _, _ = self._parts(entry)
+                written.setdefault(raw, set()).add(scale)
+        shown: dict[int, dict[str, set[Decimal]]] = {}
+        if written:
+            for entry in bare:
+                raw = self.raw_of(entry)
+                if raw in written:
+                    shown.setdefault(self.item_of(entry), {})[raw] = written[raw]
+        return shown
 
     def _declared_in(self, item: int) -> frozenset[Decimal]:
         """The scales one item's text declares, scanned once per item (an item's own
@@ -323,6 +363,11 @@ class _IndexLabels(_IndexBuilding):
             text = record.text if record.content is None else _json_strings(record.content)
             scales = self._item_scales[item] = declared_scales(text) if text else frozenset()
         return scales
+
+
+def _significant(raw: str) -> int:
+    """The significant digits of digits as written ("39.2": 3, "0.05": 1)."""
+    return len(raw.replace(".", "").lstrip("0"))
 
 
 def _scalar_raw(value: Any) -> str:
