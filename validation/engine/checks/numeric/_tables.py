@@ -139,9 +139,18 @@ def _percent_columns(text: str, table: _Table) -> frozenset[int]:
             and _HAS_DIGIT.search(cell := text[cells[column][0] : cells[column][1]])
             and not _YEAR_CELL.fullmatch(cell.strip())
         ]
-        if len(numeric) >= 2 and "%" in numeric[0] and "%" in numeric[-1]:
+        if len(numeric) >= 2 and _lone_percent(numeric[0]) and _lone_percent(numeric[-1]):
             found.add(column)
     return frozenset(found)
+
+
+def _lone_percent(cell: str) -> bool:
+    """A cell that writes one number, with "%": "-362 (-22.3%)" writes an amount and its
+    rate, and the sign is the rate's alone."""
+    return "%" in cell and len(_NUMBER_RUN.findall(cell)) == 1
+
+
+_NUMBER_RUN = re.compile(r"[0-9][0-9,.]*")
 
 
 _HAS_DIGIT = re.compile(r"[0-9]")
