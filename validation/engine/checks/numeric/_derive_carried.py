@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at, same_label_rows
 from validation.engine.checks.numeric._evidence import EvidenceIndex
+from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
 
 _MAX_TWINS = 3  # rows of the same label taken for each stated row
@@ -26,6 +27,7 @@ _PRIOR = re.compile(
     r"(?i)\b(?:prior|previous|preceding|last) year\b|\ba year (?:earlier|ago|before)\b|"
     r"\bthe year before\b"
 )
+_YEAR = re.compile(r"\b(?:19|20)[0-9]{2}\b")  # a sentence naming a year names a period
 
 
 def carried_over(
@@ -38,24 +40,43 @@ def carried_over(
     """The entries a sentence naming another period takes from the rows the previous
     sentence (`previous`, its bounds) states cells of; none when it names no other period."""
     low, high = previous
-    if low >= high or _PRIOR.search(words) is None:
+    if low >= high:
+        return []
+    # A sentence naming a year, not the period before, takes only the rows it shares a
+    # word with ("The 2017 interest bill was ...": "Interest expense").
+    shared = None if _PRIOR.search(words) else label_tokens(words)
+    if shared is not None and (not shared or _YEAR.search(words) is None):
         return []
     found: list[int] = []
     for claim in claims:
-        hit = claim.hit
-        if hit is None or not low <= claim.mention.start < high:
+        if not low <= claim.mention.start < high:
             continue
-        entry = hit.number.entry
-        if index.is_mantissa(entry) and entry > 0:
-            entry -= 1  # the scaled twin stands before its digits
-        row, column = rows.row_of.get(entry, -1), rows.column_of.get(entry, -1)
-        if row < 0 or not rows.tokens[row]:
-            continue
-        found += rows.cells[row][:MAX_GROUP]
-        twins = [
-            cell
-            for other in same_label_rows(index, rows, row)
-            if (cell := cell_at(rows, other, column)) is not None
-        ]
-        found += twins[:_MAX_TWINS]
+        for entry in _cells_stated(claim, index):
+            row, column = rows.row_of.get(entry, -1), rows.column_of.get(entry, -1)
+            if row < 0 or not rows.tokens[row]:
+                continue
+            if shared is not None and not shared & rows.tokens[row]:
+                continue
+            found += rows.cells[row][:MAX_GROUP]
+            twins = [
+                cell
+                for other in same_label_rows(index, rows, row)
+                if (cell := cell_at(rows, other, column)) is not None
+            ]
+            found += twins[:_MAX_TWINS]
     return found
+
+
+def _cells_stated(claim: Claim, index: EvidenceIndex) -> tuple[int, ...]:
+    """The evidence cells a number of the previous sentence stands for: the cell it
+    restates, or the cells of the result it derives ("fell by $1,258 thousand": the
+    line's two years)."""
+    if claim.hit is not None:
+        entries: tuple[int, ...] = (claim.hit.number.entry,)
+    elif claim.derivation is not None:
+        entries = tuple(claim.derivation.entries)
+    else:
+        return ()
+    return tuple(
+        entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
+    )

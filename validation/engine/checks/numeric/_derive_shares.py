@@ -60,6 +60,7 @@ class Spec:
     # The rows the phrase after "X% of" or "N times" names: the denominator is one of them.
     bottoms: frozenset[int] = frozenset()
     tops: frozenset[int] = frozenset()  # a named ratio's numerator rows ("current assets")
+    base_year: int = 0  # the year after "N times" ("1.6 times the 2018 level"): the base's
     # The claim's place among the report's numbers: a cell stated after it is another
     # clause's ("... simply because the $400.0 million of notes ..."), -1 when unknown.
     place: int = -1
@@ -114,10 +115,13 @@ def completed(
     before, after = clause
     words = after.split()
     tops: frozenset[int] = frozenset()
+    base_year = 0
     if (ratio := named_ratio(before)) is not None:
         tops, bottoms = (frozenset(named_rows(rows, "", lines)[1]) for lines in ratio)
     elif words and words[0].lower() in _BASE_WORDS:
         if words[0].lower() == "times":  # "2.5 times the 2018 figure": a year, no row
+            years = [word for word in words[1:4] if _A_YEAR.fullmatch(word.strip(".,;'s"))]
+            base_year = int(years[0].strip(".,;'s")) if years else 0
             words = [word for word in words if not _A_YEAR.fullmatch(word.strip(".,;'s"))]
         _, named = named_rows(rows, "", " ".join(words[1:]))
         bottoms = frozenset(named)
@@ -136,6 +140,7 @@ def completed(
             wholes=wholes if spec.operation == OF_A_SUM else (),
             bottoms=bottoms,
             tops=tops,
+            base_year=base_year,
             place=place,
         )
         for spec in specs
@@ -396,6 +401,8 @@ def _one_period(first: Operand, second: Operand, spec: Spec) -> bool:
         if spec.operation == "multiple":
             if spec.bottoms and not spec.years:
                 return False  # "2.7 times the size of JPKO": another row is its base
+            if spec.base_year and second.year:  # "1.6 times the 2018 level": over 2018's
+                return second.year == spec.base_year != first.year
             return not (spec.year and dated) or spec.year in dated
         return False  # one line item over time: a change, not a share of a period
     if spec.operation == "average":
