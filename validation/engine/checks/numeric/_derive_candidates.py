@@ -248,8 +248,11 @@ def _tier(first: Operand, second: Operand) -> int:
     the other in its row or column or stated elsewhere in the report, or a number the
     report states and a named cell of its row or column; 4 two cells of one row or
     column the sentence names (a line item's two periods, a line and its period's
-    total); 5 one of them named by the sentence; 6 neither."""
+    total); 5 one of them named by the sentence; 6 neither; 7 neither named, or one of
+    a row only a result stated elsewhere was computed from (`Operand.far`)."""
     weaker, stronger = first.strength, second.strength
+    if first.far or second.far:
+        return 7  # a row only a result stated elsewhere was computed from
     if weaker > stronger:
         weaker, stronger = stronger, weaker
     if weaker == STATED:

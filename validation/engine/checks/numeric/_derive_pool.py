@@ -72,6 +72,8 @@ class Operand:
     also: tuple[tuple[int, int, int], ...] = ()  # other cells of its value in its table
     negative: bool = False  # its cell writes it negative ("(692,999)")
     total: bool = False  # its row is its table's total line ("Total", an unlabelled sum)
+    # A cell of a row only a result the report states elsewhere was computed from.
+    far: bool = False
 
 
 def units_of(claims: Sequence[Claim]) -> dict[int, float]:
@@ -209,6 +211,12 @@ def _report_operand(
     )
 
 
+def derived_cells(claim: Claim, index: EvidenceIndex) -> tuple[int, ...]:
+    """The evidence cells a report's derived number was computed from."""
+    derivation = claim.derivation
+    return cells_of(index, derivation.entries) if derivation is not None else ()
+
+
 def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
     """The entries of a derivation's cells as the pool keeps them (a scaled twin's digits)."""
     return tuple(
@@ -333,6 +341,7 @@ def pool(
     for entry in sources:
         add_entry(entry, NAMED)
     later: list[int] = []  # the rows of the numbers stated elsewhere
+    computed: list[int] = []  # the rows the results stated elsewhere were computed from
     for other in others:
         if len(found) >= _MAX_POOL:
             break
@@ -340,11 +349,18 @@ def pool(
         add(operand)
         if operand.row >= 0:
             later.append(operand.row)
+        else:
+            computed += [rows.row_of.get(entry, -1) for entry in derived_cells(other, index)]
     for row in later:  # its cells, then its finer rows' (looked up while there is room)
         for entry in rows.cells[row][:MAX_GROUP]:
             add_entry(entry, BESIDE)
         for entry in finer_cells(index, rows, units, row) if len(found) < _MAX_POOL else ():
             add_entry(entry, BESIDE)
+    for row in dict.fromkeys(computed):  # the weakest: any pair of them is of the last tier
+        for entry in rows.cells[row][:MAX_GROUP] if row >= 0 else ():
+            if len(found) < _MAX_POOL and entry not in offered:
+                offered.add(entry)
+                add(replace(_evidence_operand(index, rows, units, entry, BESIDE), far=True))
     return found
 
 
