@@ -28,6 +28,7 @@ from validation.engine.checks.numeric._derive_carried import carried_over
 from validation.engine.checks.numeric._derive_finer import finer_cells, in_full_units
 from validation.engine.checks.numeric._derive_implied import implied_levels
 from validation.engine.checks.numeric._derive_naming import _MAX_NAMED, named_rows
+from validation.engine.checks.numeric._derive_per import per_counts
 from validation.engine.checks.numeric._derive_rows import (
     MAX_GROUP,
     _Rows,
@@ -361,7 +362,11 @@ def pool(
             if len(found) < _MAX_POOL and entry not in offered:
                 offered.add(entry)
                 add(replace(_evidence_operand(index, rows, units, entry, BESIDE), far=True))
-    return found
+    counted = [found[place] for place in per_counts(words, found, rows.tokens)]
+    found += [
+        replace(cell, value=cell.value / cell.digits, digits=1.0, also=()) for cell in counted
+    ]
+    return found  # (a row "per restaurant" names is a count: also as written)
 
 
 def _implied(level: Operand, change: Operand, sign: int) -> Operand:

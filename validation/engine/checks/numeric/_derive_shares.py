@@ -156,6 +156,7 @@ _KIND = {
     "share": "percent",
     "multiple": "multiple",
     "average": "amount",
+    "per unit": "amount",
     OF_A_CHANGE: "percent",
     OF_A_SUM: "percent",
 }
@@ -239,9 +240,11 @@ def parallel(
     """A percentage whose sentence states a share of two evidence cells ("the margin fell
     to roughly 10.5% from 12.7%", the 10.5% 34.4 / 328.8) may be that share in the period
     beside: the same two rows' cells of the year (or column) next to the stated share's,
-    the few candidates it is weighed among."""
-    if not claims[position].mention.is_percent:
-        return ()
+    the few candidates it is weighed among. So may an amount beside an amount per unit
+    ("per restaurant sold, $342 thousand in 2018, compared with about $214 thousand in
+    2017")."""
+    percent = claims[position].mention.is_percent
+    operation = "share" if percent else "per unit"
     low, high = sentence
     rows = {operand.entry: operand for operand in operands if operand.row >= 0}
     found: list[Spec] = []
@@ -250,16 +253,19 @@ def parallel(
         if not low <= claims[at].mention.start < high or derivation is None:
             continue
         cells = derivation.entries
-        if (
-            a_share(derivation.label, derivation.formula)
-            and len(cells) == 2
-            and all(c in rows for c in cells)
-        ):
+        kind = "share" if a_share(derivation.label, derivation.formula) else derivation.label
+        if kind == operation and len(cells) == 2 and all(c in rows for c in cells):
             top, bottom = rows[cells[0]], rows[cells[1]]
             place = (top.year, top.column)
             found += [
                 Spec(
-                    "share", 0, BESIDE, frozenset(), (top.row, bottom.row), frozenset(cells), place
+                    operation,
+                    0,
+                    BESIDE,
+                    frozenset(),
+                    (top.row, bottom.row),
+                    frozenset(cells),
+                    place,
                 )
             ]
     return tuple(found)
