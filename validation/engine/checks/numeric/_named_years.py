@@ -15,6 +15,7 @@ from validation.engine.checks.numeric._layout_years import _YEAR, short_fiscal_y
 _AFTER = 40  # characters after a figure read for the period its words name
 _BEFORE = 40  # characters before it
 _STOPS = (",", ";", ":", "(", ")", "\n", "|", ". ")
+_NUMBER = re.compile(r"[0-9][0-9,.]*[0-9]|[0-9]")
 
 
 def year_after(body: str, end: int) -> int | None:
@@ -25,6 +26,10 @@ def year_after(body: str, end: int) -> int | None:
         at = window.find(stop)
         if at >= 0:
             window = window[:at]
+    for number in _NUMBER.finditer(window):  # "178 in 2018 and 178 in 2017": up to the next
+        if not _YEAR.fullmatch(number.group()):
+            window = window[: number.start()]
+            break
     years = _YEAR.findall(window)
     if len(years) != 1 or any(c.isdigit() for c in _YEAR.sub("", window)):
         return None
