@@ -157,6 +157,7 @@ _KIND = {
     "multiple": "multiple",
     "average": "amount",
     "per unit": "amount",
+    "percent change": "percent",
     OF_A_CHANGE: "percent",
     OF_A_SUM: "percent",
 }
@@ -242,9 +243,11 @@ def parallel(
     beside: the same two rows' cells of the year (or column) next to the stated share's,
     the few candidates it is weighed among. So may an amount beside an amount per unit
     ("per restaurant sold, $342 thousand in 2018, compared with about $214 thousand in
-    2017")."""
+    2017"). And a percentage beside a percentage change of one line its sentence derives
+    ("up 2.5% in 2018, then down 0.7% in 2019") may be that line's change over the next
+    step: two of its cells next to each other, one of them the stated change's."""
     percent = claims[position].mention.is_percent
-    operation = "share" if percent else "per unit"
+    operations = ("share", "percent change") if percent else ("per unit",)
     low, high = sentence
     rows = {operand.entry: operand for operand in operands if operand.row >= 0}
     found: list[Spec] = []
@@ -253,9 +256,11 @@ def parallel(
         if not low <= claims[at].mention.start < high or derivation is None:
             continue
         cells = derivation.entries
-        kind = "share" if a_share(derivation.label, derivation.formula) else derivation.label
-        if kind == operation and len(cells) == 2 and all(c in rows for c in cells):
+        operation = _operation(derivation.label, derivation.formula)
+        if operation in operations and len(cells) == 2 and all(c in rows for c in cells):
             top, bottom = rows[cells[0]], rows[cells[1]]
+            if operation == "percent change" and top.row != bottom.row:
+                continue  # a change of one line over time has a next step
             place = (top.year, top.column)
             found += [
                 Spec(
@@ -380,11 +385,29 @@ def a_share(label: str, formula: str) -> bool:
 
 
 _SHARE_FORMULA = re.compile(r"[^-+*/()]+ / [^-+*/()]+ \* 100")
+# "(a - b) / b * 100": a percentage change, as the open search writes it.
+_CHANGE_FORMULA = re.compile(r"\(([^-+*/()]+) - ([^-+*/()]+)\) / \2 \* 100")
+
+
+def _operation(label: str, formula: str) -> str:
+    """What a derivation computes: this search's name for it, or the open search's
+    formula read as one ("share", "percent change")."""
+    if a_share(label, formula):
+        return "share"
+    return "percent change" if _CHANGE_FORMULA.fullmatch(bare(formula)) else label
 
 
 def _other_period(first: Operand, second: Operand, spec: Spec) -> bool:
     """Two cells of one period (one year, or one column when undated) next to the stated
-    share's, not the cells it takes."""
+    share's, not the cells it takes; for a change, two cells next to each other of which
+    one is the stated change's and the other not."""
+    if spec.operation == "percent change":
+        shared = {first.entry, second.entry} & spec.skip
+        if len(shared) != 1 or first.item != second.item:
+            return False
+        if first.year and second.year:
+            return abs(first.year - second.year) == 1
+        return abs(first.column - second.column) == 1
     if {first.entry, second.entry} & spec.skip:
         return False
     year, column = spec.beside
