@@ -46,3 +46,32 @@ def test_a_sentence_without_a_pronoun_takes_nothing_from_the_one_before() -> Non
     verdict = check(body, ("table", PROVISION))
 
     assert "80.1%" in flagged(verdict)
+
+
+BALANCES = (
+    "(in thousands)\n\n| As of December 31, | 2019 | 2018 | 2017 | 2016 | 2015 |\n"
+    "|---|---|---|---|---|---|\n"
+    "| Working capital | $207,599 | $237,416 | $306,296 | $226,367 | $219,219 |\n"
+    "| Total assets | $545,118 | $628,027 | $669,094 | $667,235 | $632,904 |\n"
+    "| Total debt | $24,600 | $25,600 | $26,700 | $27,800 | $28,900 |\n"
+    "| Stockholders' equity | $380,426 | $446,279 | $497,911 | $479,517 | $480,160 |\n"
+)
+
+
+def test_it_after_an_opening_phrase_that_ends_in_a_year() -> None:
+    """"By year-end 2019 it was ...": no comma sets the opening phrase apart, but the year
+    ends it, and "it" is the total debt the sentence before names."""
+    body = (
+        "1. **Working capital shrank.** It was $207,599 at the end of 2019 against $237,416 "
+        "a year earlier, a drop of $29,817, or about 12.6%. From the 2017 high of $306,296 "
+        "the decline is close to a third (32.2%).\n\n"
+        "2. **Debt steps down.** Total debt went from $26,700 in 2017 to $25,600 in 2018, a "
+        "reduction of $1,100. By year-end 2019 it was only about 6.5% of stockholders' "
+        "equity.\n\n"
+        "3. **Assets turned.** Between 2015 and 2016 total assets rose by $34,331 to $667.2 "
+        "million, about 5.4%. By 2019 they were down 13.2% in the last year alone.\n"
+    )
+    verdict = check(body, ("table", BALANCES))
+
+    assert flagged(verdict) == []
+    assert status(verdict, "6.5%") == "derived"

@@ -52,8 +52,8 @@ def heading_rows(rows: _Rows, heading: str) -> list[int]:
 
 _PRONOUN = re.compile(r"(?:It|Its|This|That|They|Their|These|Those)\b")
 # A main clause opening with a pronoun after an opening phrase ("Adding the current and
-# non-current pieces, they climbed from ...").
-_CLAUSE_PRONOUN = re.compile(r",[ \t]+(?:it|they|these|those)[ \t]")
+# non-current pieces, they climbed from ...", "By year-end 2019 it was ...").
+_CLAUSE_PRONOUN = re.compile(r"[,0-9][ \t]+(?:it|they|these|those)[ \t]")
 _OPENING_REACH = 120  # characters of a sentence's opening read for that pronoun
 
 
