@@ -20,7 +20,7 @@ from validation.engine.checks.numeric._findings import (
     _short_label,
     _worded_finding,
 )
-from validation.engine.checks.numeric._from_level import from_level_of
+from validation.engine.checks.numeric._from_level import from_level_of, to_level_of
 from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
 from validation.engine.checks.numeric._misquotes import (
     Looks,
@@ -119,6 +119,14 @@ def _assemble(
             claim.other_period_proof = (
                 f"its sentence's change, {change}, is taken from that cell and the "
                 "figure the change goes to"
+            )
+            claim.other_period_chance = 0.0
+        elif claim.other_period is None and (
+            reached := to_level_of(body, index, claims, position, sentence_of(claim))
+        ):
+            claim.other_period, change = reached
+            claim.other_period_proof = (
+                f"its sentence's change, {change}, runs to that cell from another of its row"
             )
             claim.other_period_chance = 0.0
     items = {

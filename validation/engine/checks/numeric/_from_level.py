@@ -12,6 +12,10 @@ change's: its two levels stand side by side (only years between them), the chang
 first figure after them, and it runs to its end from the same side as the quoted start
 (so "from 26.1% to 29.8%, then a further 1.8 points to 31.6%" is two changes, and left
 alone).
+
+The mirror, `to_level_of`: an end stated right after its change ("rose by $34,331 to
+$669.1 million") where the change is taken between two other cells of the end's row: the
+end was quoted from another period, and is fixed to the cell the change ran to.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
-from validation.engine.checks.numeric._derive_pool import direction_of
+from validation.engine.checks.numeric._derive_pool import DIFFERENCE, bare, direction_of
 from validation.engine.checks.numeric._end_period import quoted_cell
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._matching import Claim
@@ -176,3 +180,49 @@ def _reads(change: Claim, end: EvidenceNumber, start: EvidenceNumber) -> bool:
         return True  # nothing to tell them apart by: left alone
     half = Decimal(5).scaleb(exponent - 1) * abs(mention.value) / written
     return abs(abs(end.value - start.value) - abs(mention.value)) <= half
+
+
+def to_level_of(
+    body: str,
+    index: EvidenceIndex,
+    claims: Sequence[Claim],
+    position: int,
+    sentence: tuple[int, int],
+) -> tuple[EvidenceNumber, str] | None:
+    """For a change's end stated right after the change ("rose by $34,331 to $669.1
+    million"), whose change is taken between two other cells of the end's row: the cell
+    the change ran to (by its words' direction: the larger for a rise), and the change's
+    text. Not when the change reads as the end less the other cell, as written."""
+    claim = claims[position]
+    hit, mention = quoted_cell(claim), claim.mention
+    if hit is None or not _TO.search(body[max(0, mention.start - _BEFORE) : mention.start]):
+        return None
+    end = hit.number
+    row = row_of(index, end.entry)
+    change = next(
+        (other for other in reversed(claims[:position]) if not _year(other.mention)), None
+    )
+    if row is None or change is None or change.mention.start < sentence[0]:
+        return None
+    derivation = change.derivation
+    if derivation is None or change.mention.is_percent or len(derivation.entries) != 2:
+        return None
+    if not DIFFERENCE.fullmatch(bare(derivation.formula)):
+        return None  # an amount the end less its start, not a rate of them
+    if end.entry in derivation.entries or any(
+        row_of(index, entry) != row for entry in derivation.entries
+    ):
+        return None
+    way = direction_of(body, claims, claims.index(change), sentence[0], sentence[1])
+    first, second = (index.number(entry) for entry in derivation.entries)
+    if not way or first.value == second.value or {first.unit, second.unit} != {end.unit}:
+        return None
+    low_cell, high_cell = sorted((first, second), key=lambda number: number.value)
+    start, reached = (low_cell, high_cell) if way > 0 else (high_cell, low_cell)
+    if reached.value == end.value or _reads(change, end, start):
+        return None
+    return reached, change.mention.text
+
+
+# "to $669.1 million", "to about 21.2%": the words right before a change's end.
+_TO = re.compile(r"(?i)\bto (?:about |roughly |around |approximately |nearly |some )?$")
