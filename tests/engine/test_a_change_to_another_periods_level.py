@@ -38,7 +38,7 @@ def test_the_right_end_passes() -> None:
 
 
 def test_an_end_the_change_reads_as_written_is_left_alone() -> None:
-    """ "rose by $1,859 to $669.1 million" from 667,235: the change is of the figures as
+    """In "rose by $1,859 to $669.1 million" from 667,235 the change is of the figures as
     written (2016 to 2017), so nothing is in another period's place."""
     body = "Total assets rose by $1,859 to $669.1 million in 2017."
     verdict = check(body, ("table", TABLE))
@@ -47,9 +47,9 @@ def test_an_end_the_change_reads_as_written_is_left_alone() -> None:
 
 
 def test_a_rate_before_the_next_level_is_no_change_of_it() -> None:
-    """ "... to $5,480 million in fiscal 2018, a rise of about 84.6%, and then climbed again
-    to $6.75 billion in fiscal 2019": the rate is of the levels before it; the level after
-    it is the next year's, rightly."""
+    """In "... to $5,480 million in fiscal 2018, a rise of about 84.6%, and then climbed
+    again to $6.75 billion in fiscal 2019" the rate is of the levels before it; the level
+    after it is the next year's, rightly."""
     table = (
         "(in millions)\n\n| | 2019 | 2018 | 2017 |\n|---|---|---|---|\n"
         "| Trade accounts receivable sold | $6,751 | $5,480 | $2,968 |\n"

@@ -59,8 +59,8 @@ BALANCES = (
 
 
 def test_it_after_an_opening_phrase_that_ends_in_a_year() -> None:
-    """ "By year-end 2019 it was ...": no comma sets the opening phrase apart, but the year
-    ends it, and "it" is the total debt the sentence before names."""
+    """In "By year-end 2019 it was ..." no comma sets the opening phrase apart, but the
+    year ends it, and "it" is the total debt the sentence before names."""
     body = (
         "1. **Working capital shrank.** It was $207,599 at the end of 2019 against $237,416 "
         "a year earlier, a drop of $29,817, or about 12.6%. From the 2017 high of $306,296 "
