@@ -18,12 +18,8 @@ from validation.engine.checks.numeric import _search as search
 from validation.engine.checks.numeric._cues import Cue
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
-from validation.engine.checks.numeric._misses import (
-    _FOCUS,
-    _miss,
-    _same_line_item,
-    _stated_beside,
-)
+from validation.engine.checks.numeric._misses import _FOCUS, _miss
+from validation.engine.checks.numeric._misses_stated import same_line_item, stated_beside
 from validation.engine.checks.numeric._operations import Miss, Operand
 from validation.engine.checks.numeric._support import Grounding, Sentence, laid_out
 
@@ -62,7 +58,7 @@ def second_look(
         miss = _miss(grounding, position, operations, focus)
         if miss is None or _meets(claim, miss):
             continue
-        if _one_line_item(grounding, miss) and _stated_beside(grounding, position, miss.operands):
+        if _one_line_item(grounding, miss) and stated_beside(grounding, position, miss.operands):
             claim.miss = miss
 
 
@@ -73,7 +69,7 @@ def _one_line_item(grounding: Grounding, miss: Miss) -> bool:
     return (
         miss.stated
         and len(operands) == 2
-        and _same_line_item(grounding, operands)
+        and same_line_item(grounding, operands)
         and _cells(grounding, operands[0]) != _cells(grounding, operands[1])
     )
 
