@@ -129,13 +129,21 @@ def _over_its_start(
     step: DerivedOperand, operands: Sequence[DerivedOperand], direction: int
 ) -> list[Candidate]:
     """A derived change over each of the two cells it was taken from that it may have
-    started at (`from_its_step`), unless the sentence states a level of their row."""
+    started at (`from_its_step`), unless the sentence states another level of their row
+    before the change's own end ("rose by $1,149 thousand, or 1.2%, ... peaking at $96,037
+    thousand, and then fell ... to $84,380 thousand": the first level it states is the
+    change's end, and the next is another change's)."""
     if len(step.sources) != 2:
         return []
     cells = {o.entry: o for o in operands if o.entry in step.sources and o.value}
     rows = {cell.row for cell in cells.values()}
-    if len(cells) != 2 or any(o.strength == STATED and o.row in rows for o in operands):
-        return []  # the sentence states a level of the row itself ("from 350.4"): its own
+    if len(cells) != 2:
+        return []
+    levels = sorted((o for o in operands if o.strength == STATED and o.row in rows), key=_place)
+    for level in levels:  # in the sentence's order, up to the change's own end, if stated
+        if level.entry in step.sources:
+            break
+        return []  # the sentence states another level of the row ("from 350.4"): its own
     ends = sorted(cells.values(), key=lambda cell: abs(cell.value))
     if direction:
         ends = [ends[0] if direction > 0 else ends[1]]
@@ -228,3 +236,7 @@ def _scale_of(operand: DerivedOperand | str, end: DerivedOperand) -> float:
         return 0.0
     half = written_half(end)
     return next((s for s in (1e3, 1e6, 1e9) if abs(operand.value * s - end.value) <= half), 0.0)
+
+
+def _place(operand: DerivedOperand) -> int:
+    return operand.position
