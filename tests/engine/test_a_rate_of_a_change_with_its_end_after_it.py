@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from tests.engine.reports import check, status
 
-
 QUARTERLY = (
     "(in thousands)\n\n"
     "|  | First | Second | Third | Fourth | Total |\n|---|---|---|---|---|---|\n"
