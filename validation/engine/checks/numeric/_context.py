@@ -80,14 +80,24 @@ def _line_start(newlines: list[int], position: int) -> int:
 
 
 def _sentence(body: str, newlines: list[int], start: int, end: int) -> tuple[int, int]:
-    stop = body.rfind(". ", max(0, start - 300), start)
-    low = max(stop + 2 if stop >= 0 else 0, _line_start(newlines, start))
+    # A sentence ends at ". ", or at a stop its closing quote or bracket follows ('not." ').
+    reach = max(0, start - 300)
+    low = max(
+        max(
+            (at + len(stop) for stop in _STOPS if (at := body.rfind(stop, reach, start)) >= 0),
+            default=0,
+        ),
+        _line_start(newlines, start),
+    )
     high = len(body)
-    for boundary in (". ", "\n"):
+    for boundary in (*_STOPS, "\n"):
         found = body.find(boundary, end, end + 300)
         if 0 <= found < high:
             high = found
     return low, high
+
+
+_STOPS = (". ", '." ', ".\u201d ", ".' ", ".) ")
 
 
 def sentence_reader(body: str, newlines: list[int]) -> Callable[[int, int], tuple[int, int]]:
