@@ -16,7 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at, same_label_rows
+from validation.engine.checks.numeric._derive_rows import (
+    MAX_GROUP,
+    _Rows,
+    cell_at,
+    cells_of,
+    same_label_rows,
+)
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
@@ -77,6 +83,4 @@ def _cells_stated(claim: Claim, index: EvidenceIndex) -> tuple[int, ...]:
         entries = tuple(claim.derivation.entries)
     else:
         return ()
-    return tuple(
-        entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
-    )
+    return cells_of(index, entries)

@@ -27,9 +27,14 @@ from validation.engine.checks.numeric._derive_pool import (
     _evidence_operand,
     _rows,
     around,
-    cells_of,
 )
-from validation.engine.checks.numeric._derive_rows import MAX_GROUP, _Rows, cell_at, same_label_rows
+from validation.engine.checks.numeric._derive_rows import (
+    MAX_GROUP,
+    _Rows,
+    cell_at,
+    cells_of,
+    same_label_rows,
+)
 from validation.engine.checks.numeric._derive_sections import summed
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim

@@ -32,6 +32,7 @@ from validation.engine.checks.numeric._derive_per import per_counts
 from validation.engine.checks.numeric._derive_rows import (
     MAX_GROUP,
     _Rows,
+    cells_of,
     column_cells,
     period_value,
     restating_rows,
@@ -216,13 +217,6 @@ def derived_cells(claim: Claim, index: EvidenceIndex) -> tuple[int, ...]:
     """The evidence cells a report's derived number was computed from."""
     derivation = claim.derivation
     return cells_of(index, derivation.entries) if derivation is not None else ()
-
-
-def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
-    """The entries of a derivation's cells as the pool keeps them (a scaled twin's digits)."""
-    return tuple(
-        entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
-    )
 
 
 def bare(formula: str) -> str:

@@ -10,6 +10,7 @@ evidence index and kept in its memo.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -467,3 +468,10 @@ def period_value(index: EvidenceIndex, entry: int) -> bool:
 
 # A JSON key that names a period ("2019", "FY2018", "Q4 2019"): a line's values over time.
 _PERIOD_KEY = re.compile(r"(?:19|20)\d\d|^(?:Q[1-4]|H[12]|FY)\b", re.IGNORECASE)
+
+
+def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
+    """The entries of a derivation's cells as the pool keeps them (a scaled twin's digits)."""
+    return tuple(
+        entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
+    )

@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from validation.engine.checks.numeric._derive_carried import _PRIOR
 from validation.engine.checks.numeric._derive_pool import Operand, _rows
-from validation.engine.checks.numeric._end_period import _PRIOR
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._misquotes import _period as period_of

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from validation.engine.checks.numeric._derive_carried import _PRIOR  # words of the year before
 from validation.engine.checks.numeric._derive_pool import _rows, direction_of
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._layout_years import _YEAR
@@ -141,11 +142,6 @@ _COMPARED = re.compile(
 _CHANGE_WORD = re.compile(
     r"(?i)\b(?:up|down|less|more|smaller|larger|higher|lower|rose|fell|grew|declined|"
     r"increased|decreased|gained|dropped)\b"
-)
-# Words before a figure that date it to an earlier period themselves.
-_PRIOR = re.compile(
-    r"(?i)\b(?:prior|previous|preceding|last) year\b|\ba year (?:earlier|ago|before)\b|"
-    r"\bthe year before\b"
 )
 
 
