@@ -2,6 +2,8 @@
 most of a row's label words in the claim's own clause or its sentence, a long label's four
 words, a label's word in capitals; and a lone figure of the evidence's prose, by the noun
 phrase its own words end in (`_derive_rows.head_words`), after every row a label names.
+Whether a sentence names the row of a figure it quotes (`names_row`) is asked before a
+coarse figure is fixed to another period's cell (`_findings`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from validation.engine.checks.numeric._derive_rows import _CAPITALS, _Rows
+from validation.engine.checks.numeric._derive_rows import _CAPITALS, _Rows, _rows
+from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 
 _MAX_NAMED = 3  # rows named by one text
@@ -64,6 +67,15 @@ def named_rows(
         if found is named and len(found) < _MAX_NAMED:
             found += [row for row in _proper_names(rows, text) if row not in own + found]
     return own, named
+
+
+def names_row(index: EvidenceIndex, entry: int, words: str) -> bool:
+    """`words` name the evidence row of `entry` (or of the scaled number whose twin it is)."""
+    rows = _rows(index)
+    row = rows.row_of.get(entry)
+    if row is None and entry > 0:
+        row = rows.row_of.get(entry - 1)
+    return row is not None and row in named_rows(rows, "", words)[1]
 
 
 def _proper_names(rows: _Rows, text: str) -> list[int]:

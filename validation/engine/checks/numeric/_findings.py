@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from validation.engine.calculator import CalculatorError, calculate
+from validation.engine.checks.numeric._derive_naming import names_row
 from validation.engine.checks.numeric._derive_rows import better_named_row, has_twin_row
 from validation.engine.checks.numeric._evidence import EvidenceIndex, EvidenceNumber
 from validation.engine.checks.numeric._formatting import replace_digits, replace_scale
@@ -226,6 +227,12 @@ def _period_finding(
     words = claim.other_period_proof.startswith(("its words", "it is set beside"))
     if not words and not sentence.period_fix_plain(body, claim):
         return
+    if (
+        claim.other_period_proof.startswith("its words name")
+        and _coarse(mention)
+        and not names_row(index, hit.number.entry, sentence.text(body, claim))
+    ):
+        return  # two digits round many cells: the year its words name is not enough
     found, call = _evidence_search(claim, other, result)
     result.fix_dicts.append(
         _fix(
@@ -260,6 +267,13 @@ PERIOD_FIX_CHANCE = 0.02
 # One period's figure of a line item is within this factor of another's (a wrong
 # period's fix); cells further apart are other measures of the row.
 _PERIOD_SPREAD = 10
+
+
+def _coarse(mention: NumberMention) -> bool:
+    """Written with two significant digits or fewer ("$3.4 million"): a value that
+    rounds many cells of a table."""
+    digits = mention.written.as_tuple().digits
+    return len(digits) - next((at for at, d in enumerate(digits) if d), len(digits)) <= 2
 
 
 def _same_magnitude(first: Decimal, second: Decimal) -> bool:

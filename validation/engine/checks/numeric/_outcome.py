@@ -104,6 +104,11 @@ class _SentenceNumbers:
                 found.append(other)
         return found
 
+    def text(self, body: str, claim: Claim) -> str:
+        """The claim's sentence."""
+        low, high = _sentence(body, self.newlines, claim.mention.start, claim.mention.end)
+        return body[low:high]
+
     def period_fix_plain(self, body: str, claim: Claim) -> bool:
         """A wrong period's fix to `claim` is the one reading of its sentence: no other
         number of the sentence is unsupported (that one may be the slip the result
