@@ -26,6 +26,7 @@ from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric import _search as search
 from validation.engine.checks.numeric._cues import MEAN, POINTS
 from validation.engine.checks.numeric._derive_pool import supported
+from validation.engine.checks.numeric._derive_rows import negative_cell
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._lexicon import names_a_margin
 from validation.engine.checks.numeric._matching import Claim
@@ -126,7 +127,9 @@ def _miss(
     if near:
         outcome = near[0][1]
         slip = True
-    elif _plain(mention, top, values, best, position):
+    elif _plain(mention, top, values, best, position) and not _other_sign(
+        grounding, mention, top[0]
+    ):
         # One reading, a change or total of two numbers of the result's own sentence
         # ("from $3.3 million to $3.4 million, an increase of $0.2 million"): far off,
         # but plain.
@@ -248,6 +251,25 @@ def _plain(
     stated = float(abs(mention.written))
     expected = abs(_in_units(mention, outcome))
     return bool(stated and expected) and (1 / _PLAIN_FACTOR <= expected / stated <= _PLAIN_FACTOR)
+
+
+def _other_sign(grounding: Grounding, mention: NumberMention, outcome: Outcome) -> bool:
+    """The stated result is the pair's sum where the reading takes their difference, or
+    the other way round, and one of the two is a cell the evidence writes negative: the
+    writer kept its sign ("added 7.6% ... after taking off 2.3%, a swing of 9.9 points"
+    over a cell "(2.3)"), which magnitudes do not. No reading of one sign is plain then."""
+    if outcome.op not in (ops.DIFF, ops.SUM) or not any(
+        operand.entry >= 0 and negative_cell(grounding.index, operand.entry)
+        for operand in outcome.operands
+    ):
+        return False
+    first, second = (abs(operand.value) for operand in outcome.operands)
+    difference, total = abs(first - second), first + second
+    if not difference or not total:
+        return False
+    other = total / difference if outcome.op == ops.DIFF else difference / total
+    expected = abs(_in_units(mention, outcome)) * other
+    return abs(expected - float(abs(mention.written))) <= 10.0**-mention.decimals / 2 * 1.000001
 
 
 def _listed(body: str, operands: Sequence[Operand]) -> bool:
