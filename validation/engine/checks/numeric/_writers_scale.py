@@ -9,7 +9,10 @@ keeps its reading and nothing is derived from this one.
 Only a figure nothing matched at any reading, that no derivation explains and no check
 judged otherwise, written under a scale word with three significant digits or more, whose
 sentence names the cell's row (`_derive_naming.named_rows`; of several, the row named
-most plainly), in an item that states no scale. Such a hit teaches the item no scale
+most plainly), in an item that states no scale. A sentence that names no row ("It was a
+$4,095 thousand item in fiscal 2017") takes the one cell of those digits of an item the
+report already restates at that scale elsewhere ("$197 thousand" for its 197, a match its
+words vouch for): the writer reads a table at one scale. Such a hit teaches the item no scale
 (`Hit.writers_scale`, skipped by `_derive_pool.units_of`, should it be read again): a
 table may mix millions and thousands of shares, and one figure's reading is no
 declaration. Reads one sentence per such figure and the index's values equal to its
@@ -38,6 +41,7 @@ def read_at_writers_scale(
     """Match each such figure to the one named cell its digits write (`claim.hit`)."""
     sentence = sentence_reader(body, newlines)
     budget = _MAX_READ
+    shown = _scales_shown(claims, index)
     for claim in claims:
         mention = claim.mention
         if claim.hit is not None or claim.close or claim.doubted or _judged(claim):
@@ -64,9 +68,30 @@ def read_at_writers_scale(
         found = sorted(
             (place[row], entry) for entry in cells if (row := rows.row_of.get(entry, -1)) in place
         )
+        if not found:
+            # No row named, but the report reads the cell's item at this scale elsewhere
+            # ("$197 thousand" for its 197): the one cell of the item with these digits.
+            items = {index.item_of(entry) for entry in cells}
+            if len(cells) == 1 and all((item, mention.scale) in shown for item in items):
+                found = [(0, cells[0])]
         if found:
             number = index.number(found[0][1])
             claim.hit = Hit(number, "exact", 0.0, 1.0, Decimal(1), writers_scale=True)
+
+
+def _scales_shown(claims: Sequence[Claim], index: EvidenceIndex) -> set[tuple[int, Decimal]]:
+    """(item, scale) of each cell of an item that states no scale which a figure of the
+    report restates, digit for digit, under a scale word that its words vouch for
+    ("$197 thousand" for the 197 of "Tax exempt interest income")."""
+    shown: set[tuple[int, Decimal]] = set()
+    for claim in claims:
+        hit, mention = claim.hit, claim.mention
+        if hit is None or hit.writers_scale or not mention.has_explicit_scale:
+            continue
+        entry = hit.number.entry
+        if mention.scale > 1 and _unscaled_cell(index, entry, abs(mention.written)):
+            shown.add((index.item_of(entry), mention.scale))
+    return shown
 
 
 def _unscaled_cell(index: EvidenceIndex, entry: int, written: Decimal) -> bool:
