@@ -66,3 +66,22 @@ def test_a_misquoted_figure_is_still_fixed_to_the_one_its_words_name() -> None:
     verdict = check(body, ("table", CASH_FLOWS), ("p6", INVESTING))
 
     assert fixes_on(verdict, "$45.0 million") == [("$45.0 million", "$43.0 million")]
+
+
+def test_a_tools_lines_net_with_the_signs_its_numbers_carry() -> None:
+    """A tool's JSON writes an outflow as a negative number, not in parentheses: the net
+    takes its sign all the same."""
+    flows = {
+        "unit": "thousands of U.S. dollars",
+        "Net cash provided by operating activities": {"2017": 223630, "2018": 283710},
+        "Net cash used in investing activities": {"2017": -74599, "2018": -692999},
+        "Net cash provided by financing activities": {"2017": 7265, "2018": 368120},
+    }
+    body = (
+        "Operating cash flow rose to $283.7 million in 2018, investing used $693.0 "
+        "million and financing brought in $368.1 million. Taken together, the three "
+        "lines imply a net cash outflow of about $41.2 million in 2018."
+    )
+    verdict = check(body, ("cash_flows", flows))
+
+    assert status(verdict, "$41.2 million") == "derived"

@@ -7,8 +7,9 @@ A cash-flow table writes outflows in parentheses: operating 283,710, investing
 $41.2 million" adds them with their signs (-41,169); read as magnitudes, no sum lands
 there. A column is netted when three or more of its cells are in the search's operands and
 at least one is written negative and one is not (`Operand.negative`, read from the
-cell's text by :func:`._derive_rows.negative_cell`). Its tier is that of its weakest cell,
-as for any column sum; a column of one sign adds up as before.
+cell's text, or a tool's JSON number's sign, by :func:`._derive_rows.negative_cell`).
+Its tier is that of its weakest cell, as for any column sum; a column of one sign adds up
+as before.
 """
 
 from __future__ import annotations

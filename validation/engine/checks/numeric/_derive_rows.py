@@ -341,12 +341,12 @@ def better_named_row(index: EvidenceIndex, entry: int, words: frozenset[str]) ->
 
 def negative_cell(index: EvidenceIndex, entry: int) -> bool:
     """The cell writes its number negative: in parentheses or after a minus sign, with
-    only a currency sign or spaces between ("(692,999)", "$ (74,599)", "-12"). The index
-    keeps magnitudes; a net over a table's lines needs their signs. JSON keeps none, and
-    a number closed by anything but its parenthesis ("($5.2 million)") is an aside."""
+    only a currency sign or spaces between ("(692,999)", "$ (74,599)", "-12"), or a JSON
+    number below zero. The index keeps magnitudes; a net over a table's lines needs their
+    signs. A number closed by anything but its parenthesis ("($5.2 million)") is an aside."""
     span = index.text_span(entry)
     if span is None:
-        return False
+        return index.negative_scalar(entry)
     text = index.items[index.item_of(entry)].text or ""
     at = span[0] - 1
     while at >= 0 and span[0] - at <= _SIGN_REACH and text[at] in " $\u00a0":

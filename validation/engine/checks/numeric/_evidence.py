@@ -155,6 +155,12 @@ class EvidenceIndex(_IndexLabels):
     def has_scale(self, entry: int) -> bool:
         return bool(self._flags(entry) & _SCALED)
 
+    def negative_scalar(self, entry: int) -> bool:
+        """A JSON number below zero (-2545): the index keeps magnitudes, the record the
+        value as the tool gave it."""
+        record = self._record[entry]
+        return record[0] == _SCALAR and isinstance(record[3], (int, float)) and record[3] < 0
+
     def text_span(self, entry: int) -> tuple[int, int] | None:
         """Where a number of an item's own text stands in it (None for JSON values)."""
         record = self._record[entry]
