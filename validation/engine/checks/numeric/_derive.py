@@ -49,11 +49,7 @@ from validation.engine.checks.numeric._derive_accept import (
 )
 from validation.engine.checks.numeric._derive_bound import changes_may_hit, may_hit
 from validation.engine.checks.numeric._derive_buckets import per_year
-from validation.engine.checks.numeric._derive_candidates import (
-    Candidate,
-    candidates,
-    spans_years,
-)
+from validation.engine.checks.numeric._derive_candidates import Candidate, candidates
 from validation.engine.checks.numeric._derive_counted import counted_amounts
 from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_heading import context_rows, heading_of, margin_rows
@@ -91,6 +87,7 @@ from validation.engine.checks.numeric._derive_years import (
     dated_alone,
     over_years,
     periods_named,
+    spans_years,
     years_named,
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex

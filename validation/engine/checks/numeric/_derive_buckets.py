@@ -20,8 +20,9 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import pairwise
 
-from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate
+from validation.engine.checks.numeric._derive_candidates import Candidate
 from validation.engine.checks.numeric._derive_pool import Operand
+from validation.engine.checks.numeric._derive_years import YEAR_SPAN
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._misquotes import _tables_of
 
@@ -69,7 +70,8 @@ def per_year(operands: Sequence[Operand], index: EvidenceIndex, words: str) -> I
 @lru_cache(maxsize=16)
 def _span_of(words: str) -> tuple[int, int] | None:
     # Each number of a sentence asks: a wall that is one sentence is read once.
-    return next(((int(a), int(b)) for a, b in _SPAN.findall(words) if int(b) - int(a) >= 2), None)
+    spans = YEAR_SPAN.findall(words)
+    return next(((int(a), int(b)) for a, b in spans if int(b) - int(a) >= 2), None)
 
 
 def period_of_column(index: EvidenceIndex, entry: int) -> tuple[int, int] | None:

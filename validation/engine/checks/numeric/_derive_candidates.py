@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 from itertools import chain
 
 from validation.engine.checks.numeric._derive_columns import Candidate as Candidate
@@ -479,18 +478,3 @@ def row_changes(operands: Sequence[Operand], kind: str) -> list[Candidate]:
 
 
 _STEP_COLUMNS = 2  # a change is between a row's cell and one of the next two columns
-
-
-# "2017-2019", "from 2017 to 2019", "fiscal 2017 through fiscal 2019": a span of years.
-_SPAN = re.compile(
-    r"\b((?:19|20)\d\d)[ \t]*(?:-|\u2013|\u2014|to|through|thru)[ \t]*(?:fiscal[ \t]+|FY[ \t]*)?"
-    r"((?:19|20)\d\d)\b",
-    re.IGNORECASE,
-)
-
-
-@lru_cache(maxsize=16)
-def spans_years(words: str) -> bool:
-    """The sentence names a span of three periods or more ("averaged 2.7% over fiscal
-    2017-2019"): an average it states is of all of them."""
-    return any(int(b) - int(a) >= 2 for a, b in _SPAN.findall(words))

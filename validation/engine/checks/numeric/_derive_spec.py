@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from validation.engine.checks.numeric._counts_said import says_total
 from validation.engine.checks.numeric._cues import _WORD, _direction
-from validation.engine.checks.numeric._derive_candidates import _SPAN, Candidate, candidates
+from validation.engine.checks.numeric._derive_candidates import Candidate, candidates
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
     NAMED,
@@ -52,7 +52,7 @@ from validation.engine.checks.numeric._derive_pool import (
     direction_of,
 )
 from validation.engine.checks.numeric._derive_rows import _Rows
-from validation.engine.checks.numeric._derive_years import periods_named, years_named
+from validation.engine.checks.numeric._derive_years import YEAR_SPAN, periods_named, years_named
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._matching import Claim
 
@@ -209,7 +209,7 @@ def _antecedent(
 
 def _span(words: str) -> tuple[int, int] | None:
     """The first and last year of a span of three periods or more the sentence names."""
-    for first, last in _SPAN.findall(words):
+    for first, last in YEAR_SPAN.findall(words):
         if int(last) - int(first) >= 2:
             return int(first), int(last)
     return None

@@ -6,7 +6,8 @@ however close the two land. Its words must say so plainly: the year right after 
 "in", "for", "during" or "at", and not the start of a list or a span of years ("in 2019,
 2018 and 2017", "in 2017-2019"); and no word of an average in its own clause ("averaged
 $11.3 billion in 2017" may be the mean of that year's quarters, and is judged as before).
-Reads a few dozen characters around the figure: linear.
+Reads a few dozen characters around the figure: linear. And whether a sentence names a span
+of three periods or more (`spans_years`, `YEAR_SPAN`).
 """
 
 from __future__ import annotations
@@ -70,3 +71,18 @@ def _periods_named(words: str) -> tuple[int, ...]:
     return tuple(
         sorted({later - earlier for i, earlier in enumerate(years) for later in years[i + 1 :]})
     )
+
+
+# "2017-2019", "from 2017 to 2019", "fiscal 2017 through fiscal 2019": a span of years.
+YEAR_SPAN = re.compile(
+    r"\b((?:19|20)\d\d)[ \t]*(?:-|\u2013|\u2014|to|through|thru)[ \t]*(?:fiscal[ \t]+|FY[ \t]*)?"
+    r"((?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=16)
+def spans_years(words: str) -> bool:
+    """The sentence names a span of three periods or more ("averaged 2.7% over fiscal
+    2017-2019"): an average it states is of all of them."""
+    return any(int(b) - int(a) >= 2 for a, b in YEAR_SPAN.findall(words))
