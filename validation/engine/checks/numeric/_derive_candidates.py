@@ -5,7 +5,8 @@ strongly the operands are the writer's.
 A pair gives a difference, sum, average, ratio or per-unit value (amounts), the product
 of a count and a price per unit (two cells of one row, or two numbers of the sentence), a share,
 percentage change or compound rate (percentages of amounts), a change in points or an
-average (percentages). A row gives the sum and average of its like cells (its periods:
+average (percentages), and a swing across zero of two rates the report states, one written
+negative (their magnitudes added). A row gives the sum and average of its like cells (its periods:
 one unit, no column of changes); a list of stated numbers the same. Within a tier, the
 candidates whose operation fits how their cells lie (``_fits``) come first.
 """
@@ -309,6 +310,9 @@ def _pairs(
         elif kind == "points":
             yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
             yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
+            if first.negative != second.negative and first.reported and second.reported:
+                # a swing across zero between two rates the report states: 7.6% after (2.3)%
+                yield tier, abs(a) + abs(b), "{} + {}", "points", (ta, tb)
         elif kind == "percent":
             for top, bottom, tt, tb_, part in (
                 (a, b, ta, tb, first),
