@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from validation.engine.checks.numeric._derive_rows import _CAPITALS, _Rows, _rows
+from validation.engine.checks.numeric._derive_rows import _CAPITALS, _Rows, _rows, row_of_cell
 from validation.engine.checks.numeric._evidence import EvidenceIndex
 from validation.engine.checks.numeric._labels import label_tokens
 
@@ -72,9 +72,7 @@ def named_rows(
 def names_row(index: EvidenceIndex, entry: int, words: str) -> bool:
     """`words` name the evidence row of `entry` (or of the scaled number whose twin it is)."""
     rows = _rows(index)
-    row = rows.row_of.get(entry)
-    if row is None and entry > 0:
-        row = rows.row_of.get(entry - 1)
+    row = row_of_cell(rows, entry)
     return row is not None and row in named_rows(rows, "", words)[1]
 
 

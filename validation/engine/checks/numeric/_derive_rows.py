@@ -314,6 +314,15 @@ def same_label_rows(index: EvidenceIndex, rows: _Rows, row: int) -> list[int]:
     ]
 
 
+def row_of_cell(rows: _Rows, entry: int) -> int | None:
+    """The row of a cell, or of the scaled number whose as-written twin it is (the twin
+    stands right after its digits and has no row of its own)."""
+    row = rows.row_of.get(entry)
+    if row is None and entry > 0:
+        row = rows.row_of.get(entry - 1)
+    return row
+
+
 def better_named_row(index: EvidenceIndex, entry: int, words: frozenset[str]) -> bool:
     """Another row of the evidence has a label that `words` (a report figure's own words)
     fit better than the entry's: "net cash outflow" names a table's "Net cash provided by
@@ -321,9 +330,7 @@ def better_named_row(index: EvidenceIndex, entry: int, words: frozenset[str]) ->
     investments of $43.0 million", so the words do not single that figure out. Rows are
     scored as the close match scores labels (shared words over the smaller label)."""
     rows = _rows(index)
-    row = rows.row_of.get(entry)
-    if row is None and entry > 0:
-        row = rows.row_of.get(entry - 1)  # the as-written twin of a scaled number
+    row = row_of_cell(rows, entry)
     if row is None or not words:
         return False
     own = overlap(words, rows.tokens[row])

@@ -229,7 +229,7 @@ def _period_finding(
         return
     if (
         claim.other_period_proof.startswith("its words name")
-        and _coarse(mention)
+        and mention.significant_digits <= 2
         and not names_row(index, hit.number.entry, sentence.text(body, claim))
     ):
         return  # two digits round many cells: the year its words name is not enough
@@ -267,13 +267,6 @@ PERIOD_FIX_CHANCE = 0.02
 # One period's figure of a line item is within this factor of another's (a wrong
 # period's fix); cells further apart are other measures of the row.
 _PERIOD_SPREAD = 10
-
-
-def _coarse(mention: NumberMention) -> bool:
-    """Written with two significant digits or fewer ("$3.4 million"): a value that
-    rounds many cells of a table."""
-    digits = mention.written.as_tuple().digits
-    return len(digits) - next((at for at, d in enumerate(digits) if d), len(digits)) <= 2
 
 
 def _same_magnitude(first: Decimal, second: Decimal) -> bool:

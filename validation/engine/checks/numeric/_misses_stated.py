@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from validation.engine.checks.numeric import _operations as ops
 from validation.engine.checks.numeric._derive_carried import _PRIOR
 from validation.engine.checks.numeric._derive_naming import named_rows
-from validation.engine.checks.numeric._derive_rows import _rows
+from validation.engine.checks.numeric._derive_rows import _rows, row_of_cell
 from validation.engine.checks.numeric._labels import label_tokens
 from validation.engine.checks.numeric._matching import Claim
 from validation.engine.checks.numeric._operations import Operand, Outcome
@@ -109,8 +109,7 @@ def _named_otherwise(grounding: Grounding, position: int, outcome: Outcome) -> b
         hit = grounding.claims[operand.key].hit
         if hit is None:
             return False  # a result the report derives: its words may name anything
-        entry = hit.number.entry  # a scaled number's twin stands right after its digits
-        if rows.row_of.get(entry, rows.row_of.get(entry - 1)) in named:
+        if row_of_cell(rows, hit.number.entry) in named:
             return False
     return True
 
