@@ -120,7 +120,15 @@ def misread(operands: Sequence[Operand], target_scale: float) -> bool:
     """Whether computing on the digits as written would read a scale wrongly: a
     result written at a scale ("$9.0 billion") from digits known to stand at
     another ("157.6" of a table in millions), or from digits whose scales are
-    all known (no reading without them)."""
+    all known (no reading without them), or from digits written at two scales ("$2.62
+    billion" and "$683 million": never 2.62 against 683)."""
+    shown = {
+        float(f"{operand.scale:.6g}")  # value / written: 999999.9999999999 is a million
+        for operand in operands
+        if operand.explicit_scale and not operand.percent
+    }
+    if len(shown) > 1:
+        return True
     if not target_scale:
         return False
     if all(operand.explicit_scale for operand in operands):
