@@ -75,6 +75,7 @@ from validation.engine.checks.numeric._derive_sections import (
     group_sums,
 )
 from validation.engine.checks.numeric._derive_spec import Spec, specified, specify
+from validation.engine.checks.numeric._derive_taken import apart, beside_in, stated_cells
 from validation.engine.checks.numeric._derive_when import (
     dated,
     dated_so,
@@ -91,7 +92,11 @@ from validation.engine.checks.numeric._derive_years import (
     years_named,
 )
 from validation.engine.checks.numeric._evidence import EvidenceIndex
-from validation.engine.checks.numeric._lexicon import names_a_margin, written_as_multiple
+from validation.engine.checks.numeric._lexicon import (
+    clause_before,
+    names_a_margin,
+    written_as_multiple,
+)
 from validation.engine.checks.numeric._matching import (
     Claim,
     Derivation,
@@ -127,6 +132,7 @@ def explain(
     buckets: Sequence[Candidate] = (),
     grossed: Sequence[Candidate] = (),
     based: bool = False,
+    verify_own: bool = True,
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
@@ -139,7 +145,9 @@ def explain(
     imply (`_derive_grossed`) and the totals of a counted run of equal amounts
     (`_derive_counted`), each weighed among themselves first. `based`: the words
     name a share's base ("or about 13.9% of the reported balance"), so a stated change
-    over the level it reached is a share too, whatever direction the sentence says."""
+    over the level it reached is a share too, whatever direction the sentence says.
+    `verify_own`: a hit among the operation its words name over its sentence's own numbers is
+    verified when all of them land (`_derive_accept._search`)."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -163,8 +171,10 @@ def explain(
 
     money = kind == "amount" and mention.unit not in ("", "x")  # no ratio of two amounts
 
-    def search(found: Iterator[Candidate], whole: bool = False) -> Explained | None:
-        return _search(_shares.unmixed(found, per_unit, money), readings, operands, whole)
+    def search(
+        found: Iterator[Candidate], whole: bool = False, own: bool = False
+    ) -> Explained | None:
+        return _search(_shares.unmixed(found, per_unit, money), readings, operands, whole, own)
 
     aside = restated_aside(body, mention, claim.index, operands)  # "$1,508 thousand (about"
     if aside and (found := search(iter(aside), True)) is not None:
@@ -218,7 +228,7 @@ def explain(
             if found := search(_shares.look_specified(searched, share, operands), True):
                 return found
         if named:
-            found = search(look(named))
+            found = search(look(named), own=verify_own)  # over its sentence's numbers: verified
             if found is not None or only_named:
                 return found
         found = search(look())
@@ -259,12 +269,12 @@ def rescue(
                 derivation.formula, direction_of(body, claims, position, low, high)
             ):
                 claim.derivation = None  # the search below may still find the writer's
-            elif _stated_cells(claims, position, low, high) >= 2:
+            elif stated_cells(claims, position, low, high) >= 2:
                 # The fixpoint's result where its sentence states operands: does the
                 # writer's row take another cell in place of one of them (a wrong period)?
                 claim.derivation = None
                 budget[0] -= 1
-                if not _rescue(body, claims, position, index, sentence_of, units):
+                if not _rescue(body, claims, position, index, sentence_of, units, own=False):
                     claim.derivation = derivation
     for _ in range(_ROUNDS):
         changed = False
@@ -301,30 +311,6 @@ def _eligible(claim: Claim) -> bool:
     )
 
 
-def _stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -> int:
-    """How many other numbers of the sentence match an evidence cell."""
-    return sum(
-        1
-        for at in around(position, len(claims))
-        if claims[at].hit is not None and low <= claims[at].mention.start < high
-    )
-
-
-def _beside(claims: Sequence[Claim], position: int, low: int, high: int) -> Iterator[Claim]:
-    """The other claims of the sentence from `low` to `high`, in a window around it."""
-    for at in around(position, len(claims)):
-        if low <= claims[at].mention.start < high:
-            yield claims[at]
-
-
-def _apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
-    """Another number stands between the result and the stated number, and the result's
-    derivation does not take it: the stated number belongs to another clause's result,
-    not in the place of this one's operand."""
-    low, high = sorted((position, at))
-    return any(claims[between].index not in used for between in range(low + 1, high))
-
-
 def _totals(index: EvidenceIndex) -> frozenset[int]:
     """The rows of the evidence that are totals (a "Total" line, an unlabelled sum line)."""
     return frozenset(row for rows in _rows(index).totals.values() for row in rows)
@@ -337,6 +323,7 @@ def _rescue(
     index: EvidenceIndex,
     sentence_of: Callable[[int, int], tuple[int, int]],
     units: dict[int, float],
+    own: bool = True,  # not for the fixpoint's result, searched again for a wrong period
 ) -> bool:
     claim = claims[position]
     mention = claim.mention
@@ -357,7 +344,7 @@ def _rescue(
     if margin:  # "margin widened to 34.1%": a share of revenue, whatever the verbs
         named |= frozenset(_OPERATIONS[SHARE])
     restating = bool(claim.close) and not (named := named or _shares.share_named(cue, mention))
-    if restating and not any(other.derivation for other in _beside(claims, position, low, high)):
+    if restating and not any(other.derivation for other in beside_in(claims, position, low, high)):
         return False  # close to a cell its words name, and no words of a result: a slip
     before = next(
         (claims[at] for at in range(position - 1, -1, -1) if claims[at].mention.end <= low), None
@@ -418,6 +405,7 @@ def _rescue(
             units,
             _own_words(claims, position, (low, high), words),
             claim.index,
+            clause_before(body, mention.start),  # "the current ratio eased from 0.81 to"
         )
         + _shares.parallel(claims, position, (low, high), operands),
         _shares.per_unit(index, operands),
@@ -429,14 +417,16 @@ def _rescue(
             *as_found(means),
         ],
         mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
+        own,
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
     if mixed_period(found.displaced, index, words, years, relative):
         return False  # the stated figure's own period, not the cell beside it
-    beside = partial(_beside, claims, position, low, high)
+    beside = partial(beside_in, claims, position, low, high)
     takes_own = any(other.index in found.used for other in beside())
-    if not takes_own and swapped_cell(claim, index, words):
+    multiple = written_as_multiple(body, mention)  # "2.27 times": a ratio, never an amount
+    if not (takes_own or multiple) and swapped_cell(claim, index, words):
         return False  # "fell 5.7% to $7,281 million", its row's 7,821: a swap, not arithmetic
     if over_years(found.operation) and dated_alone(body, claims, position, low):
         return False  # "$11.3 billion in 2017": that year's value, not a mean over years
@@ -453,7 +443,7 @@ def _rescue(
             -1,
         )
         other = claims[at] if at >= 0 else None
-        if other is not None and _apart(claims, position, at, found.used):
+        if other is not None and apart(claims, position, at, found.used):
             pass  # another result's operand ("... 1.6 times the $21.93 of 2018"), not this one's
         elif (
             other is not None

@@ -100,6 +100,7 @@ def completed(
     units: dict[int, float],
     clause: tuple[str, str],
     place: int = -1,
+    reach: str = "",
 ) -> tuple[Spec, ...]:
     """The specifications with what the evidence and the claim's own words add: a share's
     denominator among the rows the phrase after "of" names (the claim's `clause` after it:
@@ -107,7 +108,9 @@ def completed(
     ("2.7 times the size of JPKO"), a ratio's that its clause names before it among the
     lines it is of ("the current ratio": current assets over current liabilities), and a
     share of a sum the cells of the total rows of the tables its named lines lie in ("the
-    year-end balance" names no row, and the report need not state it)."""
+    year-end balance" names no row, and the report need not state it). A ratio is named
+    in the number's own clause, or within `reach`, its words before it past a number they
+    also hold ("the current ratio eased from 0.81 in 2018 to 0.78")."""
     if not specs:
         return specs
     rows = _rows(index)
@@ -116,7 +119,7 @@ def completed(
     words = after.split()
     tops: frozenset[int] = frozenset()
     base_year = 0
-    if (ratio := named_ratio(before)) is not None:
+    if (ratio := named_ratio(before) or named_ratio(reach)) is not None:
         tops, bottoms = (frozenset(named_rows(rows, "", lines)[1]) for lines in ratio)
     elif words and words[0].lower() in _BASE_WORDS:
         if words[0].lower() == "times":  # "2.5 times the 2018 figure": a year, no row

@@ -4,10 +4,11 @@ the stated figure's period mixed up), or a step of the same computation."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import combinations
 
-from validation.engine.checks.numeric._derive_pool import STATED, Operand
+from validation.engine.checks.numeric._derive_pool import STATED, Operand, around
+from validation.engine.checks.numeric._matching import Claim
 
 
 def conflict_of(
@@ -63,3 +64,27 @@ def displaced_row(cells: Sequence[Operand], operands: Sequence[Operand]) -> int:
             if stated.row == cell.row and stated not in cells:
                 return cell.row
     return -1
+
+
+def stated_cells(claims: Sequence[Claim], position: int, low: int, high: int) -> int:
+    """How many other numbers of the sentence match an evidence cell."""
+    return sum(
+        1
+        for at in around(position, len(claims))
+        if claims[at].hit is not None and low <= claims[at].mention.start < high
+    )
+
+
+def beside_in(claims: Sequence[Claim], position: int, low: int, high: int) -> Iterator[Claim]:
+    """The other claims of the sentence from `low` to `high`, in a window around it."""
+    for at in around(position, len(claims)):
+        if low <= claims[at].mention.start < high:
+            yield claims[at]
+
+
+def apart(claims: Sequence[Claim], position: int, at: int, used: frozenset[int]) -> bool:
+    """Another number stands between the result and the stated number, and the result's
+    derivation does not take it: the stated number belongs to another clause's result,
+    not in the place of this one's operand."""
+    low, high = sorted((position, at))
+    return any(claims[between].index not in used for between in range(low + 1, high))
