@@ -369,10 +369,14 @@ def _rescue(
         ]
     years = years_named(words)
     share = SHARE in cue.kinds or cue.of_after  # a share in the present tense: the latest
-    relative = 0 if years else relative_period(body, claims, position, low, high, share)
+    # Its own clause's "now" or "a year earlier" over a year the sentence names for another
+    # ("2.27 times its 2018 level and now offsets 64.6% of gross assets"), not its own.
+    relative = relative_period(body, claims, position, low, high, share and not years)
+    relative = 0 if years and cue.year else relative
     if years or relative:
         early = dates_early_year(words)
         operands = [dated(operand, index, early) for operand in operands]
+        years = (years_of(operands, relative) or years) if years and relative else years
     direction = direction_of(body, claims, position, low, high)
     found = explain(
         claim,
