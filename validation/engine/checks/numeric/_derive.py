@@ -54,6 +54,7 @@ from validation.engine.checks.numeric._derive_counted import counted_amounts
 from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_heading import context_rows, heading_of, margin_rows
 from validation.engine.checks.numeric._derive_moved import sums_in_other_periods
+from validation.engine.checks.numeric._derive_points import as_rates
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
     Operand,
@@ -354,6 +355,7 @@ def _rescue(
     headed = context_rows(_rows(index), body, (low, high), heading, sentence_of)
     headed += margin_rows(_rows(index), body, low, mention.start, margin)
     operands = pool(position, claims, index, (low, high), words, units, previous, headed)
+    operands = as_rates(operands, claims, body) if mention.is_percent else operands
     sums = group_sums(index, units, words, heading, SUM in cue.kinds)
     operands += sums
     operands += sums_in_other_periods(claims, position, index, units, (low, high), previous, words)
