@@ -24,6 +24,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from validation.engine.checks.numeric._derive_candidates import (
+    bare_rate,
     is_count,
     is_price,
     like_cells,
@@ -187,7 +188,7 @@ def _groups(operands: Sequence[Operand], low: float, high: float, *, percent: bo
     only) or of the stated numbers, among the amounts or among the percentages."""
     rows: dict[int, list[Operand]] = {}
     for operand in operands:
-        if operand.row >= 0 and operand.percent == percent:
+        if operand.row >= 0 and (operand.percent == percent or (percent and bare_rate(operand))):
             rows.setdefault(operand.row, []).append(operand)
     lists: list[Sequence[Operand]] = []
     for row in rows.values():

@@ -64,6 +64,7 @@ def candidates(
     points = _by_tier(percents, undo=True) if kind == "percent" else None
     ends = _ends(amounts)
     changes = row_changes(amounts, kind) if compound and kind in ("percent", "multiple") else []
+    bare = [operand for operand in amounts if bare_rate(operand)]
     for tier in range(TIERS):
         found = _pairs(chosen[tier], amounts, kind, tier, periods, direction, based)
         if points is not None:
@@ -71,7 +72,7 @@ def candidates(
         if kind == "amount":
             found = chain(found, _groups(amounts, tier))
         elif kind in ("percent", "points"):
-            found = chain(found, _groups(percents, tier, averages=True))
+            found = chain(found, _groups([*percents, *bare], tier, averages=True))
         if changes:
             found = chain(found, (change for change in changes if change[0] == tier))
         if only:
@@ -406,6 +407,17 @@ def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> I
             yield tier, abs(total) / size, f"({written}) / {size}", "average", ()
     if not averages:
         yield from column_sums(operands, tier, _GROUP_TIER)
+
+
+def bare_rate(operand: Operand) -> bool:
+    """A cell a rate averaged over its row may be written as, bare ("3.7 | 3.7 | 1.6" of a
+    rate reconciliation): unscaled, and a value a rate may take."""
+    return (
+        not operand.percent
+        and operand.row >= 0
+        and operand.digits == 1.0
+        and abs(operand.value) <= 100
+    )
 
 
 def like_cells(cells: Sequence[Operand]) -> list[Operand]:
