@@ -344,6 +344,8 @@ def _rescue(
     )
     if margin:  # "margin widened to 34.1%": a share of revenue, whatever the verbs
         named |= frozenset(_OPERATIONS[SHARE])
+    if points_of(body, mention):  # "some 83.3 points below the statutory rate": a gap
+        named |= frozenset(_OPERATIONS[POINTS])
     restating = bool(claim.close) and not (named := named or _shares.share_named(cue, mention))
     if restating and not any(other.derivation for other in beside_in(claims, position, low, high)):
         return False  # close to a cell its words name, and no words of a result: a slip

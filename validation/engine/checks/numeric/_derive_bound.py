@@ -24,13 +24,12 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from validation.engine.checks.numeric._derive_candidates import (
-    bare_rate,
     is_count,
     is_price,
-    like_cells,
     row_changes,
 )
 from validation.engine.checks.numeric._derive_columns import named_columns, net_columns
+from validation.engine.checks.numeric._derive_like import bare_rate, like_cells
 from validation.engine.checks.numeric._derive_pool import STATED, Operand
 from validation.engine.checks.numeric._derive_rows import MAX_GROUP
 

@@ -21,6 +21,7 @@ from itertools import chain
 from validation.engine.checks.numeric._derive_columns import Candidate as Candidate
 from validation.engine.checks.numeric._derive_columns import column_sums
 from validation.engine.checks.numeric._derive_composed import shares_of_changes
+from validation.engine.checks.numeric._derive_like import _NOT_CURRENCY, bare_rate, like_cells
 from validation.engine.checks.numeric._derive_means import undoes
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
@@ -66,7 +67,8 @@ def candidates(
     changes = row_changes(amounts, kind) if compound and kind in ("percent", "multiple") else []
     bare = [operand for operand in amounts if bare_rate(operand)]
     for tier in range(TIERS):
-        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction, based)
+        gap = kind == "points"
+        found = _pairs(chosen[tier], amounts, kind, tier, periods, direction, based, gap)
         if points is not None:
             found = chain(found, _pairs(points[tier], percents, "points", tier, periods, 0))
         if kind == "amount":
@@ -281,6 +283,7 @@ def _pairs(
     periods: Sequence[int],
     direction: int,
     based: bool = False,
+    gap: bool = False,  # written as points: a rate it names may cross zero from a stated one
 ) -> Iterator[Candidate]:
     if not pairs:
         return
@@ -311,8 +314,9 @@ def _pairs(
         elif kind == "points":
             yield tier, abs(a - b), "{} - {}", "points", (ta, tb)
             yield tier, abs(a + b) / 2, "({} + {}) / 2", "average", (ta, tb)
-            if first.negative != second.negative and first.reported and second.reported:
-                # a swing across zero between two rates the report states: 7.6% after (2.3)%
+            if first.negative != second.negative and _written_or_named(first, second, gap):
+                # a gap across zero from a rate the report states: 7.6% after (2.3)%, "the
+                # rate was negative 48.3%, some 83.3 points below the statutory 35.0%"
                 yield tier, abs(a) + abs(b), "{} + {}", "points", (ta, tb)
         elif kind == "percent":
             for top, bottom, tt, tb_, part in (
@@ -409,41 +413,15 @@ def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> I
         yield from column_sums(operands, tier, _GROUP_TIER)
 
 
-def bare_rate(operand: Operand) -> bool:
-    """A cell a rate averaged over its row may be written as, bare ("3.7 | 3.7 | 1.6" of a
-    rate reconciliation): unscaled, and a value a rate may take."""
-    return (
-        not operand.percent
-        and operand.row >= 0
-        and operand.digits == 1.0
-        and abs(operand.value) <= 100
+def _written_or_named(first: Operand, second: Operand, gap: bool) -> bool:
+    """Both rates are the report's, or, for a gap in points, one is and its sentence
+    names the other's row."""
+    if first.reported and second.reported:
+        return True
+    return gap and (
+        (first.reported and second.strength >= NAMED)
+        or (second.reported and first.strength >= NAMED)
     )
-
-
-def like_cells(cells: Sequence[Operand]) -> list[Operand]:
-    """The cells of a row (in column order) that are one quantity in several periods:
-    those of the first cell's unit, without a column of changes between two of them.
-    "1418 | 80 | $15 | $25" (an address, seats, prices) has no two like cells."""
-    if not cells:
-        return []
-    unit = cells[0].unit
-    # A table writes the currency once, in its first column ("$9.0 | 12.2 | 12.8").
-    currency = unit not in _NOT_CURRENCY
-    same = [cell for cell in cells if cell.unit == unit or (currency and not cell.unit)]
-    kept: list[Operand] = []
-    for at, cell in enumerate(same):
-        if 0 < at < len(same) - 1 and _is_change(cell, same[at - 1], same[at + 1]):
-            continue
-        kept.append(cell)
-    return kept
-
-
-_NOT_CURRENCY = frozenset(("", "%", "pp", "bp", "x"))
-
-
-def _is_change(cell: Operand, before: Operand, after: Operand) -> bool:
-    difference = abs(abs(before.value) - abs(after.value))
-    return bool(difference) and abs(abs(cell.value) - difference) <= 1e-6 * difference
 
 
 def row_changes(operands: Sequence[Operand], kind: str) -> list[Candidate]:

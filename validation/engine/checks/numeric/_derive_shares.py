@@ -19,7 +19,8 @@ from functools import partial
 from itertools import combinations
 
 from validation.engine.checks.numeric._cues import CHANGE, MEAN, MULTIPLE, SHARE, Cue
-from validation.engine.checks.numeric._derive_candidates import _NOT_CURRENCY, Candidate
+from validation.engine.checks.numeric._derive_candidates import Candidate
+from validation.engine.checks.numeric._derive_like import _NOT_CURRENCY
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_pool import (
     BESIDE,
