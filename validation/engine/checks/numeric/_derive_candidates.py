@@ -74,7 +74,7 @@ def candidates(
         if kind == "amount":
             found = chain(found, _groups(amounts, tier))
         elif kind in ("percent", "points"):
-            found = chain(found, _groups([*percents, *bare], tier, averages=True))
+            found = chain(found, _groups(percents, tier, averages=True, bare=bare))
         if changes:
             found = chain(found, (change for change in changes if change[0] == tier))
         if only:
@@ -384,12 +384,15 @@ def _periods(first: Operand, second: Operand, named: Sequence[int]) -> list[int]
     return found
 
 
-def _groups(operands: Sequence[Operand], tier: int, averages: bool = False) -> Iterator[Candidate]:
+def _groups(
+    operands: Sequence[Operand], tier: int, averages: bool = False, bare: Sequence[Operand] = ()
+) -> Iterator[Candidate]:
     """Sums and averages of three or more: a row's periods, a list. Only like cells are
     summed: of one unit, and no column of changes (a cell that is the difference of its
-    neighbours): "80 seats" and "$15" are never added up. `averages`: averages only."""
+    neighbours): "80 seats" and "$15" are never added up. `averages`: averages only.
+    `bare`: cells of rates written bare, for the rows' averages (never the list's)."""
     groups: dict[tuple[str, int], list[Operand]] = {}
-    for operand in operands:
+    for operand in [*operands, *bare]:
         if operand.row >= 0:
             groups.setdefault(("row", operand.row), []).append(operand)
     if tier == 0:
