@@ -89,9 +89,9 @@ def main() -> None:
         current["periods"] = periods_named(arguments[4])
         return found
 
-    def rescue(body: str, claims: Sequence[Any], position: int, *rest: Any) -> bool:
+    def rescue(body: str, claims: Sequence[Any], position: int, *rest: Any, **named: Any) -> bool:
         current.clear()
-        result = original_rescue(body, claims, position, *rest)
+        result = original_rescue(body, claims, position, *rest, **named)
         mention = claims[position].mention
         seen[(mention.start, mention.end)] = dict(current, claim=claims[position])
         return result
