@@ -86,6 +86,8 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
         # (a row no longer than the header's last year cannot stand past it: read no values)
         long = len(row.rstrip()) > found[-1].end() + _ALIGN
         values = list(_LAYOUT_VALUE.finditer(row)) if long or len(near) != 1 else []
+        if (long or len(near) != 1) and len(values) != len(found):
+            values = _after_label(row) or values  # "... into revenue      341      185"
         # A row whose every column holds a value but whose last one stands past the header's
         # last year (a long label pushed it right) is read in order, not by where it stands.
         pushed = len(values) == len(found) and values[-1].end() > found[-1].end() + _ALIGN
@@ -111,6 +113,17 @@ def _layout_period(text: str, position: int, ordered: bool = False) -> int | Non
 _LAYOUT_VALUE = re.compile(
     r"(?<![\w.,-])\(?\$? ?\d{1,3}(?:,\d{3})+(?:\.\d+)?\)?|(?<![\w.,-])\(?\$? ?\d+\.\d+\)?"
 )
+
+
+# A row's values after its label's last letter: plain digits too ("341", "(64)"), no year.
+_TAIL_VALUE = re.compile(r"(?<![\w.,-])\(?\$? ?\d[\d,]*(?:\.\d+)?\)?(?![\w.,-])")
+
+
+def _after_label(row: str) -> list[re.Match[str]]:
+    """The values a row writes after its label (its last letter), when none is a year."""
+    last = max((at for at, char in enumerate(row) if char.isalpha()), default=-1)
+    values = list(_TAIL_VALUE.finditer(row, last + 1))
+    return [] if any(_YEAR.fullmatch(value.group()) for value in values) else values
 
 
 _LAYOUT_LINES = 40  # lines looked up for a layout's years (a long table's last rows)
