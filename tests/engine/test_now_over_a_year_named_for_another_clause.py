@@ -20,8 +20,7 @@ TABLE = (
 
 def test_now_takes_the_latest_year_not_the_year_of_another_clause() -> None:
     verdict = check(
-        "The Americas are now 1.07 times EMEA, having been the smaller of the two in "
-        "fiscal 2018.",
+        "The Americas are now 1.07 times EMEA, having been the smaller of the two in fiscal 2018.",
         ("table", TABLE),
     )
 

@@ -35,7 +35,8 @@ def stated_from(
     `placed` whether an operand stands after it and whether all stand in its paragraph."""
     later, at_hand = placed
     operands = outcome.operands
-    return not _base_elsewhere(grounding, position, operands) and (
+    elsewhere = _base_elsewhere(grounding, position, operands)
+    return not (elsewhere or _another_clause(grounding, position, operands)) and (
         stated_beside(grounding, position, operands)
         or (one and _stated_before(grounding, position, operands))
         or (
@@ -60,6 +61,23 @@ def _base_elsewhere(grounding: Grounding, position: int, operands: Sequence[Oper
     return len({operand.year for operand in operands}) == 1
 
 
+def _another_clause(grounding: Grounding, position: int, operands: Sequence[Operand]) -> bool:
+    """The result stands between its operands, and one after it is past a word that
+    opens a clause of its own ("$529 thousand, about 14.8% of the total, while the $68
+    thousand of deferred revenue ... disappeared"): that clause's figure, not one the
+    result is stated from. ("X is 1.2 times Y. X was $4,483K, while Y was $3,444K" states
+    both operands after it, one each side of the "while": a pair.)"""
+    mention = grounding.claims[position].mention
+    if not any(0 <= operand.position < mention.start for operand in operands):
+        return False
+    return any(
+        operand.position > mention.end
+        and _CONTRAST.search(grounding.body, mention.end, operand.position)
+        for operand in operands
+    )
+
+
+_CONTRAST = re.compile(r"\b(?:while|whereas|although|though|but)\b", re.IGNORECASE)
 _NAMED_LINE_WORDS = 2  # words of the line item's label the sentence must repeat
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
