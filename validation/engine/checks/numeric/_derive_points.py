@@ -6,6 +6,7 @@ reconciliation ("(9.9)"), read as a plain figure; written as points, it is a rat
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -17,10 +18,14 @@ def as_rates(operands: Sequence[Operand], claims: Sequence[Claim], body: str) ->
     """`operands` with each report number written as points taken as a rate too (as
     written, it still pairs with the bare cells of its table: "fell by 0.90 points, or
     about 32.1%" of the 2.80 before it)."""
-    written = {claim.index: claim.mention for claim in claims}
     found = list(operands)
     for operand in operands:
-        mention = written.get(operand.position) if operand.position >= 0 else None
-        if mention is not None and not operand.percent and points_of(body, mention):
+        if operand.position < 0 or operand.percent:
+            continue
+        at = bisect_left(claims, operand.position, key=lambda claim: claim.index)  # in order
+        if at == len(claims) or claims[at].index != operand.position:
+            continue
+        mention = claims[at].mention
+        if points_of(body, mention):
             found.append(replace(operand, value=float(mention.value), percent=True, digits=1.0))
     return found
