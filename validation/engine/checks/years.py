@@ -141,12 +141,56 @@ def _quarters(text: str) -> list[tuple[int, str, int, int]]:
     return found
 
 
+# A line of a quarterly table's header: quarters by name or tag, perhaps with their year
+# ("First  Second  Third  Fourth", "| (in thousands) | Q1 | Q2 | Q3 |", "First Quarter 2019").
+_QUARTER_WORDS = frozenset({"quarter", "quarters", "qtr"})
+_FISCAL_WORDS = frozenset({"fiscal", "fy"})
+_ASIDE = re.compile(r"\([^()\n]*\)")
+_TAG = re.compile(r"(?i:q([1-4]))")
+
+
+def _header_quarters(line: str) -> set[int]:
+    """The quarters a table's header line heads, or none: a line of nothing but quarter
+    names ("quarter" words, years and an aside allowed). Ordinals alone head quarters only
+    three or more in order ("First  Second" heads two columns of anything)."""
+    named: list[int] = []
+    worded = False
+    for word in _ASIDE.sub(" ", line).replace("|", " ").replace("-", " ").split():
+        lower = word.lower().rstrip(":")
+        if lower in _NTH:
+            named.append(_NTH[lower])
+        elif (tag := _TAG.fullmatch(lower)) is not None:
+            named.append(int(tag.group(1)))
+            worded = True
+        elif lower in _QUARTER_WORDS:
+            worded = True
+        elif lower not in _FISCAL_WORDS and not _YEAR.fullmatch(lower):
+            return set()
+    if len(set(named)) < 2 or (not worded and (len(named) < 3 or named != sorted(named))):
+        return set()
+    return set(named)
+
+
+def _table_quarters(text: str) -> set[tuple[int, str]]:
+    """Every quarter a quarterly table's header heads, paired with every year the table
+    lays out (its rows or section lines: "2019" above a block of lines)."""
+    quarters: set[int] = set()
+    for line in text.splitlines():
+        if len(line) < 200:  # a header, not a paragraph
+            quarters |= _header_quarters(line)
+    if not quarters:
+        return set()
+    return {(quarter, year) for year in set(_YEAR.findall(text)) for quarter in quarters}
+
+
 def _dated_quarters(text: str) -> set[tuple[int, str]]:
     """Every (quarter, year) the text pairs: written together, or a quarter with a year
-    close by ("the third quarter. In 2020 ...", "Q3 results ... 2020")."""
+    close by ("the third quarter. In 2020 ...", "Q3 results ... 2020"), or a quarterly
+    table's columns and the years it lays out (`_table_quarters`)."""
+    tabled = _table_quarters(text)
     if text.isascii() and "quarter" not in text.lower() and not _Q_DIGIT.search(text):
-        return set()  # every quarter is "Q" and its digit, or the word (a JSON tool's rows)
-    pairs = {(quarter, year) for quarter, year, _, _ in _quarters(text)}
+        return tabled  # every quarter is "Q" and its digit, or the word (a JSON tool's rows)
+    pairs = tabled | {(quarter, year) for quarter, year, _, _ in _quarters(text)}
     for match in _QUARTER_WORD.finditer(text):
         quarter = _quarter_of(match)
         window = text[max(0, match.start() - _NEAR) : match.end() + _NEAR]
