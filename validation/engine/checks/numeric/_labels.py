@@ -194,7 +194,9 @@ def label_tokens(text: str) -> frozenset[str]:
             tokens.add(previous + word)
         previous = word if word.isalpha() else ""
         word = _SYNONYMS.get(word, word)
-        if len(word) > 3 and word[-1] == "s" and word[-2] != "s":
+        if len(word) > 4 and word.endswith("ies"):  # "liabilities" is "liability"
+            word = _SYNONYMS.get(word[:-3] + "y", word[:-3] + "y")
+        elif len(word) > 3 and word[-1] == "s" and word[-2] != "s":
             word = _SYNONYMS.get(word[:-1], word[:-1])
         tokens.add(word)
     return frozenset(tokens)
