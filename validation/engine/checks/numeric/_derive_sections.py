@@ -62,7 +62,77 @@ def group_sums(
         *section_sums(index, rows, units, (words, heading)),
         *span_sums(index, rows, units, words),
         *table_sums(index, rows, units, words, adding),
+        *gross_sums(index, rows, units, words),
     ]
+
+
+def gross_sums(
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], words: str
+) -> list[Operand]:
+    """Where a sentence says "gross", the gross each net line of the evidence is left from
+    when its table does not write it: the sum of the lines above the deductions ("Less
+    accumulated depreciation", a negative line) that stand right above the net line, one
+    a column, offered only when lines, deductions and net tie in every column."""
+    if "gross" not in label_tokens(words):
+        return []
+    found: list[Operand] = []
+    for lines in _grossed(index, rows, units):
+        found += _sums(index, units, lines)
+    return found[:_MAX_SUMS]
+
+
+def _grossed(index: EvidenceIndex, rows: _Rows, units: dict[int, float]) -> list[list[list[int]]]:
+    """The lines of each net line's gross (`_left_from`), read once per index: a tie is
+    a tie at any scale the report reads the evidence at."""
+    remembered: list[list[list[int]]] | None = index.memo.get(("derive-gross",))
+    if remembered is not None:
+        return remembered
+    found: list[list[list[int]]] = []
+    for item_rows in _item_rows(index, rows).values():
+        start = 0
+        for place, row in enumerate(item_rows):
+            if "net" in rows.tokens[row] and len(found) < _MAX_SUMS:
+                if lines := _left_from(index, rows, units, item_rows[start : place + 1]):
+                    found.append(lines)
+                start = place + 1
+    index.remember(("derive-gross",), found)
+    return found
+
+
+def _left_from(
+    index: EvidenceIndex, rows: _Rows, units: dict[int, float], block: Sequence[int]
+) -> list[list[int]]:
+    """The lines a net line (the last of `block`) is left from, by the deductions between:
+    their cells, or none when they do not tie to it (nor when the gross is written)."""
+    *above, net = (rows.cells[row] for row in block)
+    deducted = 0
+    while deducted < len(above) and all(
+        _deducted(_evidence_operand(index, rows, units, cell, NAMED))
+        for cell in above[len(above) - 1 - deducted]
+    ):
+        deducted += 1
+    lines, deductions = above[: len(above) - deducted], above[len(above) - deducted :]
+    if not deductions or not 2 <= len(lines) <= MAX_GROUP:
+        return []
+    if len({len(cells) for cells in (*lines, *deductions, net)}) != 1:
+        return []
+    for column in range(len(net)):
+
+        def value(cells: Sequence[int], at: int = column) -> Operand:
+            return _evidence_operand(index, rows, units, cells[at], NAMED)
+
+        gross = sum(value(cells).value for cells in lines)
+        if (
+            abs(gross - sum(abs(value(cells).value) for cells in deductions) - value(net).value)
+            > (value(net).digits * 1.000001)
+            or abs(value(lines[-1]).value * 2 - gross) <= value(net).digits
+        ):
+            return []  # no tie; or its last line is the sum of those above: a gross written
+    return list(lines)
+
+
+def _deducted(cell: Operand) -> bool:
+    return cell.value < 0 or cell.negative  # "-20188", "(9,000)"
 
 
 def section_sums(
