@@ -264,13 +264,19 @@ def _section_name(
 
 
 def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
-    """For each unlabelled row of a markdown table (by the digits of its first number,
-    in order), the label words of the last heading row above it (a label, no numbers)."""
+    """For each unlabelled row of a markdown table or a text layout (by the digits of its
+    first number, in order), the label words of the last heading row above it (a label, no
+    numbers; in a layout, a line ending in a colon: "Other current assets:")."""
     found: dict[str, list[frozenset[str]]] = {}
     heading: frozenset[str] = frozenset()
     for line in text.splitlines():
         line = line.strip()
         if not line.startswith("|"):
+            if line.endswith(":") and not any(ch.isdigit() for ch in line):
+                heading = label_tokens(line)
+            elif line[:1] in _FIGURE_STARTS and heading and any(ch.isdigit() for ch in line):
+                first = next(word for word in line.split() if any(c.isdigit() for c in word))
+                found.setdefault(_digits_of(first), []).append(heading)
             continue
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         label, rest = cells[0], cells[1:]
@@ -282,6 +288,7 @@ def _unlabelled_rows(text: str) -> dict[str, list[frozenset[str]]]:
     return found
 
 
+_FIGURE_STARTS = frozenset("$€£(0123456789")  # a layout line of figures alone
 _UNITS_LINE = re.compile(r"\(?\s*in\s+(?:thousands|millions|billions)\b", re.IGNORECASE)
 
 

@@ -50,7 +50,8 @@ def other_item_of(
     if row is None or row in rows.sentence_rows or len(rows.cells[row]) < 2:
         return None  # a table's row only: a prose row's places are no periods
     column = rows.column_of[entry]
-    own = label_tokens(mention.label) & rows.tokens[row]  # its own words naming its row
+    said = label_tokens(mention.label)
+    own = said & rows.tokens[row]  # its own words naming its row
     low, high = sentence
     inside = [
         at
@@ -67,8 +68,15 @@ def other_item_of(
             return None  # the sentence states its own line item beside it
         if abs(at - position) != 1 or other_row is None or _judged(other):
             continue  # its comparison partner is the figure right beside it
-        if own and rows.tokens[other_row] != rows.tokens[row]:
-            continue  # its own words name its line item (two lines of one name they cannot)
+        if (
+            own
+            and rows.tokens[other_row] != rows.tokens[row]
+            and not _plainer(said, rows, other_row, row)
+        ):
+            # its own words name its line item (two lines of one name they cannot), unless
+            # they write the neighbour's label whole and not its own ("total current tax
+            # expense was 926" over an overseas subtotal of 926 and a total line of 950)
+            continue
         if other.mention.is_percent != mention.is_percent:
             continue
         if other_row in rows.sentence_rows or other.hit.number.item != hit.number.item:
@@ -166,6 +174,11 @@ def _periods_differ(index: EvidenceIndex, cell: int, partner: int, entry: int) -
         and period != other
         and _period(index, cell, ordered=True) == period
     )
+
+
+def _plainer(words: frozenset[str], rows: _Rows, row: int, than: int) -> bool:
+    """`words` write the label of `row` whole, and not the label of `than`."""
+    return rows.tokens[row] <= words and not rows.tokens[than] <= words
 
 
 def _naming(rows: _Rows, row: int, words: str) -> int:
