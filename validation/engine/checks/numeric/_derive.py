@@ -111,6 +111,7 @@ from validation.engine.checks.numeric._stated_ends import (
     from_its_step,
     has_twin,
     keeping_direction,
+    of_its_rate,
     stated_end,
 )
 
@@ -182,6 +183,8 @@ def explain(
         return found
     if (found := search(restated_results(operands, kind, readings))) is not None:
         return found  # a result the report derives elsewhere, restated
+    if kind == "amount" and (found := search(iter(of_its_rate(body, mention, operands)), True)):
+        return found  # "fell by $133 million, or about 24.5%": the change the rate is of
     for own in (buckets, grossed) if kind == "amount" else ():
         # "average about $2,988 thousand a year" over 2020 through 2024; "that price points
         # to a whole-company value of $61.5 million" (an $8.0 million stake of 13 %)

@@ -153,11 +153,49 @@ def _over_its_start(
     ]
 
 
+def of_its_rate(
+    body: str, mention: NumberMention, operands: Sequence[DerivedOperand]
+) -> list[Candidate]:
+    """The change a rate written right after the claim was derived over ("fell by $133
+    million, or about 24.5%": 24.5% is (543 - 410) / 543, so the change is 543 - 410):
+    the difference of the rate's two cells, when the report derived the rate from two
+    cells of the pool. The words give the change one value, weighed alone."""
+    after = _OR_AFTER.match(body, mention.end, mention.end + _REACH)
+    if after is None or mention.is_percent:
+        return []
+    rate = next(
+        (
+            o
+            for o in operands
+            if o.strength == STATED and o.percent and body.startswith(o.text, after.end())
+        ),
+        None,
+    )
+    if rate is None or len(rate.sources) != 2:
+        return []
+    cells = {o.entry: o for o in operands if o.entry in rate.sources and not o.percent}
+    if len(cells) != 2:
+        return []
+    first, second = sorted(cells.values(), key=lambda cell: -abs(cell.value))
+    change = abs(first.value - second.value)
+    if not any(
+        base.value
+        and abs(change / abs(base.value) * 100 - abs(rate.value)) <= 0.01 * abs(rate.value)
+        for base in (first, second)
+    ):
+        return []  # the rate is no change of its two cells (a share of one in the other)
+    return [(0, change, "{} - {}", "difference", (first, second))]
+
+
 # ", or about 0.5%": an alternate form of the number just before it.
 _OR_ABOUT = re.compile(
     r",[ \t]*or(?:[ \t]+(?:about|roughly|around|approximately|nearly|some|just))?[ \t]*\Z"
 )
 
+
+_OR_AFTER = re.compile(
+    r",[ \t]*or(?:[ \t]+(?:about|roughly|around|approximately|nearly|some|just))?[ \t]*"
+)
 
 # "by about 11.9% to 3,732 million", "up $9.0 million to $157.6 million": the claim's end.
 # (", or about 0.5%, to $3,777 thousand": the comma closes the aside, the level is still its)
