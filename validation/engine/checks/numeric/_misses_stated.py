@@ -13,6 +13,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 
 from validation.engine.checks.numeric import _operations as ops
+from validation.engine.checks.numeric._counts_said import said_count
 from validation.engine.checks.numeric._derive_carried import _PRIOR
 from validation.engine.checks.numeric._derive_naming import named_rows
 from validation.engine.checks.numeric._derive_rows import _rows, row_of_cell
@@ -35,7 +36,9 @@ def stated_from(
     `placed` whether an operand stands after it and whether all stand in its paragraph."""
     later, at_hand = placed
     operands = outcome.operands
-    elsewhere = _base_elsewhere(grounding, position, operands)
+    elsewhere = _base_elsewhere(grounding, position, operands) or _miscounted(
+        grounding, position, outcome
+    )
     return not (elsewhere or _another_clause(grounding, position, operands)) and (
         stated_beside(grounding, position, operands)
         or (one and _stated_before(grounding, position, operands))
@@ -75,6 +78,19 @@ def _another_clause(grounding: Grounding, position: int, operands: Sequence[Oper
         and _CONTRAST.search(grounding.body, mention.end, operand.position)
         for operand in operands
     )
+
+
+def _miscounted(grounding: Grounding, position: int, outcome: Outcome) -> bool:
+    """An average or a sum whose own words count its values otherwise ("19, up from 11,
+    taking the three-year average to 16": three years, not the two numbers stated): the
+    writer took a value the report does not state."""
+    if outcome.op not in (ops.MEAN, ops.SUM):
+        return False
+    mention = grounding.claims[position].mention
+    low, _ = grounding.sentence(mention.start, mention.end)
+    before = grounding.claims[position - 1].mention.end if position else low
+    count = said_count(grounding.body[max(low, before) : mention.start])
+    return count >= 2 and count != len(outcome.operands)
 
 
 _CONTRAST = re.compile(r"\b(?:while|whereas|although|though|but)\b", re.IGNORECASE)
