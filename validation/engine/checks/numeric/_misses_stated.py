@@ -36,8 +36,10 @@ def stated_from(
     `placed` whether an operand stands after it and whether all stand in its paragraph."""
     later, at_hand = placed
     operands = outcome.operands
-    elsewhere = _base_elsewhere(grounding, position, operands) or _miscounted(
-        grounding, position, outcome
+    elsewhere = (
+        _base_elsewhere(grounding, position, operands)
+        or _miscounted(grounding, position, outcome)
+        or _one_period_of_a_span(grounding, position, outcome)
     )
     return not (elsewhere or _another_clause(grounding, position, operands)) and (
         stated_beside(grounding, position, operands)
@@ -91,6 +93,23 @@ def _miscounted(grounding: Grounding, position: int, outcome: Outcome) -> bool:
     before = grounding.claims[position - 1].mention.end if position else low
     count = said_count(grounding.body[max(low, before) : mention.start])
     return count >= 2 and count != len(outcome.operands)
+
+
+def _one_period_of_a_span(grounding: Grounding, position: int, outcome: Outcome) -> bool:
+    """A sum of one line item's figures (its periods added up) for a result the words right
+    after it date to one period ("... against 158% a year earlier", "$4.4 million in 2018"):
+    a figure of one period is no total over several; the writer added other lines of that
+    period. (A year before the result dates an operand: "adding $2,338K (December 31,
+    2019) and $1,975K (December 31, 2018) gives $4,436K".)"""
+    if outcome.op != ops.SUM or not all(operand.in_report for operand in outcome.operands):
+        return False
+    if not same_line_item(grounding, outcome.operands):
+        return False
+    claims, mention = grounding.claims, grounding.claims[position].mention
+    _, high = grounding.sentence(mention.start, mention.end)
+    following = claims[position + 1].mention.start if position + 1 < len(claims) else high
+    after = grounding.body[mention.end : min(high, following)]  # a year before it is an operand's
+    return _PRIOR.search(after) is not None or len(set(_YEAR.findall(after))) == 1
 
 
 _CONTRAST = re.compile(r"\b(?:while|whereas|although|though|but)\b", re.IGNORECASE)
