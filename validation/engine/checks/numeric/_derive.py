@@ -54,6 +54,7 @@ from validation.engine.checks.numeric._derive_counted import counted_amounts
 from validation.engine.checks.numeric._derive_grossed import grossed_up
 from validation.engine.checks.numeric._derive_heading import context_rows, heading_of, margin_rows
 from validation.engine.checks.numeric._derive_moved import sums_in_other_periods
+from validation.engine.checks.numeric._derive_own import own_multiples
 from validation.engine.checks.numeric._derive_points import as_rates
 from validation.engine.checks.numeric._derive_pool import (
     STATED,
@@ -135,6 +136,7 @@ def explain(
     grossed: Sequence[Candidate] = (),
     based: bool = False,
     verify_own: bool = True,
+    own_line: Sequence[Candidate] = (),
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
@@ -149,7 +151,7 @@ def explain(
     name a share's base ("or about 13.9% of the reported balance"), so a stated change
     over the level it reached is a share too, whatever direction the sentence says.
     `verify_own`: a hit among the operation its words name over its sentence's own numbers is
-    verified when all of them land (`_derive_accept._search`)."""
+    verified when all of them land (`_derive_accept._search`); `own_line`: `_derive_own`."""
     mention = claim.mention
     if small_integer(mention) or not operands:
         return None
@@ -185,6 +187,8 @@ def explain(
         return found  # a result the report derives elsewhere, restated
     if kind == "amount" and (found := search(iter(of_its_rate(body, mention, operands)), True)):
         return found  # "fell by $133 million, or about 24.5%": the change the rate is of
+    if kind == "multiple" and (found := search(iter(own_line), True)):
+        return found  # "2.0 times its prior-year level": the line over its own earlier cell
     for own in (buckets, grossed) if kind == "amount" else ():
         # "average about $2,988 thousand a year" over 2020 through 2024; "that price points
         # to a whole-company value of $61.5 million" (an $8.0 million stake of 13 %)
@@ -429,6 +433,7 @@ def _rescue(
         ],
         mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
         own,
+        list(own_multiples(body, mention.end, claim.index, operands, index)),
     )
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
