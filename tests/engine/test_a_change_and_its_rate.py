@@ -10,26 +10,8 @@ table's cells.
 from __future__ import annotations
 
 from tests.engine.reports import check, status
+from tests.engine.test_a_layouts_unlabelled_subtotal import LAYOUT
 
-LAYOUT = (
-    "                                                   2020          2019\n"
-    "                                                     (in millions)\n"
-    "Other current assets:\n"
-    "Transition costs                                    $98          $145\n"
-    "Pre-contract costs                                    6            41\n"
-    "Other                                               306           357\n"
-    "                                                   $410          $543\n"
-    "Other assets:\n"
-    "Transition costs                                   $207           $22\n"
-    "Equity method investments                            19            26\n"
-    "Other                                               200           134\n"
-    "                                                   $426          $182\n"
-    "Accrued liabilities:\n"
-    "Accrued payroll                                    $822          $650\n"
-    "Accounts payable                                    592           547\n"
-    "Deferred revenue                                    400           276\n"
-    "                                                 $1,814        $1,473\n"
-)
 HEADED = "### Did other current assets shrink overall?\nYes. The subtotal fell by {}, or about {}."
 
 

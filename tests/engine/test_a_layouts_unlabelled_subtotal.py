@@ -19,6 +19,11 @@ LAYOUT = (
     "Equity method investments                            19            26\n"
     "Other                                               200           134\n"
     "                                                   $426          $182\n"
+    "Accrued liabilities:\n"
+    "Accrued payroll                                    $822          $650\n"
+    "Accounts payable                                    592           547\n"
+    "Deferred revenue                                    400           276\n"
+    "                                                 $1,814        $1,473\n"
 )
 
 

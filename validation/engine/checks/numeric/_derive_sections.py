@@ -24,6 +24,7 @@ from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from decimal import Decimal
+from functools import partial
 from itertools import islice
 
 from validation.engine.checks.numeric._counts_said import says_total
@@ -91,10 +92,13 @@ def _grossed(index: EvidenceIndex, rows: _Rows, units: dict[int, float]) -> list
     for item_rows in _item_rows(index, rows).values():
         start = 0
         for place, row in enumerate(item_rows):
-            if "net" in rows.tokens[row] and len(found) < _MAX_SUMS:
-                if lines := _left_from(index, rows, units, item_rows[start : place + 1]):
-                    found.append(lines)
-                start = place + 1
+            if "net" not in rows.tokens[row]:
+                continue
+            if lines := _left_from(index, rows, units, item_rows[start : place + 1]):
+                found.append(lines)
+            start = place + 1
+        if len(found) >= _MAX_SUMS:
+            break
     index.remember(("derive-gross",), found)
     return found
 
@@ -104,11 +108,11 @@ def _left_from(
 ) -> list[list[int]]:
     """The lines a net line (the last of `block`) is left from, by the deductions between:
     their cells, or none when they do not tie to it (nor when the gross is written)."""
+    cell = partial(_evidence_operand, index, rows, units, strength=NAMED)
     *above, net = (rows.cells[row] for row in block)
     deducted = 0
     while deducted < len(above) and all(
-        _deducted(_evidence_operand(index, rows, units, cell, NAMED))
-        for cell in above[len(above) - 1 - deducted]
+        _deducted(cell(entry)) for entry in above[len(above) - 1 - deducted]
     ):
         deducted += 1
     lines, deductions = above[: len(above) - deducted], above[len(above) - deducted :]
@@ -116,18 +120,14 @@ def _left_from(
         return []
     if len({len(cells) for cells in (*lines, *deductions, net)}) != 1:
         return []
-    for column in range(len(net)):
-
-        def value(cells: Sequence[int], at: int = column) -> Operand:
-            return _evidence_operand(index, rows, units, cells[at], NAMED)
-
-        gross = sum(value(cells).value for cells in lines)
-        if (
-            abs(gross - sum(abs(value(cells).value) for cells in deductions) - value(net).value)
-            > (value(net).digits * 1.000001)
-            or abs(value(lines[-1]).value * 2 - gross) <= value(net).digits
-        ):
-            return []  # no tie; or its last line is the sum of those above: a gross written
+    for column, entry in enumerate(net):
+        gross = sum(cell(line[column]).value for line in lines)
+        taken = sum(abs(cell(line[column]).value) for line in deductions)
+        left, unit = cell(entry).value, cell(entry).digits
+        if abs(gross - taken - left) > unit * 1.000001:
+            return []  # lines, deductions and net do not tie
+        if abs(cell(lines[-1][column]).value * 2 - gross) <= unit:
+            return []  # its last line is the sum of those above: the gross is written
     return list(lines)
 
 
