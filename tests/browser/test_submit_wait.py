@@ -17,7 +17,8 @@ from playwright.sync_api import Page, expect
 
 from analyses.models import Analysis
 from tests.support.bundles import BUNDLE
-from tests.support.worker import wait_until
+from tests.support.worker import Worker, wait_until
+from validation.models import Attempt
 from validation.services import api_token_create, api_user_create
 
 pytestmark = [
@@ -61,14 +62,28 @@ def _submit_in_background(
     )
 
 
-def _open_when_in_review(page: Page, live_server: Any, external_id: str) -> Analysis:
+def _open_when_in_review(
+    page: Page, live_server: Any, external_id: str, worker: Worker
+) -> Analysis:
     analysis = wait_until(
         lambda: Analysis.objects.filter(external_id=external_id).first(),
         timeout=30,
         what=f"the analysis {external_id} to be created",
+        workers=[worker],
     )
     page.goto(f"{live_server.url}/analyses/{analysis.pk}/")
-    expect(page.locator(".review-head .status-pill")).to_have_text("In review", timeout=WAIT_MS)
+    try:
+        expect(page.locator(".review-head .status-pill")).to_have_text("In review", timeout=WAIT_MS)
+    except AssertionError as error:  # say where the attempt stands and what the worker did
+        attempts = list(
+            Attempt.objects.filter(analysis=analysis).values(
+                "number", "status", "runs", "queued_at", "started_at", "lease_expires_at", "error"
+            )
+        )
+        raise AssertionError(
+            f"{error}\nworker running: {worker.running}; attempts: {attempts}\n"
+            f"--- worker log (tail) ---\n{worker.log_tail()}"
+        ) from None
     return analysis
 
 
@@ -90,10 +105,10 @@ def test_submit_wait_prints_the_approved_text_when_a_reviewer_signs_off(
     start_worker: Callable[[], Any],
     tmp_path: Path,
 ) -> None:
-    start_worker()
+    worker = start_worker()
     process = _submit_in_background(live_server, tmp_path, "nvo-signed", "--format", "markdown")
     login(reviewer)
-    analysis = _open_when_in_review(page, live_server, "nvo-signed")
+    analysis = _open_when_in_review(page, live_server, "nvo-signed", worker)
     assert process.poll() is None  # in review is not the end of a --wait
 
     page.locator("summary", has_text="Sign off").click()
@@ -117,10 +132,10 @@ def test_submit_wait_exits_1_when_a_reviewer_rejects(
     start_worker: Callable[[], Any],
     tmp_path: Path,
 ) -> None:
-    start_worker()
+    worker = start_worker()
     process = _submit_in_background(live_server, tmp_path, "nvo-rejected")
     login(reviewer)
-    analysis = _open_when_in_review(page, live_server, "nvo-rejected")
+    analysis = _open_when_in_review(page, live_server, "nvo-rejected", worker)
 
     page.locator("summary", has_text="Reject analysis").click()
     page.fill("#reject-comment", "The thesis ignores the patent cliff.")

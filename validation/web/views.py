@@ -184,24 +184,34 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     # evidence, whoever holds the claim) swaps the whole review region in, with a word why.
     seen = request.GET.get("revision", "")
     changed = seen != "" and seen != str(state.current_revision.number)
+    # The page names the status its pill shows too. It read the analysis before its
+    # attempts, so a worker that finished in between left it saying "Validating" with a done
+    # attempt, polling at the watching pace: a status that moved swaps the region in as well.
+    shown = request.GET.get("status", "")
+    moved = shown in Analysis.Status.values and shown != analysis.status
     watching = request.GET.get("watch") == "1"  # the idle page's slower poll
-    if not changed and (state.validating or watching):  # the cheap answer
+    if not changed and not moved and (state.validating or watching):  # the cheap answer
         return render(request, f"{REVIEW_TEMPLATE}#validation-status", {"page": state})
     context = _review_context(request, analysis)
     page = context["page"]
     attempt = page.current_attempt
+    # What the page saw validating has finished (a watching page that saw another status
+    # swaps in for that change, not for a validation it never showed).
+    finished = not watching or shown == Analysis.Status.VALIDATING
     if changed:
         now = page.current_revision
         why = f"revision {now.number} is current now ({now.get_reason_display().lower()})"
         messages.warning(request, f"The report changed while you read revision {seen[:9]}: {why}.")
-    elif attempt is not None and attempt.status == Attempt.Status.DONE:
+    elif attempt is not None and attempt.status == Attempt.Status.DONE and finished:
         messages.info(
             request,
             f"Validation of revision {page.current_revision.number} finished: "
             f"{attempt.decision} · {format_confidence(attempt.confidence or 0)}.",
         )
-    elif attempt is not None and attempt.status == Attempt.Status.ERRORED:
+    elif attempt is not None and attempt.status == Attempt.Status.ERRORED and finished:
         messages.error(request, f"Validation of revision {page.current_revision.number} errored.")
+    elif moved:
+        messages.info(request, f"This analysis is {analysis.get_status_display().lower()} now.")
     response = render(request, f"{REVIEW_TEMPLATE}#main-response", context)
     response.status_code = HttpResponseStopPolling.status_code
     retarget(response, "#review-main")

@@ -203,7 +203,10 @@ class TestApply:
         assert html.lstrip().startswith('<div id="review-main"')
         assert "Applied 2 fixes into revision 2; re-validating." in html
         status_url = url("analysis_status", review)
-        assert f'hx-get="{status_url}?revision=2" hx-trigger="every 1500ms"' in html
+        assert (
+            f'hx-get="{status_url}?revision=2&amp;status=validating" hx-trigger="every 1500ms"'
+            in html
+        )
         assert "✓ applied in revision 2" in html
         assert "These are the fixes of revision 1; revision 2 is being validated." in html
         revision = Revision.objects.get(analysis=review.analysis, number=2)
@@ -240,7 +243,8 @@ class TestApply:
         html = done.content.decode()
         assert html.lstrip().startswith('<div id="review-main"')
         assert 'hx-trigger="every 1500ms"' not in html and "APPROVE · 0.93" in html
-        assert f"{url('analysis_status', review)}?revision=2&amp;watch=1" in html  # the slow watch
+        watch = f"{url('analysis_status', review)}?revision=2&amp;status=in_review&amp;watch=1"
+        assert watch in html  # the slow watch
         assert "Validation of revision 2 finished: APPROVE · 0.93." in html  # in the flash, OOB
         assert "revision 2" in html
 

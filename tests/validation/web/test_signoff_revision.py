@@ -124,7 +124,7 @@ def test_an_open_page_watches_for_a_new_revision_and_swaps_it_in(
     client: Client, review: Review, django_capture_on_commit_callbacks: Any
 ) -> None:
     html = client.get(url("analysis_review", review)).content.decode()
-    watch = f"{url('analysis_status', review)}?revision=1&amp;watch=1"
+    watch = f"{url('analysis_status', review)}?revision=1&amp;status=in_review&amp;watch=1"
     assert f'hx-get="{watch}" hx-trigger="every 5s"' in html
     quiet = client.get(url("analysis_status", review) + "?revision=1&watch=1", **HX)
     assert quiet.status_code == 200
