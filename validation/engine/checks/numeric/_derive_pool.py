@@ -17,6 +17,7 @@ pool is bounded: `_MAX_POOL` operands, found among the `_REACH` claims on each s
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -78,6 +79,9 @@ class Operand:
     far: bool = False
 
 
+_NOT_A_POWER = 0.05  # a rounded figure over its cell: within 12% of a power of ten
+
+
 def units_of(claims: Sequence[Claim]) -> dict[int, float]:
     """For each evidence item whose numbers carry no scale, the scale the report reads
     them at ("$788.9 million" for a table's 788,948: thousands), when its reads agree."""
@@ -88,8 +92,13 @@ def units_of(claims: Sequence[Claim]) -> dict[int, float]:
             continue
         if claim.mention.is_percent or not claim.mention.has_explicit_scale:
             continue
-        scale = float(claim.mention.scale / hit.factor)
-        seen.setdefault(hit.number.item, set()).add(scale)
+        # What the figure says over the cell's digits: its reading may be at another scale
+        # ("$1.06 billion" read as 1,060 million for the cell 1,059,077, in thousands).
+        if not (claim.mention.value and hit.number.full_value):
+            continue
+        power = math.log10(abs(claim.mention.value / hit.number.full_value))
+        if abs(power - round(power)) <= _NOT_A_POWER:
+            seen.setdefault(hit.number.item, set()).add(10.0 ** round(power))
     return {item: scales.pop() for item, scales in seen.items() if len(scales) == 1}
 
 
