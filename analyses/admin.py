@@ -3,7 +3,11 @@ through revisions, so the admin shows them and lets an admin fix a title, no mor
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.contrib import admin
+from django.db import models
 from django.db.models import Model
 from django.http import HttpRequest
 
@@ -12,6 +16,12 @@ from analyses.models import Analysis, Evidence, Pipeline, Revision
 admin.site.site_header = "Redline administration"
 admin.site.site_title = "Redline admin"
 admin.site.index_title = "Policy, users and records"
+
+
+# A URL typed without its scheme is read as https (Django 6's default, said now).
+URL_FIELDS: Mapping[type[models.Field[Any, Any]], Mapping[str, Any]] = {
+    models.URLField: {"assume_scheme": "https"}
+}
 
 
 class ViewOnlyAdminMixin:

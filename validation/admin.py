@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.db.models import Model
 from django.http import HttpRequest
 
-from analyses.admin import ViewOnlyAdminMixin
+from analyses.admin import URL_FIELDS, ViewOnlyAdminMixin
 from analyses.models import Pipeline
 from validation import (
     admin_access,  # noqa: F401  (users, groups, tokens: least privilege)
@@ -166,6 +166,7 @@ class PolicyAdmin(admin.ModelAdmin[Policy]):
     read-only. A new policy is a pipeline's (the default exists from the first migrate)."""
 
     list_display = ("__str__", "approve_threshold", "citations", "max_total_loops", "updated_at")
+    formfield_overrides = URL_FIELDS
     fieldsets = (
         ("Pipeline", {"fields": ("pipeline",)}),
         (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
-from django.forms import ModelForm
+from django.forms import ModelForm, URLField
 from django.http import HttpRequest
 
 from analyses.admin import ViewOnlyAdminMixin
@@ -21,6 +21,8 @@ from validation.services.webhooks import (
 
 
 class WebhookEndpointForm(ModelForm[WebhookEndpoint]):
+    url = URLField(label="URL", max_length=2000, assume_scheme="https")
+
     class Meta:
         model = WebhookEndpoint
         fields = ("pipeline", "url", "events", "active")

@@ -349,3 +349,16 @@ def test_the_admin_is_branded_and_links_back_to_the_queue(client: Client, admin_
 
     assert "Redline administration" in page
     assert 'href="/"' in page
+
+
+@pytest.mark.parametrize(("model", "field"), [(WebhookEndpoint, "url"), (Policy, "llm_base_url")])
+def test_a_url_typed_without_its_scheme_is_read_as_https(
+    rf: Any, admin_user: User, model: type[Model], field: str
+) -> None:
+    request = rf.get("/admin/")
+    request.user = admin_user
+    form = admin.site._registry[model].get_form(request)()
+
+    assert form.fields[field].clean("hooks.example.com/redline") == (
+        "https://hooks.example.com/redline"
+    )
