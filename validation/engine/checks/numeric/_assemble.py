@@ -398,6 +398,10 @@ def _orphan_finding(claim: Claim, result: _Output) -> None:
                 "but its words make it a result (an average, a change), and no derivation "
                 "from the evidence numbers gives it"
                 if claim.doubted
+                else f'"{mention.text}"{_label_for(mention)} appears in no evidence item, and '
+                f"the nearest derivation found, {claim.guess}, is too likely a coincidence at "
+                "the precision it is written with to count as proof (a candidate, not a fix)"
+                if claim.guess
                 else f'"{mention.text}"{_label_for(mention)} appears in no evidence item and '
                 "cannot be derived from the evidence numbers"
             ),

@@ -44,6 +44,7 @@ from validation.engine.checks.numeric._derive_accept import (
     Explained,
     _readings,
     _search,
+    eligible,
     restated_aside,
     restated_results,
 )
@@ -65,10 +66,10 @@ from validation.engine.checks.numeric._derive_pool import (
     direction_of,
     points_of,
     pool,
-    supported,
     units_of,
     wrong_base_change,
 )
+from validation.engine.checks.numeric._derive_rows import total_rows
 from validation.engine.checks.numeric._derive_sections import (
     added_up,
     as_found,
@@ -103,7 +104,6 @@ from validation.engine.checks.numeric._matching import (
     Claim,
     Derivation,
     small_integer,
-    wrong_calculation,
 )
 from validation.engine.checks.numeric._misquotes import _period as period_of
 from validation.engine.checks.numeric._misquotes import swapped_cell
@@ -137,6 +137,7 @@ def explain(
     based: bool = False,
     verify_own: bool = True,
     own_line: Sequence[Candidate] = (),
+    guesses: list[str] | None = None,  # the hits found too likely a coincidence, said
 ) -> Explained | None:
     """The derivation of the claim from `operands` whose chance of a coincidence is below
     `ACCEPT`, or None. First a change to a stated level (`end`) among those alone; then the
@@ -178,7 +179,9 @@ def explain(
     def search(
         found: Iterator[Candidate], whole: bool = False, own: bool = False
     ) -> Explained | None:
-        return _search(_shares.unmixed(found, per_unit, money), readings, operands, whole, own)
+        return _search(
+            _shares.unmixed(found, per_unit, money), readings, operands, whole, own, guesses
+        )
 
     aside = restated_aside(body, mention, claim.index, operands)  # "$1,508 thousand (about"
     if aside and (found := search(iter(aside), True)) is not None:
@@ -220,7 +223,7 @@ def explain(
     if kind == "percent" and (bound or end is None):  # "by $20 thousand, or about 0.5%"
         stepped, step = from_its_step(look(), body, mention, claim.index, operands, end, direction)
         others = [operand for operand in operands if operand is not step]
-        if stepped and (found := _search(iter(stepped), readings, others, True)):
+        if stepped and (found := _search(iter(stepped), readings, others, True, False, guesses)):
             return found
     if bound:  # else no first-look hit (`_derive_bound`)
         # A number written as points names its operation by its unit: a change of rates.
@@ -287,7 +290,7 @@ def rescue(
     for _ in range(_ROUNDS):
         changed = False
         for position, claim in enumerate(claims):
-            if _eligible(claim) and budget[0] > 0:
+            if eligible(claim) and budget[0] > 0:
                 budget[0] -= 1
                 changed = _rescue(body, claims, position, index, sentence_of, units) or changed
         if not changed:
@@ -306,22 +309,6 @@ _OPERATIONS = {
 }
 _MAX_RESCUES = 300  # numbers of one report given the search (a wall stops there)
 _ROUNDS = 2  # a result stated from another derived one in a later sentence
-
-
-def _eligible(claim: Claim) -> bool:
-    mention = claim.mention
-    return not (
-        supported(claim)
-        or wrong_calculation(claim)
-        or claim.operand
-        or mention.in_range
-        or small_integer(mention)
-    )
-
-
-def _totals(index: EvidenceIndex) -> frozenset[int]:
-    """The rows of the evidence that are totals (a "Total" line, an unlabelled sum line)."""
-    return frozenset(row for rows in _rows(index).totals.values() for row in rows)
 
 
 def _rescue(
@@ -389,6 +376,7 @@ def _rescue(
         operands = [dated(operand, index, early) for operand in operands]
         years = (years_of(operands, relative) or years) if years and relative else years
     direction = direction_of(body, claims, position, low, high)
+    guesses: list[str] = []
     found = explain(
         claim,
         body,
@@ -414,7 +402,7 @@ def _rescue(
             bool(cue.year),
         ),
         _shares.completed(
-            _shares.specs_of(cue, years or years_of(operands, relative), _totals(index)),
+            _shares.specs_of(cue, years or years_of(operands, relative), total_rows(index)),
             index,
             operands,
             units,
@@ -434,7 +422,9 @@ def _rescue(
         mention.is_percent and cue.of_after,  # "or about 13.9% of the reported balance"
         own,
         list(own_multiples(body, mention.end, claim.index, operands, index)),
+        guesses,
     )
+    claim.guess = claim.guess or (guesses[0] if found is None and guesses else "")
     if found is None or _shares.restates_close(claim, found.operation, found.entries, named):
         return False
     if mixed_period(found.displaced, index, words, years, relative):

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from itertools import islice
 
 from validation.engine.checks.numeric._derive_candidates import Candidate
-from validation.engine.checks.numeric._derive_pool import STATED, Operand
+from validation.engine.checks.numeric._derive_pool import STATED, Operand, supported
 from validation.engine.checks.numeric._derive_taken import computed_step, conflict_of, displaced_row
+from validation.engine.checks.numeric._matching import Claim, small_integer, wrong_calculation
 from validation.engine.checks.numeric._types import NumberMention
 
 ACCEPT = 0.05  # the largest chance of a coincidence a derivation may carry
@@ -51,6 +52,7 @@ def _search(
     operands: Sequence[Operand],
     whole: bool = False,
     own: bool = False,
+    guesses: list[str] | None = None,
 ) -> Explained | None:
     """The first hit among `found` whose chance of a coincidence is below `ACCEPT`. With
     `whole`, `found` are the candidates a specification its words give whole (`Spec.whole`):
@@ -101,10 +103,14 @@ def _search(
     specified = whole and conflict is None and _whole(values, target, width)
     sentence = own and tier == 0 and conflict is None and _whole(stated, target, width)
     verified = specified or sentence
-    if (chance >= ACCEPT and not verified) or conflict == ():
+    if conflict == ():
         return None
     shown = [text.text if isinstance(text, Operand) else text for text in texts]
     written = formula.format(*shown) if texts else formula
+    if chance >= ACCEPT and not verified:
+        if guesses is not None:  # a hit all the same: the reviewer may weigh it
+            guesses.append(f"{written} (chance {chance:.1%})")
+        return None
     formula = f"{written} (chance {chance:.1%})"
     if chance >= ACCEPT:  # verified: the words' one derivation, not a search's find
         whole_of = "specified whole" if specified else "its sentence's numbers"
@@ -217,3 +223,16 @@ def stated_before(operands: Sequence[Operand], place: int) -> Operand | None:
     """The operand of the number the report writes right before the one at `place` (its
     place among the report's numbers), when the claim's sentence states it."""
     return next((o for o in operands if o.position == place - 1 and o.strength == STATED), None)
+
+
+def eligible(claim: Claim) -> bool:
+    """A number the closed search is asked about: unsupported, no operand of a written
+    calculation, no bound of a range, no small count."""
+    mention = claim.mention
+    return not (
+        supported(claim)
+        or wrong_calculation(claim)
+        or claim.operand
+        or mention.in_range
+        or small_integer(mention)
+    )

@@ -489,3 +489,8 @@ def cells_of(index: EvidenceIndex, entries: Sequence[int]) -> tuple[int, ...]:
     return tuple(
         entry - 1 if entry > 0 and index.is_mantissa(entry) else entry for entry in entries
     )
+
+
+def total_rows(index: EvidenceIndex) -> frozenset[int]:
+    """The rows of the evidence that are totals (a "Total" line, an unlabelled sum line)."""
+    return frozenset(row for rows in _rows(index).totals.values() for row in rows)

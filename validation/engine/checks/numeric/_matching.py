@@ -89,6 +89,9 @@ class Claim:
     other_period: EvidenceNumber | None = None
     other_period_proof: str = ""
     other_period_chance: float = 1.0  # the chance that result's derivation is a coincidence
+    # The closed search's strongest hit, too likely a coincidence to be proof: "formula
+    # (chance N%)", said to the reviewer with the flag (`_derive_accept._search`).
+    guess: str = ""
 
 
 def small_integer(mention: NumberMention) -> bool:
