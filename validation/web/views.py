@@ -30,11 +30,10 @@ from django_htmx.middleware import HtmxDetails
 from analyses.models import Analysis
 from redline_errors import InvalidInput, RedlineError, RevisionChanged, http_status
 from validation import selectors, services
-from validation.engine.report import format_confidence
 from validation.models import Attempt, Fix, Policy
 from validation.permissions import _get_analysis_for_user, is_reviewer, require_reviewer
 from validation.review_read import FixUnderReview
-from validation.web import fix_cards, presenters, review_state
+from validation.web import fix_cards, presenters, review_state, status_poll
 
 REVIEW_TEMPLATE = "validation/review.html"
 QUEUE_TEMPLATE = "validation/queue.html"
@@ -173,45 +172,23 @@ def analysis_status(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     """The live validation status, polled every 1.5 s while an attempt is queued or
     running. Once it is done the whole review region is swapped in and polling stops.
     An open page that is not validating polls it too, slower (``watch=1``), so that a new
-    revision nobody on the page made shows up there."""
+    revision or a status nobody on the page made shows up there (`status_poll`)."""
     analysis = _load_analysis(request, pk)
     if not _is_fragment_request(request):
         return redirect("analysis_review", pk=pk)
     state = review_state.review_state(
         analysis=analysis, user=request.user, reviewer=is_reviewer(request.user)
     )
-    # The page names the revision it shows: another one current (a new draft or new
-    # evidence, whoever holds the claim) swaps the whole review region in, with a word why.
-    seen = request.GET.get("revision", "")
-    changed = seen != "" and seen != str(state.current_revision.number)
-    # The page names the status its pill shows too. It read the analysis before its
-    # attempts, so a worker that finished in between left it saying "Validating" with a done
-    # attempt, polling at the watching pace: a status that moved swaps the region in as well.
-    shown = request.GET.get("status", "")
-    moved = shown in Analysis.Status.values and shown != analysis.status
-    watching = request.GET.get("watch") == "1"  # the idle page's slower poll
-    if not changed and not moved and (state.validating or watching):  # the cheap answer
+    poll = status_poll.Poll(
+        revision=request.GET.get("revision", ""),
+        status=request.GET.get("status", ""),
+        watching=request.GET.get("watch") == "1",
+    )
+    if not poll.behind(state) and (state.validating or poll.watching):  # the cheap answer
         return render(request, f"{REVIEW_TEMPLATE}#validation-status", {"page": state})
     context = _review_context(request, analysis)
-    page = context["page"]
-    attempt = page.current_attempt
-    # What the page saw validating has finished (a watching page that saw another status
-    # swaps in for that change, not for a validation it never showed).
-    finished = not watching or shown == Analysis.Status.VALIDATING
-    if changed:
-        now = page.current_revision
-        why = f"revision {now.number} is current now ({now.get_reason_display().lower()})"
-        messages.warning(request, f"The report changed while you read revision {seen[:9]}: {why}.")
-    elif attempt is not None and attempt.status == Attempt.Status.DONE and finished:
-        messages.info(
-            request,
-            f"Validation of revision {page.current_revision.number} finished: "
-            f"{attempt.decision} · {format_confidence(attempt.confidence or 0)}.",
-        )
-    elif attempt is not None and attempt.status == Attempt.Status.ERRORED and finished:
-        messages.error(request, f"Validation of revision {page.current_revision.number} errored.")
-    elif moved:
-        messages.info(request, f"This analysis is {analysis.get_status_display().lower()} now.")
+    if (said := status_poll.news(poll, context["page"])) is not None:
+        messages.add_message(request, *said)
     response = render(request, f"{REVIEW_TEMPLATE}#main-response", context)
     response.status_code = HttpResponseStopPolling.status_code
     retarget(response, "#review-main")
