@@ -4,6 +4,7 @@ settings of the dev sets (no citation rule), and what a test reads of the verdic
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from validation.engine.checks.numeric._derive_pool import Operand
@@ -21,6 +22,19 @@ def check(body: str, *evidence: tuple[str, Any], query: str = "What changed?") -
         for ref, content in evidence
     ]
     return validate(Bundle(query=query, body=body, evidence=items), NUMBERS_ONLY)
+
+
+def check_record(path: Path, ident: str) -> Verdict:
+    """The verdict on the bundle `ident` of a labelled set (bench/data/*.jsonl)."""
+    (bundle,) = (
+        record["bundle"]
+        for record in map(json.loads, path.open())
+        if record["bundle"]["id"] == ident
+    )
+    return validate(
+        Bundle(query=bundle["query"], body=bundle["body"], evidence=bundle["evidence"]),
+        NUMBERS_ONLY,
+    )
 
 
 def status(verdict: Verdict, text: str) -> str:

@@ -8,12 +8,9 @@ message."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tests.engine.reports import check, fixes_on
-from validation.engine.pipeline import validate
-from validation.engine.types import Bundle, EngineSettings
+from tests.engine.reports import check, check_record, fixes_on
 
 WRITER_I = Path(__file__).resolve().parents[2] / "bench/data/notes-extra17.jsonl"
 
@@ -27,16 +24,7 @@ def _messages(verdict: object, text: str) -> list[str]:
 
 
 def test_a_flag_names_the_derivation_too_likely_a_coincidence() -> None:
-    (record,) = (
-        json.loads(line)
-        for line in WRITER_I.open()
-        if json.loads(line)["bundle"]["id"] == "notes-extra17-d087-c"
-    )
-    bundle = record["bundle"]
-    verdict = validate(
-        Bundle(query=bundle["query"], body=bundle["body"], evidence=bundle["evidence"]),
-        EngineSettings(citations="none"),
-    )
+    verdict = check_record(WRITER_I, "notes-extra17-d087-c")
 
     (message,) = _messages(verdict, "0.41x")
     assert "283710 / 692999 (chance 7.8%)" in message
